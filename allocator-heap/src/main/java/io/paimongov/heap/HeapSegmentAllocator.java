@@ -1,0 +1,137 @@
+package io.paimongov.heap;
+
+import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.ResourceExhaustedException.Resource;
+import io.paimongov.spi.SegmentAllocator;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import org.apache.paimon.memory.MemorySegment;
+
+/**
+ * {@code byte[]} pages and byte reservations from a fixed budget. Every live page is tracked by
+ * identity, so releasing a foreign page or one twice is an error, and {@link #close()} can tell a
+ * leak from a clean end.
+ *
+ * <p>Thread-safe: one lock guards the counters and the live set; allocation of the arrays happens
+ * outside it.
+ */
+final class HeapSegmentAllocator implements SegmentAllocator {
+
+    private final int pageSize;
+    private final long capacity;
+    private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
+    private long used;
+    private boolean closed;
+
+    HeapSegmentAllocator(int pageSize, long capacity) {
+        this.pageSize = pageSize;
+        this.capacity = capacity;
+    }
+
+    @Override
+    public int pageSize() {
+        return pageSize;
+    }
+
+    @Override
+    public long capacityBytes() {
+        return capacity;
+    }
+
+    @Override
+    public synchronized long usedBytes() {
+        return used;
+    }
+
+    @Override
+    public void allocate(List<MemorySegment> target, int pages) {
+        if (pages < 1) {
+            throw new IllegalArgumentException("pages must be at least 1: " + pages);
+        }
+        long bytes = (long) pages * pageSize;
+        synchronized (this) {
+            ensureOpen();
+            if (used + bytes > capacity) {
+                throw new ResourceExhaustedException(
+                        Resource.MEMORY, "heap pages", bytes, used, capacity, List.of());
+            }
+            used += bytes;
+        }
+        List<MemorySegment> made = new ArrayList<>(pages);
+        try {
+            for (int i = 0; i < pages; i++) {
+                made.add(MemorySegment.wrap(new byte[pageSize]));
+            }
+        } catch (OutOfMemoryError e) {
+            synchronized (this) {
+                used -= bytes;
+            }
+            throw e;
+        }
+        synchronized (this) {
+            live.addAll(made);
+        }
+        target.addAll(made);
+    }
+
+    @Override
+    public void release(Collection<MemorySegment> pages) {
+        synchronized (this) {
+            for (MemorySegment page : pages) {
+                if (live.remove(page)) {
+                    used -= pageSize;
+                }
+            }
+        }
+    }
+
+    @Override
+    public synchronized boolean tryReserve(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must not be negative: " + bytes);
+        }
+        ensureOpen();
+        if (used + bytes > capacity) {
+            return false;
+        }
+        used += bytes;
+        return true;
+    }
+
+    @Override
+    public synchronized void release(long bytes) {
+        used = Math.max(0, used - bytes);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new GovernanceClosedException("heap allocator is closed");
+        }
+    }
+
+    /**
+     * Closes the allocator. Idempotent.
+     *
+     * @throws IllegalStateException when pages or reservations are still held (a leak); they are
+     *     dropped first
+     */
+    synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long leaked = used;
+        int pages = live.size();
+        live.clear();
+        used = 0;
+        if (leaked != 0) {
+            throw new IllegalStateException(
+                    "heap allocator closed with " + leaked + " bytes still held (" + pages + " pages)");
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.paimongov.spi;
+
+import io.paimongov.spi.config.GovernanceOptions;
+
+/**
+ * The one type an allocator module implements: it turns an engine's memory manager, temp dirs,
+ * cancel state, metric system and threads into {@link EngineResources} for one logical write.
+ *
+ * <p>Found with {@link java.util.ServiceLoader}: list the implementation in
+ * {@code META-INF/services/io.paimongov.spi.GovernanceProvider}. Select one by name with {@link
+ * Providers#load(String, ClassLoader)}.
+ *
+ * <p><b>Thread-safety:</b> implementations must be thread-safe; {@link #open} may be called from
+ * many engine threads at once, once per logical write. <b>May throw:</b> {@link #open} throws
+ * {@link IllegalArgumentException} naming the option key for bad configuration and {@link
+ * IllegalStateException} when the engine environment lacks what the provider needs (the message
+ * says what to add). It must not leave anything acquired when it throws.
+ */
+public interface GovernanceProvider {
+
+    /**
+     * The provider's name, used to select it ({@code heap}, {@code offheap}, {@code flink}, ...):
+     * lower case, stable across releases, unique on a class path.
+     */
+    String name();
+
+    /**
+     * Opens the engine resources of one logical write. The runtime calls it once per write, on
+     * the thread that opens the write, and closes the result exactly once when the write ends.
+     *
+     * @param options validated governance options (budget, page size, spill roots, ...)
+     * @param environment what the engine hands over (its memory manager, task context, ...)
+     */
+    EngineResources open(GovernanceOptions options, EngineEnvironment environment);
+}

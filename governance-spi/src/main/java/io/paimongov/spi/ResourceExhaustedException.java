@@ -1,0 +1,112 @@
+package io.paimongov.spi;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * A request for memory or spill disk that the budget cannot cover, even after the runtime made
+ * room (released cached pages, made Paimon flush or spill other writers). Distinct from every other
+ * failure: it is the one a caller may answer by giving the write a larger budget.
+ *
+ * <p>Carries the numbers to act on: who asked, how much, what is reserved, the capacity and the
+ * largest holders. Immutable; unchecked so it passes through Paimon's {@code IOException}
+ * signatures.
+ */
+public final class ResourceExhaustedException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** What ran out. */
+    public enum Resource {
+        MEMORY,
+        SPILL_DISK
+    }
+
+    /** One holder of the resource and how many bytes it holds. */
+    public record Holder(String name, long bytes) {
+        public Holder {
+            Objects.requireNonNull(name, "name");
+        }
+
+        @Override
+        public String toString() {
+            return name + "=" + bytes;
+        }
+    }
+
+    private final Resource resource;
+    private final String requester;
+    private final long requestedBytes;
+    private final long reservedBytes;
+    private final long capacityBytes;
+    private final List<Holder> largestHolders;
+
+    public ResourceExhaustedException(
+            Resource resource,
+            String requester,
+            long requestedBytes,
+            long reservedBytes,
+            long capacityBytes,
+            List<Holder> largestHolders) {
+        super(message(resource, requester, requestedBytes, reservedBytes, capacityBytes, largestHolders));
+        this.resource = Objects.requireNonNull(resource, "resource");
+        this.requester = Objects.requireNonNull(requester, "requester");
+        this.requestedBytes = requestedBytes;
+        this.reservedBytes = reservedBytes;
+        this.capacityBytes = capacityBytes;
+        this.largestHolders = List.copyOf(largestHolders);
+    }
+
+    private static String message(
+            Resource resource,
+            String requester,
+            long requested,
+            long reserved,
+            long capacity,
+            List<Holder> holders) {
+        String what = resource == Resource.MEMORY ? "memory" : "spill disk";
+        String top =
+                holders.isEmpty()
+                        ? "none known"
+                        : holders.stream().map(Holder::toString).collect(Collectors.joining(", "));
+        return what
+                + " exhausted: '"
+                + requester
+                + "' asked for "
+                + requested
+                + " bytes; "
+                + reserved
+                + " of "
+                + capacity
+                + " bytes are reserved, "
+                + Math.max(0, capacity - reserved)
+                + " free; largest holders: "
+                + top;
+    }
+
+    public Resource resource() {
+        return resource;
+    }
+
+    public String requester() {
+        return requester;
+    }
+
+    public long requestedBytes() {
+        return requestedBytes;
+    }
+
+    public long reservedBytes() {
+        return reservedBytes;
+    }
+
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    /** The largest holders at the time of the failure, largest first. */
+    public List<Holder> largestHolders() {
+        return largestHolders;
+    }
+}

@@ -1,0 +1,220 @@
+package io.paimongov.spi.config;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The validated configuration of one write. Built from string keys and values ({@link #of}), so
+ * the same keys work in engine configs, table options and the CLI. Every key, its default and its
+ * range is listed in {@link #KEYS} and in {@code docs/configuration.md}.
+ *
+ * <p>Keys under {@code governance.memory.}, {@code governance.spill.} and {@code
+ * governance.provider} belong to the runtime and are validated here: an unknown key or a bad value
+ * gets an {@link IllegalArgumentException} that names the key, the value and the accepted range.
+ * Other {@code governance.<provider>.} keys are passed through for providers to read with {@link
+ * #raw}.
+ *
+ * <p>Immutable; thread-safe.
+ */
+public final class GovernanceOptions {
+
+    public static final String PROVIDER = "governance.provider";
+    public static final String MEMORY_BUDGET = "governance.memory.budget";
+    public static final String PAGE_SIZE = "governance.memory.page-size";
+    public static final String SPILL_DIRS = "governance.spill.dirs";
+    public static final String SPILL_MAX_BYTES = "governance.spill.max-bytes";
+    public static final String SPILL_SWEEP = "governance.spill.sweep-orphans";
+
+    public static final long MIN_PAGE_SIZE = 4 << 10;
+    public static final long MAX_PAGE_SIZE = 16 << 20;
+    /** The smallest budget, in pages: Paimon needs 3 pages per writer plus room to work. */
+    public static final int MIN_BUDGET_PAGES = 8;
+
+    /** One documented key. */
+    public record Key(String name, String defaultValue, String range, String meaning) {}
+
+    /** Every key the runtime owns, in documentation order. */
+    public static final List<Key> KEYS =
+            List.of(
+                    new Key(PROVIDER, "(the only provider present)", "a discovered provider name",
+                            "which allocator module governs the write"),
+                    new Key(MEMORY_BUDGET, "64m", "at least " + MIN_BUDGET_PAGES + " pages",
+                            "the writer's whole memory budget: pages plus estimates"),
+                    new Key(PAGE_SIZE, "64k", "a power of two from 4k to 16m",
+                            "size of one write-buffer page"),
+                    new Key(SPILL_DIRS, "the JVM's java.io.tmpdir", "comma-separated existing directories",
+                            "roots under which each write creates its private spill scope"),
+                    new Key(SPILL_MAX_BYTES, "unlimited", "a size of at least 1m, or 'unlimited'",
+                            "most bytes of spill files one write may hold on disk at once"),
+                    new Key(SPILL_SWEEP, "true", "true or false",
+                            "remove spill scopes of dead processes when a write opens"));
+
+    private static final List<String> OWNED_PREFIXES = List.of("governance.memory.", "governance.spill.");
+
+    private final Map<String, String> values;
+    private final long budgetBytes;
+    private final int pageSize;
+    private final List<Path> spillDirs;
+    private final long spillMaxBytes;
+    private final boolean sweepOrphans;
+
+    private GovernanceOptions(Map<String, String> values) {
+        this.values = values;
+        this.pageSize = parsePageSize(get(PAGE_SIZE, "64k"));
+        this.budgetBytes = parseBudget(get(MEMORY_BUDGET, "64m"), pageSize);
+        this.spillDirs = parseDirs(get(SPILL_DIRS, System.getProperty("java.io.tmpdir")));
+        this.spillMaxBytes = parseSpillMax(get(SPILL_MAX_BYTES, "unlimited"));
+        this.sweepOrphans = parseBoolean(SPILL_SWEEP, get(SPILL_SWEEP, "true"));
+    }
+
+    /** Defaults for every key. */
+    public static GovernanceOptions defaults() {
+        return of(Map.of());
+    }
+
+    /**
+     * Validates {@code values}.
+     *
+     * @throws IllegalArgumentException naming the key for an unknown runtime key or a bad value
+     */
+    public static GovernanceOptions of(Map<String, String> values) {
+        Map<String, String> copy = new TreeMap<>();
+        values.forEach(
+                (k, v) -> {
+                    if (v == null) {
+                        throw new IllegalArgumentException("'" + k + "' has no value");
+                    }
+                    copy.put(k.trim(), v.trim());
+                });
+        for (String key : copy.keySet()) {
+            boolean owned = key.equals(PROVIDER) || OWNED_PREFIXES.stream().anyMatch(key::startsWith);
+            if (owned && KEYS.stream().noneMatch(k -> k.name().equals(key))) {
+                throw new IllegalArgumentException(
+                        "unknown option '" + key + "'; known keys: "
+                                + String.join(", ", KEYS.stream().map(Key::name).toList()));
+            }
+        }
+        return new GovernanceOptions(Collections.unmodifiableMap(copy));
+    }
+
+    /** A copy with {@code key} set to {@code value}, validated again. */
+    public GovernanceOptions with(String key, String value) {
+        Map<String, String> copy = new TreeMap<>(values);
+        copy.put(key, value);
+        return of(copy);
+    }
+
+    private String get(String key, String defaultValue) {
+        String v = values.get(key);
+        return v == null ? defaultValue : v;
+    }
+
+    /** The provider name, if one was configured. */
+    public Optional<String> provider() {
+        return Optional.ofNullable(values.get(PROVIDER)).filter(s -> !s.isBlank());
+    }
+
+    /** {@value #MEMORY_BUDGET}: the write's whole memory budget in bytes. */
+    public long budgetBytes() {
+        return budgetBytes;
+    }
+
+    /** {@value #PAGE_SIZE}: the write-buffer page size in bytes. */
+    public int pageSize() {
+        return pageSize;
+    }
+
+    /** {@value #SPILL_DIRS}: absolute spill roots. */
+    public List<Path> spillDirs() {
+        return spillDirs;
+    }
+
+    /** {@value #SPILL_MAX_BYTES}: the spill byte budget; {@link Long#MAX_VALUE} when unlimited. */
+    public long spillMaxBytes() {
+        return spillMaxBytes;
+    }
+
+    /** {@value #SPILL_SWEEP}. */
+    public boolean sweepOrphans() {
+        return sweepOrphans;
+    }
+
+    /** The value given for any key, such as a provider's own {@code governance.flink.weight}. */
+    public Optional<String> raw(String key) {
+        return Optional.ofNullable(values.get(key));
+    }
+
+    /** Every key given, with its value. */
+    public Map<String, String> asMap() {
+        return values;
+    }
+
+    private static int parsePageSize(String text) {
+        long size = Sizes.parse(PAGE_SIZE, text);
+        if (size < MIN_PAGE_SIZE || size > MAX_PAGE_SIZE || Long.bitCount(size) != 1) {
+            throw new IllegalArgumentException(
+                    "'" + PAGE_SIZE + "' = '" + text + "' must be a power of two from 4k to 16m");
+        }
+        return (int) size;
+    }
+
+    private static long parseBudget(String text, int pageSize) {
+        long budget = Sizes.parse(MEMORY_BUDGET, text);
+        long min = (long) MIN_BUDGET_PAGES * pageSize;
+        if (budget < min) {
+            throw new IllegalArgumentException(
+                    "'" + MEMORY_BUDGET + "' = '" + text + "' is below the minimum of "
+                            + Sizes.format(min) + " (" + MIN_BUDGET_PAGES + " pages of "
+                            + Sizes.format(pageSize) + ")");
+        }
+        return budget;
+    }
+
+    private static List<Path> parseDirs(String text) {
+        List<Path> dirs = new ArrayList<>();
+        for (String part : text.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            Path dir = Path.of(part.trim()).toAbsolutePath().normalize();
+            if (!dir.toFile().isDirectory()) {
+                throw new IllegalArgumentException(
+                        "'" + SPILL_DIRS + "' names '" + part.trim() + "', which is not an existing directory");
+            }
+            dirs.add(dir);
+        }
+        if (dirs.isEmpty()) {
+            throw new IllegalArgumentException("'" + SPILL_DIRS + "' = '" + text + "' names no directory");
+        }
+        return List.copyOf(dirs);
+    }
+
+    private static long parseSpillMax(String text) {
+        if (text.equalsIgnoreCase("unlimited")) {
+            return Long.MAX_VALUE;
+        }
+        long bytes = Sizes.parse(SPILL_MAX_BYTES, text);
+        if (bytes < (1 << 20)) {
+            throw new IllegalArgumentException(
+                    "'" + SPILL_MAX_BYTES + "' = '" + text + "' must be at least 1m, or 'unlimited'");
+        }
+        return bytes;
+    }
+
+    private static boolean parseBoolean(String key, String text) {
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(text);
+        }
+        throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be true or false");
+    }
+
+    @Override
+    public String toString() {
+        return "GovernanceOptions" + values;
+    }
+}

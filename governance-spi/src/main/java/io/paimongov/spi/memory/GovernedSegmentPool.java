@@ -1,0 +1,149 @@
+package io.paimongov.spi.memory;
+
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.paimon.memory.MemorySegment;
+import org.apache.paimon.memory.MemorySegmentPool;
+
+/**
+ * Paimon's write-buffer pool over a {@link MemoryBudget}: every page is accounted in one page
+ * reservation before it is taken from the engine allocator, and {@link #nextSegment()} returns
+ * {@code null} when the budget is spent, which makes Paimon spill or flush.
+ *
+ * <p>Pages Paimon returns are cached and handed out again within the write; {@link
+ * #releaseCached()} gives cached pages back to the engine when another consumer needs the budget.
+ * Pages go back to the engine only through {@link #releaseCached()} and {@link #close()}: {@link
+ * #close()} must run only after the Paimon write is closed, since Paimon keeps using pages it has
+ * not returned.
+ *
+ * <p><b>Thread-safety:</b> thread-safe (one lock; the allocator is called under it only to take or
+ * give pages, never to reserve bytes). <b>Who calls:</b> Paimon's writers on the writing thread.
+ */
+public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseable {
+
+    private final MemoryBudget budget;
+    private final SegmentAllocator allocator;
+    private final MemoryReservation pages;
+    private final Runnable beforeAllocate;
+    private final int pageSize;
+    private final ArrayDeque<MemorySegment> cached = new ArrayDeque<>();
+    private final Set<MemorySegment> owned = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final LongAdder denied = new LongAdder();
+    private boolean closed;
+
+    /**
+     * @param beforeAllocate runs before a page is taken from the engine (the cancellation check);
+     *     what it throws propagates to Paimon
+     */
+    public GovernedSegmentPool(MemoryBudget budget, Runnable beforeAllocate) {
+        this.budget = budget;
+        this.allocator = budget.allocator();
+        this.pageSize = allocator.pageSize();
+        this.pages = budget.newPageReservation("write-buffer pages");
+        this.beforeAllocate = beforeAllocate;
+    }
+
+    @Override
+    public int pageSize() {
+        return pageSize;
+    }
+
+    @Override
+    public MemorySegment nextSegment() {
+        beforeAllocate.run();
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            MemorySegment page = cached.pollFirst();
+            if (page != null) {
+                return page;
+            }
+            if (!pages.tryGrow(pageSize)) {
+                denied.increment();
+                return null;
+            }
+            List<MemorySegment> got = new ArrayList<>(1);
+            try {
+                allocator.allocate(got, 1);
+            } catch (ResourceExhaustedException e) {
+                pages.shrink(pageSize);
+                denied.increment();
+                return null;
+            }
+            page = got.get(0);
+            owned.add(page);
+            return page;
+        }
+    }
+
+    @Override
+    public synchronized void returnAll(List<MemorySegment> memory) {
+        for (MemorySegment page : memory) {
+            if (owned.contains(page)) {
+                cached.addFirst(page);
+            }
+        }
+    }
+
+    /** Cached pages plus what the budget could still give, in pages. */
+    @Override
+    public synchronized int freePages() {
+        long free = cached.size() + budget.availableBytes() / pageSize;
+        return (int) Math.min(Integer.MAX_VALUE, free);
+    }
+
+    /** Gives cached (unused) pages back to the engine; returns the bytes freed. */
+    public synchronized long releaseCached() {
+        if (cached.isEmpty()) {
+            return 0;
+        }
+        List<MemorySegment> free = new ArrayList<>(cached);
+        cached.clear();
+        free.forEach(owned::remove);
+        allocator.release(free);
+        long bytes = (long) free.size() * pageSize;
+        pages.shrink(bytes);
+        return bytes;
+    }
+
+    /** Pages taken from the engine and not yet given back (in use or cached). */
+    public synchronized int ownedPages() {
+        return owned.size();
+    }
+
+    /** Times {@link #nextSegment()} had no page to give (exact). */
+    public long deniedCount() {
+        return denied.sum();
+    }
+
+    /** Pages cached for reuse. */
+    public synchronized int cachedPages() {
+        return cached.size();
+    }
+
+    /**
+     * Gives every page back to the engine, including pages Paimon never returned. Call only after
+     * the Paimon write is closed. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        cached.clear();
+        if (!owned.isEmpty()) {
+            allocator.release(new ArrayList<>(owned));
+            owned.clear();
+        }
+        pages.close();
+    }
+}

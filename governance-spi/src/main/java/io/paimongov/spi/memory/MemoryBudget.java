@@ -1,0 +1,154 @@
+package io.paimongov.spi.memory;
+
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.ResourceExhaustedException.Holder;
+import io.paimongov.spi.ResourceExhaustedException.Resource;
+import io.paimongov.spi.SegmentAllocator;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One write's memory budget over an engine {@link SegmentAllocator}. Every byte the runtime holds
+ * is held through a {@link MemoryReservation} made here, so the sum of live reservations is the
+ * write's accounted memory and can never pass {@link #capacityBytes()}.
+ *
+ * <p>How it works: accounting is a single compare-and-set counter checked against the capacity
+ * before the allocator is asked; the allocator is never called under a lock of ours, so an engine
+ * that calls back into us to spill (Spark does) cannot deadlock with a writer. A failed request
+ * leaves the counter where it was.
+ *
+ * <p><b>Thread-safety:</b> thread-safe; reservations may be grown and shrunk from any thread.
+ */
+public final class MemoryBudget {
+
+    private final SegmentAllocator allocator;
+    private final long capacity;
+    private final AtomicLong reserved = new AtomicLong();
+    private final AtomicLong peak = new AtomicLong();
+    private final LongAdder exhausted = new LongAdder();
+    private final Set<MemoryReservation> live = ConcurrentHashMap.newKeySet();
+    private volatile Reclaimer reclaimer = Reclaimer.NONE;
+
+    /** A budget of {@code allocator.capacityBytes()} bytes. */
+    public MemoryBudget(SegmentAllocator allocator) {
+        this.allocator = allocator;
+        this.capacity = allocator.capacityBytes();
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("allocator capacity must be positive: " + capacity);
+        }
+    }
+
+    /**
+     * A reservation for {@code consumer} whose bytes are reserved from the engine with {@link
+     * SegmentAllocator#tryReserve}: for memory used outside pages (encoders, I/O buffers).
+     */
+    public MemoryReservation newReservation(String consumer) {
+        return register(new MemoryReservation(this, consumer, true));
+    }
+
+    /** A reservation that only accounts; its holder takes pages from the allocator itself. */
+    MemoryReservation newPageReservation(String consumer) {
+        return register(new MemoryReservation(this, consumer, false));
+    }
+
+    private MemoryReservation register(MemoryReservation reservation) {
+        live.add(reservation);
+        return reservation;
+    }
+
+    void unregister(MemoryReservation reservation) {
+        live.remove(reservation);
+    }
+
+    /** Installs what {@link MemoryReservation#grow} calls to make room. Called once per write. */
+    public void setReclaimer(Reclaimer reclaimer) {
+        this.reclaimer = reclaimer == null ? Reclaimer.NONE : reclaimer;
+    }
+
+    Reclaimer reclaimer() {
+        return reclaimer;
+    }
+
+    SegmentAllocator allocator() {
+        return allocator;
+    }
+
+    boolean tryAccount(long bytes) {
+        while (true) {
+            long current = reserved.get();
+            long next = current + bytes;
+            if (next > capacity || next < 0) {
+                return false;
+            }
+            if (reserved.compareAndSet(current, next)) {
+                peak.accumulateAndGet(next, Math::max);
+                return true;
+            }
+        }
+    }
+
+    void unaccount(long bytes) {
+        reserved.addAndGet(-bytes);
+    }
+
+    /**
+     * Counts a refused request and builds its error, with the budget's numbers and its five largest
+     * holders.
+     */
+    public ResourceExhaustedException exhausted(String requester, long bytes) {
+        exhausted.increment();
+        return new ResourceExhaustedException(
+                Resource.MEMORY, requester, bytes, reservedBytes(), capacity, largestHolders(5));
+    }
+
+    /** The budget in bytes. */
+    public long capacityBytes() {
+        return capacity;
+    }
+
+    /** Bytes reserved now, pages included (exact). */
+    public long reservedBytes() {
+        return reserved.get();
+    }
+
+    /** The most bytes ever reserved at once (exact). */
+    public long peakBytes() {
+        return peak.get();
+    }
+
+    /** Bytes not reserved now. */
+    public long availableBytes() {
+        return capacity - reserved.get();
+    }
+
+    /** How many requests failed with {@link ResourceExhaustedException}. */
+    public long exhaustedCount() {
+        return exhausted.sum();
+    }
+
+    /** The {@code limit} largest live reservations, largest first. */
+    public List<Holder> largestHolders(int limit) {
+        return live.stream()
+                .map(r -> new Holder(r.consumer(), r.bytes()))
+                .filter(h -> h.bytes() > 0)
+                .sorted(Comparator.comparingLong(Holder::bytes).reversed())
+                .limit(limit)
+                .toList();
+    }
+
+    /** Closes every live reservation (the write's last step); later reservations still work. */
+    public void closeAll() {
+        for (MemoryReservation reservation : live) {
+            reservation.close();
+        }
+    }
+
+    /** Live reservations that still hold bytes; empty once a write has given everything back. */
+    public List<Holder> holders() {
+        return largestHolders(Integer.MAX_VALUE);
+    }
+}

@@ -1,0 +1,22 @@
+package io.paimongov.spi.memory;
+
+/**
+ * Makes room in a {@link MemoryBudget} when a reservation cannot grow: releases cached pages,
+ * makes Paimon flush or spill a writer. Installed once by the runtime when a write opens.
+ *
+ * <p><b>Who calls:</b> {@link MemoryReservation#grow} on the thread that asked for memory, never
+ * concurrently with itself for one write. <b>Re-entrancy:</b> must not grow any reservation; it
+ * may shrink them. <b>May throw:</b> what the flush throws (I/O errors, cancellation).
+ */
+@FunctionalInterface
+public interface Reclaimer {
+
+    Reclaimer NONE = bytes -> 0;
+
+    /**
+     * Tries to free at least {@code bytesNeeded} bytes of the budget.
+     *
+     * @return the bytes actually freed (may be less, or 0 when nothing can be freed)
+     */
+    long reclaim(long bytesNeeded) throws Exception;
+}

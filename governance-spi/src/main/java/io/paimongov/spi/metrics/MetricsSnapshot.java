@@ -1,0 +1,71 @@
+package io.paimongov.spi.metrics;
+
+import java.util.Map;
+
+/**
+ * An immutable view of one write's metrics at one moment. Each component says whether it is
+ * exact or an estimate and when it changes; {@code docs/metrics.md} has the same table.
+ *
+ * @param budgetBytes the write's memory budget. Exact; fixed for the write.
+ * @param reservedBytes memory accounted now: pages plus reserved estimates. Exact as accounting;
+ *     the estimate part is {@code estimatedBytes}. Changes on every page taken or given back and on
+ *     every writer opened or closed.
+ * @param peakReservedBytes the most ever accounted at once. Exact; never above {@code budgetBytes}.
+ * @param pageBytes write-buffer pages held (in use or cached). Exact.
+ * @param estimatedBytes reserved estimates for memory outside pages: open file writers with their
+ *     format buffers, spill I/O buffers, compaction working memory. Estimate (see docs/metrics.md).
+ * @param inputRows rows passed to {@code write}. Exact; changes on every accepted row.
+ * @param inputBytes bytes of the rows passed to {@code write} in Paimon's binary row format. Exact
+ *     for {@code BinaryRow} input, otherwise the size after conversion to one.
+ * @param outputFiles data files in the prepared commit messages, flushed and compacted. Exact;
+ *     changes at {@code prepareCommit}.
+ * @param outputBytes bytes of those files. Exact; changes at {@code prepareCommit}.
+ * @param spillCount sort-buffer spill runs written. Exact; changes when a write buffer spills.
+ * @param spillFiles spill files created, runs and merge outputs. Exact.
+ * @param spillBytes bytes written to spill files (blocks plus 4-byte headers). Exact.
+ * @param spillFilesLeft spill files present in the write's spill scope now. Exact (reads the dir).
+ * @param flushCount data files written by the writing thread (flushes of the write buffer; a flush
+ *     that rolls over {@code target-file-size} writes more than one). Exact.
+ * @param flushMillis time spent writing those files. Exact (wall clock).
+ * @param bufferFullCount times the pool had no page to give (Paimon then spilled or flushed).
+ *     Exact.
+ * @param compactionCount compaction tasks completed. Exact.
+ * @param compactionMillis time compaction tasks ran. Exact (wall clock).
+ * @param compactionsQueued compaction tasks waiting for a thread now. Exact.
+ * @param compactionsRunning compaction tasks running now. Exact.
+ * @param prepareCommitMillis time spent in {@code prepareCommit}. Exact (wall clock).
+ * @param cancellations 1 once the write was cancelled, else 0. Exact.
+ * @param resourceExhaustedCount requests refused with {@code ResourceExhaustedException}. Exact.
+ * @param paimon Paimon's own writer metrics ({@code writerBuffer.*}, {@code compaction.*}) as last
+ *     read on the writing thread (at open, prepareCommit and close). Values as Paimon defines them.
+ */
+public record MetricsSnapshot(
+        long budgetBytes,
+        long reservedBytes,
+        long peakReservedBytes,
+        long pageBytes,
+        long estimatedBytes,
+        long inputRows,
+        long inputBytes,
+        long outputFiles,
+        long outputBytes,
+        long spillCount,
+        long spillFiles,
+        long spillBytes,
+        long spillFilesLeft,
+        long flushCount,
+        long flushMillis,
+        long bufferFullCount,
+        long compactionCount,
+        long compactionMillis,
+        long compactionsQueued,
+        long compactionsRunning,
+        long prepareCommitMillis,
+        long cancellations,
+        long resourceExhaustedCount,
+        Map<String, Object> paimon) {
+
+    public MetricsSnapshot {
+        paimon = Map.copyOf(paimon);
+    }
+}

@@ -1,0 +1,658 @@
+package io.paimongov.spi.write;
+
+import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.spi.memory.MemoryBudget;
+import io.paimongov.spi.memory.MemoryReservation;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.metrics.PaimonMetricCapture;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.serializer.InternalRowSerializer;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.memory.MemoryOwner;
+import org.apache.paimon.memory.MemoryPoolFactory;
+import org.apache.paimon.operation.AbstractFileStoreWrite;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.table.sink.TableWriteImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Paimon table write governed by one {@link ResourceContext}: its write buffer takes pages from
+ * the context's budget, its spill files go to the context's spill scope, its compactions run on the
+ * context's executor, and every call checks the cancellation token.
+ *
+ * <p>How it works. Before the first row the write is wired (memory pool factory, I/O manager,
+ * compaction executor, metric registry) on a copy of the table whose options keep the writer's
+ * memory bounded ({@link WriteFootprint}) and whose FileIO tracks the data files this write
+ * creates. A new (partition, bucket) writer is admitted only when its reservation and its first
+ * pages fit, after making room (cached pages released, the largest other writer flushed or
+ * spilled); otherwise the write fails with {@link ResourceExhaustedException}. On failure or
+ * cancel everything is undone at once: the Paimon write is closed (twice if the first close
+ * throws), compaction stops, prepared but uncommitted messages are aborted, uncommitted data files
+ * are deleted, the spill scope is deleted, and only then are pages and reservations returned.
+ *
+ * <p><b>Thread-safety:</b> one writing thread calls {@link #write}, {@link #prepareCommit} and
+ * {@link #close}; {@link #cancel} may be called from any thread at any time, also while a write call
+ * is blocked. If the write is idle, the cancelling thread cleans up at once; otherwise the writing
+ * thread does at its next check point and throws {@link WriteCancelledException}.
+ */
+public final class GovernedTableWrite implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GovernedTableWrite.class);
+
+    /** Pages Paimon's sort buffer takes when a writer is created or re-initialised. */
+    public static final int MIN_WRITER_PAGES = 3;
+
+    private enum State {
+        OPEN,
+        PREPARED,
+        DONE
+    }
+
+    private enum Mode {
+        BATCH,
+        STREAM
+    }
+
+    /** One (partition, bucket) writer; bucket -1 where the table picks buckets itself. */
+    private record WriterKey(BinaryRow partition, int bucket) {
+        @Override
+        public String toString() {
+            return "writer[partition=" + partition.hashCode() + ", bucket=" + bucket + "]";
+        }
+    }
+
+    private final ResourceContext context;
+    private final MemoryBudget budget;
+    private final Mode mode;
+    private final String commitUser;
+    private final WriteFootprint footprint;
+    private final TrackingFileIO fileIO;
+    private final FileStoreTable table;
+    private final MemoryPoolFactory poolFactory;
+    private final PaimonMetricCapture paimonMetrics = new PaimonMetricCapture();
+    private final List<MemoryReservation> fixed = new ArrayList<>();
+    private final Map<WriterKey, MemoryReservation> writers = new HashMap<>();
+    private final List<Handoff> pending = new ArrayList<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final TableWriteImpl<?> write;
+    private final InternalRowSerializer rowSerializer;
+    private final boolean knownBuckets;
+    private volatile State state = State.OPEN;
+    private volatile Thread writingThread;
+    private boolean paimonClosed;
+
+    private GovernedTableWrite(ResourceContext context, FileStoreTable table, Mode mode, String commitUser) {
+        this.context = Objects.requireNonNull(context, "context");
+        this.budget = context.memory();
+        this.mode = mode;
+        this.commitUser = commitUser;
+        context.ensureOpen();
+        try {
+            this.footprint = WriteFootprint.plan(table, budget.capacityBytes(), context.pool().pageSize());
+            this.fileIO = new TrackingFileIO(table.fileIO(), new FileListener());
+            this.table =
+                    FileStoreTableFactory.create(fileIO, table.location(), table.schema(), table.catalogEnvironment())
+                            .copy(footprint.tableOptions());
+            reserveFixed();
+            this.poolFactory = new MemoryPoolFactory(context.pool());
+            this.write = newWrite();
+            this.rowSerializer = new InternalRowSerializer(this.table.rowType());
+            BucketMode bucketMode = this.table.bucketMode();
+            this.knownBuckets = bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE;
+            budget.setReclaimer(this::reclaim);
+            context.cancellation().onCancel(this::onCancel);
+        } catch (RuntimeException | Error e) {
+            fixed.forEach(MemoryReservation::close);
+            state = State.DONE;
+            context.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A batch write of {@code table} governed by {@code context}. The write takes the context over
+     * and closes it when it closes.
+     *
+     * @throws ResourceExhaustedException when the budget cannot hold the write's fixed reservations
+     *     and one writer (the message names them); the context is closed
+     */
+    public static GovernedTableWrite batch(FileStoreTable table, ResourceContext context) {
+        return new GovernedTableWrite(context, table, Mode.BATCH, UUID.randomUUID().toString());
+    }
+
+    /**
+     * A streaming write with {@code commitUser}: {@link #prepareCommit(boolean, long)} once per
+     * checkpoint, writers kept across checkpoints. Takes the context over.
+     */
+    public static GovernedTableWrite stream(FileStoreTable table, String commitUser, ResourceContext context) {
+        return new GovernedTableWrite(context, table, Mode.STREAM, Objects.requireNonNull(commitUser, "commitUser"));
+    }
+
+    private TableWriteImpl<?> newWrite() {
+        TableWriteImpl<?> w =
+                mode == Mode.BATCH
+                        ? (TableWriteImpl<?>) table.newBatchWriteBuilder().newWrite()
+                        : (TableWriteImpl<?>) table.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
+        w.withIOManager(context.ioManager());
+        w.withMemoryPoolFactory(poolFactory);
+        w.withCompactExecutor(context.compactionExecutor());
+        w.withMetricRegistry(paimonMetrics);
+        return w;
+    }
+
+    private void reserveFixed() {
+        reserve("flush file writer", footprint.flushWriterBytes());
+        reserve("spill I/O buffers", footprint.spillIoBytes());
+        reserve("compaction (1 thread)", footprint.compactionBytes());
+        long firstWriter = (long) MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
+        if (budget.availableBytes() < firstWriter) {
+            throw tooSmall("first writer and its " + MIN_WRITER_PAGES + " pages", firstWriter);
+        }
+    }
+
+    private void reserve(String consumer, long bytes) {
+        if (bytes == 0) {
+            return;
+        }
+        MemoryReservation r = budget.newReservation(consumer);
+        fixed.add(r);
+        if (!r.tryGrow(bytes)) {
+            throw tooSmall(consumer, bytes);
+        }
+    }
+
+    private ResourceExhaustedException tooSmall(String consumer, long bytes) {
+        return budget.exhausted(
+                consumer + " (the budget is too small for this table; raise 'governance.memory.budget')", bytes);
+    }
+
+    /** The table as this write writes it (governed options and FileIO). */
+    public FileStoreTable table() {
+        return table;
+    }
+
+    public ResourceContext context() {
+        return context;
+    }
+
+    /** The options this write set on the table and what it reserves outside pages. */
+    public WriteFootprint footprint() {
+        return footprint;
+    }
+
+    /**
+     * Writes one row.
+     *
+     * @throws WriteCancelledException when the write was cancelled (everything already undone)
+     * @throws ResourceExhaustedException when a new writer cannot be admitted even after making room
+     *     (everything already undone)
+     * @throws GovernanceClosedException after prepareCommit (batch), failure or close
+     */
+    public void write(InternalRow row) throws Exception {
+        Objects.requireNonNull(row, "row");
+        enter();
+        try {
+            check(State.OPEN, "write");
+            if (knownBuckets) {
+                int bucket = write.getBucket(row);
+                admit(new WriterKey(write.getPartition(row), bucket));
+                write.write(row, bucket);
+            } else {
+                admit(new WriterKey(write.getPartition(row), -1));
+                write.write(row);
+            }
+            context.metrics().recordInput(1, sizeOf(row));
+        } catch (Throwable t) {
+            throw fail(t);
+        } finally {
+            leave();
+        }
+    }
+
+    private long sizeOf(InternalRow row) {
+        if (row instanceof BinaryRow binary) {
+            return binary.getSizeInBytes();
+        }
+        return rowSerializer.toBinaryRow(row).getSizeInBytes();
+    }
+
+    private void admit(WriterKey key) throws Exception {
+        if (writers.containsKey(key)) {
+            return;
+        }
+        WriterKey owned = new WriterKey(key.partition().copy(), key.bucket());
+        MemoryReservation reservation = budget.newReservation(owned.toString());
+        try {
+            reservation.grow(footprint.perWriterBytes());
+            long firstPages = (long) MIN_WRITER_PAGES * context.pool().pageSize();
+            if (pageRoom() < firstPages) {
+                reclaim(firstPages);
+                if (pageRoom() < firstPages) {
+                    throw budget.exhausted(owned + " first pages", firstPages);
+                }
+            }
+        } catch (Exception e) {
+            reservation.close();
+            throw e;
+        }
+        writers.put(owned, reservation);
+    }
+
+    private long pageRoom() {
+        return budget.availableBytes() + (long) context.pool().cachedPages() * context.pool().pageSize();
+    }
+
+    /**
+     * Makes room on the writing thread: cached pages first, then Paimon flushes or spills the writers
+     * holding most memory, largest first, as its own preemption does.
+     */
+    private long reclaim(long needed) throws Exception {
+        long freed = context.pool().releaseCached();
+        while (freed < needed) {
+            MemoryOwner largest = null;
+            for (MemoryOwner owner : poolFactory.memoryOwners()) {
+                if (owner != null && owner.memoryOccupancy() > 0
+                        && (largest == null || owner.memoryOccupancy() > largest.memoryOccupancy())) {
+                    largest = owner;
+                }
+            }
+            if (largest == null) {
+                break;
+            }
+            long before = largest.memoryOccupancy();
+            largest.flushMemory();
+            freed += context.pool().releaseCached();
+            if (largest.memoryOccupancy() >= before) {
+                break;
+            }
+        }
+        return freed;
+    }
+
+    /**
+     * Batch: flushes every writer, waits for compactions and returns the commit messages. Once per
+     * batch write.
+     */
+    public PreparedCommit prepareCommit() throws Exception {
+        if (mode != Mode.BATCH) {
+            throw new IllegalStateException("prepareCommit() is for batch writes; use prepareCommit(waitCompaction, id)");
+        }
+        return prepare(true, Long.MAX_VALUE);
+    }
+
+    /** Stream: prepares the commit of checkpoint {@code commitIdentifier}; writing may go on after. */
+    public PreparedCommit prepareCommit(boolean waitCompaction, long commitIdentifier) throws Exception {
+        if (mode != Mode.STREAM) {
+            throw new IllegalStateException("prepareCommit(waitCompaction, id) is for stream writes; use prepareCommit()");
+        }
+        return prepare(waitCompaction, commitIdentifier);
+    }
+
+    private PreparedCommit prepare(boolean waitCompaction, long identifier) throws Exception {
+        enter();
+        long start = System.nanoTime();
+        try {
+            check(State.OPEN, "prepareCommit");
+            List<CommitMessage> messages =
+                    mode == Mode.BATCH ? write.prepareCommit() : write.prepareCommit(waitCompaction, identifier);
+            Handoff prepared = new Handoff(messages, identifier);
+            pending.add(prepared);
+            context.cancellation().throwIfCancelled();
+            recordOutput(messages);
+            releaseClosedWriters();
+            context.metrics().recordPaimon(paimonMetrics.read());
+            if (mode == Mode.BATCH) {
+                state = State.PREPARED;
+            }
+            return prepared;
+        } catch (Throwable t) {
+            throw fail(t);
+        } finally {
+            context.metrics().recordPrepareCommit(System.nanoTime() - start);
+            leave();
+        }
+    }
+
+    private void recordOutput(List<CommitMessage> messages) {
+        long files = 0;
+        long bytes = 0;
+        for (CommitMessage m : messages) {
+            CommitMessageImpl impl = (CommitMessageImpl) m;
+            for (DataFileMeta f : impl.newFilesIncrement().newFiles()) {
+                files++;
+                bytes += f.fileSize();
+            }
+            for (DataFileMeta f : impl.compactIncrement().compactAfter()) {
+                files++;
+                bytes += f.fileSize();
+            }
+        }
+        context.metrics().recordOutput(files, bytes);
+    }
+
+    /** Batch writers are all done after prepareCommit; stream writers Paimon closed are gone. */
+    private void releaseClosedWriters() {
+        if (mode == Mode.BATCH) {
+            writers.values().forEach(MemoryReservation::close);
+            writers.clear();
+            return;
+        }
+        Map<BinaryRow, List<Integer>> active = ((AbstractFileStoreWrite<?>) write.getWrite()).getActiveBuckets();
+        writers.entrySet()
+                .removeIf(
+                        e -> {
+                            List<Integer> buckets = active.get(e.getKey().partition());
+                            boolean open =
+                                    buckets != null && (e.getKey().bucket() < 0 || buckets.contains(e.getKey().bucket()));
+                            if (!open) {
+                                e.getValue().close();
+                            }
+                            return !open;
+                        });
+    }
+
+    /**
+     * Cancels the write from any thread. Nothing is committed after this returns true; a commit
+     * already published stays.
+     *
+     * @return whether this call cancelled it (false when it already was)
+     */
+    public boolean cancel(String reason) {
+        return context.cancellation().cancel(reason);
+    }
+
+    private void onCancel() {
+        // Wakes a writing thread that waits for a compaction: the task fails, its future completes.
+        context.compactionExecutor().shutdownNow();
+        if (lock.tryLock()) {
+            try {
+                if (state != State.DONE) {
+                    releaseAfterFailure();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** A snapshot of the write's metrics (the final one once closed). */
+    public MetricsSnapshot metrics() {
+        return context.snapshot();
+    }
+
+    /**
+     * Closes the write: aborts prepared messages that were neither committed nor handed off, deletes
+     * the spill scope and gives all memory back. Idempotent.
+     */
+    @Override
+    public void close() throws Exception {
+        lock.lock();
+        try {
+            if (state != State.DONE) {
+                Exception error = release(true);
+                if (error != null) {
+                    throw error;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void enter() {
+        lock.lock();
+        writingThread = Thread.currentThread();
+    }
+
+    /** Checks, inside a call, that the write may take it. */
+    private void check(State expected, String call) {
+        if (state == State.DONE && context.cancellation().isCancelled()) {
+            throw new WriteCancelledException(context.cancellation().reason().orElse("cancelled"));
+        }
+        if (state != expected) {
+            String why = state == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
+            throw new GovernanceClosedException("cannot " + call + ": the write is " + why);
+        }
+        context.cancellation().throwIfCancelled();
+    }
+
+    private void leave() {
+        writingThread = null;
+        lock.unlock();
+    }
+
+    /**
+     * Turns a failure into the error the caller gets, after undoing the write: the cancellation if
+     * the write was cancelled, a budget failure as itself, anything else unchanged.
+     */
+    private RuntimeException fail(Throwable t) throws Exception {
+        if (t instanceof GovernanceClosedException closed) {
+            return closed;
+        }
+        if (state != State.DONE) {
+            Exception error = release(false);
+            if (error != null && error != t) {
+                t.addSuppressed(error);
+            }
+        }
+        if (context.cancellation().isCancelled()) {
+            WriteCancelledException cancelled =
+                    t instanceof WriteCancelledException w ? w : new WriteCancelledException(context.cancellation().reason().orElse("cancelled"), t);
+            return cancelled;
+        }
+        ResourceExhaustedException exhausted = find(t, ResourceExhaustedException.class);
+        if (exhausted != null) {
+            return exhausted;
+        }
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw (Exception) t;
+    }
+
+    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Gives everything back, in the only safe order: compaction stopped, the Paimon write closed
+     * (pages are still live inside it until then), uncommitted messages aborted and data files
+     * deleted, then the context (spill scope, pages, reservations, engine resources).
+     *
+     * @param orderly false after a failure or cancel: running compactions are interrupted first
+     * @return the first error met; every step ran regardless
+     */
+    private Exception release(boolean orderly) {
+        state = State.DONE;
+        if (!orderly || context.cancellation().isCancelled()) {
+            context.compactionExecutor().shutdownNow();
+        }
+        Exception first = closePaimon(null);
+        for (Handoff h : pending) {
+            first = h.abortIfOwned(first);
+        }
+        pending.clear();
+        deleteUncommittedFiles();
+        writers.values().forEach(MemoryReservation::close);
+        writers.clear();
+        fixed.forEach(MemoryReservation::close);
+        try {
+            context.metrics().recordPaimon(paimonMetrics.read());
+        } catch (RuntimeException e) {
+            LOG.debug("reading Paimon's metrics after close failed", e);
+        }
+        try {
+            context.close();
+        } catch (RuntimeException e) {
+            first = add(first, e);
+        }
+        return first;
+    }
+
+    private void releaseAfterFailure() {
+        Exception error = release(false);
+        if (error != null) {
+            LOG.warn("cleaning up write '{}' after a failure or cancel met an error", context.name(), error);
+        }
+    }
+
+    private Exception closePaimon(Exception first) {
+        if (paimonClosed) {
+            return first;
+        }
+        try {
+            write.close();
+        } catch (Exception e1) {
+            try {
+                write.close();
+            } catch (Exception e2) {
+                e1.addSuppressed(e2);
+                first = add(first, e1);
+            }
+        }
+        paimonClosed = true;
+        context.compactionExecutor().stop(30_000);
+        return first;
+    }
+
+    private void deleteUncommittedFiles() {
+        for (Path path : fileIO.uncommitted()) {
+            try {
+                fileIO.delete(path, false);
+            } catch (Exception e) {
+                LOG.warn("cannot delete uncommitted data file {}", path, e);
+            }
+        }
+    }
+
+    private static Exception add(Exception first, Exception next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    /** Prepared messages and who owns them. */
+    private final class Handoff implements PreparedCommit {
+        private final List<CommitMessage> messages;
+        private final long identifier;
+        private boolean owned = true;
+
+        Handoff(List<CommitMessage> messages, long identifier) {
+            this.messages = List.copyOf(messages);
+            this.identifier = identifier;
+        }
+
+        @Override
+        public List<CommitMessage> messages() {
+            return messages;
+        }
+
+        @Override
+        public void commit() throws Exception {
+            lock.lock();
+            try {
+                if (!owned) {
+                    throw new GovernanceClosedException("these commit messages were already committed or handed off");
+                }
+                if (context.cancellation().isCancelled()) {
+                    if (state != State.DONE) {
+                        releaseAfterFailure();
+                    }
+                    throw new WriteCancelledException(context.cancellation().reason().orElse("cancelled"));
+                }
+                if (state == State.DONE) {
+                    throw new GovernanceClosedException("the write is closed; its prepared messages were aborted");
+                }
+                // A failed commit may still have been published, so its files are never aborted.
+                owned = false;
+                pending.remove(this);
+                fileIO.committed();
+                commitNow();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void commitNow() throws Exception {
+            if (mode == Mode.BATCH) {
+                try (var commit = table.newBatchWriteBuilder().newCommit()) {
+                    commit.commit(messages);
+                }
+            } else {
+                try (var commit = table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit()) {
+                    commit.commit(identifier, messages);
+                }
+            }
+        }
+
+        @Override
+        public List<CommitMessage> handOff() {
+            lock.lock();
+            try {
+                if (!owned) {
+                    throw new GovernanceClosedException("these commit messages were already committed or handed off");
+                }
+                owned = false;
+                pending.remove(this);
+                fileIO.committed();
+                return messages;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        Exception abortIfOwned(Exception first) {
+            if (!owned) {
+                return first;
+            }
+            owned = false;
+            try (var commit = table.newBatchWriteBuilder().newCommit()) {
+                commit.abort(messages);
+            } catch (Exception e) {
+                return add(first, e);
+            }
+            return first;
+        }
+    }
+
+    /** Data files: cancellation check at creation, flush timing for the writing thread's files. */
+    private final class FileListener implements TrackingFileIO.Listener {
+        @Override
+        public void beforeCreate(Path path) {
+            context.cancellation().throwIfCancelled();
+        }
+
+        @Override
+        public void written(Path path, long bytes, long nanos, Thread writer) {
+            if (writer == writingThread) {
+                context.metrics().recordFlush(nanos);
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package io.paimongov.spi.write;
+
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.Providers;
+import io.paimongov.spi.cancel.CancellationToken;
+import io.paimongov.spi.compaction.CompactionExecutor;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.memory.GovernedSegmentPool;
+import io.paimongov.spi.memory.MemoryBudget;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.metrics.WriterMetrics;
+import io.paimongov.spi.spill.GovernedIOManager;
+import io.paimongov.spi.spill.SpillScope;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The resources of one logical write, shared by all its (partition, bucket) writers: the memory
+ * budget and its page pool, the spill scope and its I/O manager, the cancellation token, the
+ * compaction executor and the metrics. Opened from a provider's {@link EngineResources}; a {@link
+ * GovernedTableWrite} takes it over and closes it.
+ *
+ * <p>Lifetime: {@link #open} -> one {@link GovernedTableWrite} -> {@link #close()}. Closing gives
+ * everything back in a safe order (compaction threads stopped, spill scope deleted, pages and
+ * reservations returned, engine resources closed) and is idempotent. Pages are returned only here,
+ * so the Paimon write must be closed first; {@link GovernedTableWrite} does that.
+ *
+ * <p><b>Thread-safety:</b> the accessors are thread-safe; {@link #cancellation()} may be used from
+ * any thread. {@link #close()} runs on one thread at a time.
+ */
+public final class ResourceContext implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ResourceContext.class);
+    private static final long COMPACTION_STOP_MILLIS = 30_000;
+
+    private final String name;
+    private final GovernanceOptions options;
+    private final EngineResources engine;
+    private final MemoryBudget budget;
+    private final GovernedSegmentPool pool;
+    private final CancellationToken token;
+    private final GovernedIOManager ioManager;
+    private final CompactionExecutor compaction;
+    private final WriterMetrics metrics;
+    private final int sweptScopes;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile MetricsSnapshot last;
+
+    private ResourceContext(String name, GovernanceOptions options, EngineResources engine) {
+        this.name = name;
+        this.options = options;
+        this.engine = engine;
+        this.budget = new MemoryBudget(engine.memory());
+        this.token = new CancellationToken(engine.cancellation());
+        this.pool = new GovernedSegmentPool(budget, token::throwIfCancelled);
+        this.sweptScopes = options.sweepOrphans() ? SpillScope.sweepDead(engine.spill()) : 0;
+        SpillScope scope = SpillScope.create(engine.spill(), name);
+        this.ioManager = new GovernedIOManager(scope, engine.spill().maxBytes(), token::throwIfCancelled);
+        this.metrics = new WriterMetrics(sources());
+        this.compaction =
+                new CompactionExecutor(engine.compaction(), token::throwIfCancelled, metrics::recordCompaction);
+        token.onCancel(metrics::recordCancelled);
+    }
+
+    /**
+     * Opens a context with the provider named by {@code governance.provider} (or the only one on
+     * the class path).
+     *
+     * @throws IllegalArgumentException for an unknown provider or bad options, naming the key
+     */
+    public static ResourceContext open(String name, GovernanceOptions options, EngineEnvironment environment) {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        GovernanceProvider provider =
+                Providers.load(options.provider().orElse(null), loader == null ? ResourceContext.class.getClassLoader() : loader);
+        return open(name, provider, options, environment);
+    }
+
+    /** Opens a context with {@code provider}. Nothing stays acquired when this throws. */
+    public static ResourceContext open(
+            String name, GovernanceProvider provider, GovernanceOptions options, EngineEnvironment environment) {
+        EngineResources engine = provider.open(options, environment);
+        try {
+            ResourceContext context = new ResourceContext(name, options, engine);
+            engine.metrics().writeOpened(name, context.metrics::snapshot);
+            return context;
+        } catch (RuntimeException | Error e) {
+            closeQuietly(engine, e);
+            throw e;
+        }
+    }
+
+    private WriterMetrics.Sources sources() {
+        return new WriterMetrics.Sources(
+                budget::capacityBytes,
+                budget::reservedBytes,
+                budget::peakBytes,
+                () -> (long) pool.ownedPages() * pool.pageSize(),
+                budget::exhaustedCount,
+                ioManager::spillRuns,
+                ioManager::spillFiles,
+                ioManager::spillBytes,
+                ioManager::filesLeft,
+                pool::deniedCount,
+                () -> compaction == null ? 0 : compaction.queuedTasks(),
+                () -> compaction == null ? 0 : compaction.runningTasks());
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public GovernanceOptions options() {
+        return options;
+    }
+
+    /** The write's memory budget: reserve memory the write uses outside Paimon here too. */
+    public MemoryBudget memory() {
+        return budget;
+    }
+
+    /** Cancel the write from any thread with {@code cancellation().cancel(reason)}. */
+    public CancellationToken cancellation() {
+        return token;
+    }
+
+    public WriterMetrics metrics() {
+        return metrics;
+    }
+
+    /** The final snapshot once closed, else a fresh one. */
+    public MetricsSnapshot snapshot() {
+        MetricsSnapshot done = last;
+        return done != null ? done : metrics.snapshot();
+    }
+
+    /** The spill scope directory of this write. */
+    public SpillScope spillScope() {
+        return ioManager.scope();
+    }
+
+    /** Spill scopes of dead processes removed when this context opened. */
+    public int sweptScopes() {
+        return sweptScopes;
+    }
+
+    /** What the engine sees as taken by this write right now. */
+    public long engineUsedBytes() {
+        return engine.memory().usedBytes();
+    }
+
+    GovernedSegmentPool pool() {
+        return pool;
+    }
+
+    GovernedIOManager ioManager() {
+        return ioManager;
+    }
+
+    CompactionExecutor compactionExecutor() {
+        return compaction;
+    }
+
+    void ensureOpen() {
+        if (closed.get()) {
+            throw new GovernanceClosedException("resource context '" + name + "' is closed");
+        }
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Stops compaction threads, deletes the spill scope, returns every page and reservation and
+     * closes the engine resources. Call after the Paimon write is closed. Idempotent.
+     *
+     * @throws IllegalStateException when the engine reports memory still held after everything was
+     *     returned (a leak in the allocator), after all other steps ran
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        List<Throwable> errors = new ArrayList<>();
+        if (!compaction.stop(COMPACTION_STOP_MILLIS)) {
+            LOG.warn("compaction threads of write '{}' did not stop within {} ms", name, COMPACTION_STOP_MILLIS);
+        }
+        ioManager.close();
+        pool.close();
+        budget.holders().forEach(h -> LOG.debug("closing reservation left by {}", h));
+        closeReservations();
+        last = metrics.snapshot();
+        try {
+            engine.metrics().writeClosed(name, last);
+        } catch (RuntimeException e) {
+            LOG.warn("metrics reporter failed on close of '{}'", name, e);
+        }
+        token.close();
+        try {
+            engine.close();
+        } catch (RuntimeException e) {
+            errors.add(e);
+        }
+        if (!errors.isEmpty()) {
+            RuntimeException first = (RuntimeException) errors.get(0);
+            throw first;
+        }
+    }
+
+    private void closeReservations() {
+        budget.closeAll();
+    }
+
+    private static void closeQuietly(EngineResources engine, Throwable cause) {
+        try {
+            engine.close();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package io.paimongov.spi.write;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.fs.FileIO;
+import org.apache.paimon.fs.FileStatus;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.PositionOutputStream;
+import org.apache.paimon.fs.SeekableInputStream;
+
+/**
+ * The table's {@link FileIO} as one governed write sees it: data files the write creates are
+ * tracked until they are committed, timed, and checked against cancellation when created. After a
+ * failure or cancel the write deletes what it created and did not commit, so no orphan data file
+ * stays behind even where Paimon's own cleanup misses one (an interrupted or late compaction).
+ *
+ * <p>Everything else is passed to the table's own FileIO unchanged. <b>Thread-safety:</b>
+ * thread-safe; the writing thread and compaction threads create files. Not meant to be serialized:
+ * a deserialized copy tracks nothing.
+ */
+final class TrackingFileIO implements FileIO {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Called when a data file is created and when its stream closes. */
+    interface Listener {
+        void beforeCreate(Path path);
+
+        void written(Path path, long bytes, long nanos, Thread writer);
+    }
+
+    private final FileIO delegate;
+    private final transient Listener listener;
+    private final transient Set<Path> created = ConcurrentHashMap.newKeySet();
+
+    TrackingFileIO(FileIO delegate, Listener listener) {
+        this.delegate = delegate;
+        this.listener = listener;
+    }
+
+    static boolean isDataFile(Path path) {
+        String name = path.getName();
+        return name.startsWith("data-") || name.startsWith("changelog-");
+    }
+
+    /** Data files created and neither deleted nor committed yet. */
+    List<Path> uncommitted() {
+        return List.copyOf(created);
+    }
+
+    /** The write committed: what it created now belongs to the table. */
+    void committed() {
+        created.clear();
+    }
+
+    @Override
+    public PositionOutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
+        if (listener == null || !isDataFile(path)) {
+            return delegate.newOutputStream(path, overwrite);
+        }
+        listener.beforeCreate(path);
+        created.add(path);
+        PositionOutputStream out = delegate.newOutputStream(path, overwrite);
+        return new TimedStream(out, path);
+    }
+
+    @Override
+    public boolean delete(Path path, boolean recursive) throws IOException {
+        boolean deleted = delegate.delete(path, recursive);
+        if (created != null) {
+            created.remove(path);
+        }
+        return deleted;
+    }
+
+    @Override
+    public boolean isObjectStore() {
+        return delegate.isObjectStore();
+    }
+
+    @Override
+    public void configure(CatalogContext context) {
+        delegate.configure(context);
+    }
+
+    @Override
+    public void setRuntimeContext(Map<String, String> options) {
+        delegate.setRuntimeContext(options);
+    }
+
+    @Override
+    public SeekableInputStream newInputStream(Path path) throws IOException {
+        return delegate.newInputStream(path);
+    }
+
+    @Override
+    public FileStatus getFileStatus(Path path) throws IOException {
+        return delegate.getFileStatus(path);
+    }
+
+    @Override
+    public FileStatus[] listStatus(Path path) throws IOException {
+        return delegate.listStatus(path);
+    }
+
+    @Override
+    public FileStatus[] listFiles(Path path, boolean recursive) throws IOException {
+        return delegate.listFiles(path, recursive);
+    }
+
+    @Override
+    public FileStatus[] listDirectories(Path path) throws IOException {
+        return delegate.listDirectories(path);
+    }
+
+    @Override
+    public boolean exists(Path path) throws IOException {
+        return delegate.exists(path);
+    }
+
+    @Override
+    public boolean mkdirs(Path path) throws IOException {
+        return delegate.mkdirs(path);
+    }
+
+    @Override
+    public boolean rename(Path src, Path dst) throws IOException {
+        return delegate.rename(src, dst);
+    }
+
+    @Override
+    public long getFileSize(Path path) throws IOException {
+        return delegate.getFileSize(path);
+    }
+
+    @Override
+    public boolean isDir(Path path) throws IOException {
+        return delegate.isDir(path);
+    }
+
+    @Override
+    public boolean tryToWriteAtomic(Path path, String content) throws IOException {
+        return delegate.tryToWriteAtomic(path, content);
+    }
+
+    @Override
+    public String readFileUtf8(Path path) throws IOException {
+        return delegate.readFileUtf8(path);
+    }
+
+    @Override
+    public void close() throws IOException {
+        // The table's FileIO belongs to the table, not to this write.
+    }
+
+    private final class TimedStream extends PositionOutputStream {
+        private final PositionOutputStream out;
+        private final Path path;
+        private final long start = System.nanoTime();
+        private final Thread writer = Thread.currentThread();
+        private boolean closed;
+
+        TimedStream(PositionOutputStream out, Path path) {
+            this.out = out;
+            this.path = path;
+        }
+
+        @Override
+        public long getPos() throws IOException {
+            return out.getPos();
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+        }
+
+        @Override
+        public void write(byte[] b) throws IOException {
+            out.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            long bytes = out.getPos();
+            out.close();
+            listener.written(path, bytes, System.nanoTime() - start, writer);
+        }
+    }
+}
