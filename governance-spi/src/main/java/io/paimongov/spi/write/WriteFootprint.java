@@ -21,7 +21,7 @@ import org.apache.paimon.table.FileStoreTable;
  *   <li>{@code write-buffer-spillable=true} for primary-key tables;
  *   <li>{@code page-size} = the allocator's page size;
  *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
- *       from 256k to 128m;
+ *       from 64k to 128m;
  *   <li>{@code local-sort.max-num-file-handles} = as many merge channels (2 pages each) as fit in
  *       an eighth of the budget, from 2 to 128.
  * </ul>
@@ -30,8 +30,8 @@ import org.apache.paimon.table.FileStoreTable;
  */
 public final class WriteFootprint {
 
-    static final long WRITER_OVERHEAD = 64 << 10;
-    static final long AVRO_BUFFER = 256 << 10;
+    static final long WRITER_OVERHEAD = 16 << 10;
+    static final long AVRO_BUFFER = 128 << 10;
 
     private final Map<String, String> options;
     private final boolean primaryKey;
@@ -69,7 +69,7 @@ public final class WriteFootprint {
         if (primaryKey && !given.containsKey(CoreOptions.WRITE_BUFFER_SPILLABLE.key())) {
             set.put(CoreOptions.WRITE_BUFFER_SPILLABLE.key(), "true");
         }
-        long rowGroup = clamp(budgetBytes / 32, 256 << 10, 128 << 20);
+        long rowGroup = clamp(budgetBytes / 32, 64 << 10, 128 << 20);
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
         long channelBytes = 2L * pageSize;

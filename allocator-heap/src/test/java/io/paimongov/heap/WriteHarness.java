@@ -1,0 +1,85 @@
+package io.paimongov.heap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.spill.SpillScope;
+import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.ResourceContext;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.table.FileStoreTable;
+
+/** Opens governed writes on real tables and checks that nothing is left behind. */
+final class WriteHarness {
+
+    static final int ROWS = Integer.getInteger("governance.test.rows", 60_000);
+
+    final Path root;
+    final Path spillRoot;
+    final ObservedHeapProvider provider = new ObservedHeapProvider();
+    ResourceContext context;
+
+    WriteHarness(Path root) throws IOException {
+        this.root = root;
+        this.spillRoot = Files.createDirectories(root.resolve("spill"));
+    }
+
+    GovernanceOptions options(String budget, String... more) {
+        Map<String, String> values = new HashMap<>();
+        values.put(GovernanceOptions.MEMORY_BUDGET, budget);
+        values.put(GovernanceOptions.SPILL_DIRS, spillRoot.toString());
+        for (int i = 0; i < more.length; i += 2) {
+            values.put(more[i], more[i + 1]);
+        }
+        return GovernanceOptions.of(values);
+    }
+
+    GovernedTableWrite batch(FileStoreTable table, GovernanceOptions options) {
+        context = ResourceContext.open("test", provider, options, EngineEnvironment.standalone());
+        return GovernedTableWrite.batch(table, context);
+    }
+
+    /** Writes every row, prepares and commits, closes. */
+    void writeAndCommit(FileStoreTable table, GovernanceOptions options, List<InternalRow> rows) throws Exception {
+        try (GovernedTableWrite write = batch(table, options)) {
+            for (InternalRow row : rows) {
+                write.write(row);
+            }
+            write.prepareCommit().commit();
+        }
+    }
+
+    /** Zero reservations, the engine's memory back to zero, no spill scope, spill files or data files. */
+    void assertNothingLeft(FileStoreTable table) throws IOException {
+        assertThat(context.isClosed()).isTrue();
+        assertThat(context.snapshot().reservedBytes()).as("reserved after close").isZero();
+        assertThat(context.memory().holders()).as("live reservations").isEmpty();
+        assertThat(provider.usedAtClose.get()).as("engine memory held at close").isZero();
+        assertThat(spillScopes()).as("spill scopes left").isEmpty();
+        assertThat(table.snapshotManager().latestSnapshot()).as("snapshot").isNull();
+        assertThat(dataFiles(table)).as("data files left in the table").isEmpty();
+    }
+
+    List<Path> spillScopes() throws IOException {
+        try (Stream<Path> s = Files.list(spillRoot)) {
+            return s.filter(p -> p.getFileName().toString().startsWith(SpillScope.PREFIX)).toList();
+        }
+    }
+
+    static List<Path> dataFiles(FileStoreTable table) throws IOException {
+        Path location = Path.of(table.location().toUri());
+        try (Stream<Path> s = Files.walk(location)) {
+            return s.filter(Files::isRegularFile)
+                    .filter(p -> p.getFileName().toString().startsWith("data-"))
+                    .toList();
+        }
+    }
+}
