@@ -562,6 +562,7 @@ public final class GovernedTableWrite implements AutoCloseable {
         private final List<CommitMessage> messages;
         private final long identifier;
         private boolean owned = true;
+        private boolean aborted;
 
         Handoff(List<CommitMessage> messages, long identifier) {
             this.messages = List.copyOf(messages);
@@ -577,18 +578,7 @@ public final class GovernedTableWrite implements AutoCloseable {
         public void commit() throws Exception {
             lock.lock();
             try {
-                if (!owned) {
-                    throw new GovernanceClosedException("these commit messages were already committed or handed off");
-                }
-                if (context.cancellation().isCancelled()) {
-                    if (state != State.DONE) {
-                        releaseAfterFailure();
-                    }
-                    throw new WriteCancelledException(context.cancellation().reason().orElse("cancelled"));
-                }
-                if (state == State.DONE) {
-                    throw new GovernanceClosedException("the write is closed; its prepared messages were aborted");
-                }
+                ensureOwned();
                 // A failed commit may still have been published, so its files are never aborted.
                 owned = false;
                 pending.remove(this);
@@ -611,13 +601,27 @@ public final class GovernedTableWrite implements AutoCloseable {
             }
         }
 
+        /** A cancelled write's messages were aborted: say so as the cancellation. */
+        private void ensureOwned() {
+            if (context.cancellation().isCancelled()) {
+                if (state != State.DONE) {
+                    releaseAfterFailure();
+                }
+                throw new WriteCancelledException(context.cancellation().reason().orElse("cancelled"));
+            }
+            if (!owned) {
+                throw new GovernanceClosedException(
+                        aborted
+                                ? "the write is closed; these commit messages were aborted"
+                                : "these commit messages were already committed or handed off");
+            }
+        }
+
         @Override
         public List<CommitMessage> handOff() {
             lock.lock();
             try {
-                if (!owned) {
-                    throw new GovernanceClosedException("these commit messages were already committed or handed off");
-                }
+                ensureOwned();
                 owned = false;
                 pending.remove(this);
                 fileIO.committed();
@@ -632,6 +636,7 @@ public final class GovernedTableWrite implements AutoCloseable {
                 return first;
             }
             owned = false;
+            aborted = true;
             try (var commit = table.newBatchWriteBuilder().newCommit()) {
                 commit.abort(messages);
             } catch (Exception e) {

@@ -1,0 +1,116 @@
+package io.paimongov.heap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.write.GovernedTableWrite;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Injected failures on real tables: each leaves no spill file, no reservation, no snapshot. */
+class HeapFailureTest {
+
+    @TempDir Path dir;
+
+    private TestTables.Workload workload() {
+        return TestTables.Workload.random(31, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
+    }
+
+    private static void writeAll(GovernedTableWrite write, TestTables.Workload w) throws Exception {
+        for (InternalRow row : w.rows()) {
+            write.write(row);
+        }
+        write.prepareCommit().commit();
+    }
+
+    @Test
+    void theAllocatorThrowing() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
+        h.provider.failAllocationAt.set(40);
+        GovernedTableWrite write = h.batch(table, h.options("4m", "governance.memory.page-size", "16k"));
+        assertThatThrownBy(() -> writeAll(write, workload()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("injected allocation failure");
+        write.close();
+        h.assertNothingLeft(table);
+        assertThatThrownBy(() -> write.write(workload().rows().get(0)))
+                .isInstanceOf(GovernanceClosedException.class)
+                .hasMessage("cannot write: the write is closed");
+    }
+
+    @Test
+    void spillFileCreationFailing() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
+        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
+        // The scope directory disappears under the write: creating a spill file fails with an I/O error.
+        Path scope = h.context.spillScope().dir();
+        try (Stream<Path> files = Files.list(scope)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.delete(f);
+            }
+        }
+        Files.delete(scope);
+        assertThatThrownBy(() -> writeAll(write, workload())).hasStackTraceContaining("FileNotFoundException");
+        write.close();
+        h.assertNothingLeft(table);
+    }
+
+    @Test
+    void theSpillByteBudgetBeingExceeded() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        GovernedTableWrite write =
+                h.batch(
+                        table,
+                        h.options("2m", "governance.memory.page-size", "16k", "governance.spill.max-bytes", "1m"));
+        TestTables.Workload w = TestTables.Workload.random(33, Math.max(WriteHarness.ROWS, 60_000), 60_000, 1, 128);
+        assertThatThrownBy(() -> writeAll(write, w))
+                .isInstanceOfSatisfying(
+                        ResourceExhaustedException.class,
+                        e -> {
+                            assertThat(e.resource()).isEqualTo(ResourceExhaustedException.Resource.SPILL_DISK);
+                            assertThat(e.capacityBytes()).isEqualTo(1 << 20);
+                            assertThat(e.reservedBytes()).isLessThanOrEqualTo(1 << 20);
+                        });
+        write.close();
+        assertThat(h.context.snapshot().spillBytes()).isPositive();
+        h.assertNothingLeft(table);
+    }
+
+    @Test
+    void aRowThePaimonWriteRejects() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
+        GovernedTableWrite write = h.batch(table, h.options("4m", "governance.memory.page-size", "16k"));
+        TestTables.Workload w = workload();
+        for (InternalRow row : w.rows().subList(0, w.rows().size() / 2)) {
+            write.write(row);
+        }
+        InternalRow nullKey = GenericRow.of(0, null, BinaryString.fromString("bad"));
+        assertThatThrownBy(() -> write.write(nullKey)).isInstanceOf(RuntimeException.class)
+                .hasMessage("Cannot write null to non-null column(k)");
+        write.close();
+        h.assertNothingLeft(table);
+    }
+
+    @Test
+    void aNullRowIsRejectedNamingTheArgument() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 1, "parquet");
+        try (GovernedTableWrite write = h.batch(table, h.options("4m"))) {
+            assertThatThrownBy(() -> write.write(null)).isInstanceOf(NullPointerException.class).hasMessage("row");
+        }
+        h.assertNothingLeft(table);
+    }
+}
