@@ -141,6 +141,51 @@ class HeapCancellationTest {
         h.assertNothingLeft(table);
     }
 
+    @Test
+    void asyncFileWriteIsTurnedOffAndAnInterruptedWriterLeavesNoOrphanFile() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table =
+                TestTables.createTable(
+                        dir.resolve("wh"),
+                        "t",
+                        java.util.Map.of("bucket", "4", "file.format", "parquet", "async-file-write", "true"),
+                        true);
+        TestTables.Workload w = TestTables.Workload.random(29, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
+        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
+        assertThat(write.table().options()).containsEntry("async-file-write", "false");
+        Thread writer = Thread.currentThread();
+        AtomicLong written = new AtomicLong();
+        Thread interrupter =
+                new Thread(
+                        () -> {
+                            while (written.get() < w.rows().size() / 3) {
+                                Thread.onSpinWait();
+                            }
+                            writer.interrupt();
+                        });
+        interrupter.start();
+        Exception failure = null;
+        try {
+            for (InternalRow row : w.rows()) {
+                write.write(row);
+                written.incrementAndGet();
+            }
+            write.prepareCommit().commit();
+        } catch (Exception e) {
+            failure = e;
+        } finally {
+            interrupter.join();
+            Thread.interrupted();
+            write.close();
+        }
+        if (failure == null) {
+            assertThat(TestTables.read(table)).isEqualTo(w.expected());
+            assertThat(h.context.snapshot().reservedBytes()).isZero();
+        } else {
+            h.assertNothingLeft(table);
+        }
+    }
+
     private static Set<String> compactionThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)

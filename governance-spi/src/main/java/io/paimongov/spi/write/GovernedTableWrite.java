@@ -488,6 +488,7 @@ public final class GovernedTableWrite implements AutoCloseable {
      */
     private Exception release(boolean orderly) {
         state = State.DONE;
+        context.metrics().recordPaimon(paimonMetrics.read());
         if (!orderly || context.cancellation().isCancelled()) {
             context.compactionExecutor().shutdownNow();
         }
@@ -500,11 +501,6 @@ public final class GovernedTableWrite implements AutoCloseable {
         writers.values().forEach(MemoryReservation::close);
         writers.clear();
         fixed.forEach(MemoryReservation::close);
-        try {
-            context.metrics().recordPaimon(paimonMetrics.read());
-        } catch (RuntimeException e) {
-            LOG.debug("reading Paimon's metrics after close failed", e);
-        }
         try {
             context.close();
         } catch (RuntimeException e) {

@@ -14,8 +14,6 @@ import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.spi.metrics.WriterMetrics;
 import io.paimongov.spi.spill.GovernedIOManager;
 import io.paimongov.spi.spill.SpillScope;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -188,14 +186,12 @@ public final class ResourceContext implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        List<Throwable> errors = new ArrayList<>();
         if (!compaction.stop(COMPACTION_STOP_MILLIS)) {
             LOG.warn("compaction threads of write '{}' did not stop within {} ms", name, COMPACTION_STOP_MILLIS);
         }
         ioManager.close();
         pool.close();
-        budget.holders().forEach(h -> LOG.debug("closing reservation left by {}", h));
-        closeReservations();
+        budget.closeAll();
         last = metrics.snapshot();
         try {
             engine.metrics().writeClosed(name, last);
@@ -203,19 +199,7 @@ public final class ResourceContext implements AutoCloseable {
             LOG.warn("metrics reporter failed on close of '{}'", name, e);
         }
         token.close();
-        try {
-            engine.close();
-        } catch (RuntimeException e) {
-            errors.add(e);
-        }
-        if (!errors.isEmpty()) {
-            RuntimeException first = (RuntimeException) errors.get(0);
-            throw first;
-        }
-    }
-
-    private void closeReservations() {
-        budget.closeAll();
+        engine.close();
     }
 
     private static void closeQuietly(EngineResources engine, Throwable cause) {
