@@ -9,7 +9,6 @@ import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.config.GovernanceOptions;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -35,9 +34,20 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
         return new HeapResources(allocator, spill);
     }
 
-    private record HeapResources(HeapSegmentAllocator memory, SpillLocations spill) implements EngineResources {
+    private record HeapResources(HeapSegmentAllocator memory, SpillLocations spill, CompactionThreads compaction)
+            implements EngineResources {
 
         private static final AtomicInteger THREADS = new AtomicInteger();
+
+        HeapResources(HeapSegmentAllocator memory, SpillLocations spill) {
+            this(memory, spill, CompactionThreads.of(HeapResources::compactionThread, Runtime.getRuntime().availableProcessors()));
+        }
+
+        private static Thread compactionThread(Runnable task) {
+            Thread t = new Thread(task, "paimon-gov-compaction-" + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
 
         @Override
         public CancellationSignal cancellation() {
@@ -47,17 +57,6 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
         @Override
         public MetricsReporter metrics() {
             return MetricsReporter.none();
-        }
-
-        @Override
-        public CompactionThreads compaction() {
-            ThreadFactory factory =
-                    r -> {
-                        Thread t = new Thread(r, "paimon-gov-compaction-" + THREADS.incrementAndGet());
-                        t.setDaemon(true);
-                        return t;
-                    };
-            return CompactionThreads.of(factory, Runtime.getRuntime().availableProcessors());
         }
 
         @Override

@@ -14,8 +14,9 @@ import org.apache.paimon.memory.MemorySegment;
 
 /**
  * {@code byte[]} pages and byte reservations from a fixed budget. Every live page is tracked by
- * identity, so releasing a foreign page or one twice is an error, and {@link #close()} can tell a
- * leak from a clean end.
+ * identity, so releasing a foreign page or one twice changes nothing (release is infallible), and
+ * {@link #close()} can tell a leak from a clean end. Releasing more bytes than are reserved returns
+ * the reservation to zero.
  *
  * <p>Thread-safe: one lock guards the counters and the live set; allocation of the arrays happens
  * outside it.
@@ -25,7 +26,8 @@ final class HeapSegmentAllocator implements SegmentAllocator {
     private final int pageSize;
     private final long capacity;
     private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
-    private long used;
+    private long pageBytes;
+    private long reserved;
     private boolean closed;
 
     HeapSegmentAllocator(int pageSize, long capacity) {
@@ -45,7 +47,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
 
     @Override
     public synchronized long usedBytes() {
-        return used;
+        return pageBytes + reserved;
     }
 
     @Override
@@ -56,11 +58,11 @@ final class HeapSegmentAllocator implements SegmentAllocator {
         long bytes = (long) pages * pageSize;
         synchronized (this) {
             ensureOpen();
-            if (used + bytes > capacity) {
+            if (usedBytes() + bytes > capacity) {
                 throw new ResourceExhaustedException(
-                        Resource.MEMORY, "heap pages", bytes, used, capacity, List.of());
+                        Resource.MEMORY, "heap pages", bytes, usedBytes(), capacity, List.of());
             }
-            used += bytes;
+            pageBytes += bytes;
         }
         List<MemorySegment> made = new ArrayList<>(pages);
         try {
@@ -69,7 +71,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
             }
         } catch (OutOfMemoryError e) {
             synchronized (this) {
-                used -= bytes;
+                pageBytes -= bytes;
             }
             throw e;
         }
@@ -84,7 +86,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
         synchronized (this) {
             for (MemorySegment page : pages) {
                 if (live.remove(page)) {
-                    used -= pageSize;
+                    pageBytes -= pageSize;
                 }
             }
         }
@@ -96,16 +98,16 @@ final class HeapSegmentAllocator implements SegmentAllocator {
             throw new IllegalArgumentException("bytes must not be negative: " + bytes);
         }
         ensureOpen();
-        if (used + bytes > capacity) {
+        if (usedBytes() + bytes > capacity) {
             return false;
         }
-        used += bytes;
+        reserved += bytes;
         return true;
     }
 
     @Override
     public synchronized void release(long bytes) {
-        used = Math.max(0, used - bytes);
+        reserved = Math.max(0, reserved - bytes);
     }
 
     private void ensureOpen() {
@@ -125,10 +127,11 @@ final class HeapSegmentAllocator implements SegmentAllocator {
             return;
         }
         closed = true;
-        long leaked = used;
+        long leaked = usedBytes();
         int pages = live.size();
         live.clear();
-        used = 0;
+        pageBytes = 0;
+        reserved = 0;
         if (leaked != 0) {
             throw new IllegalStateException(
                     "heap allocator closed with " + leaked + " bytes still held (" + pages + " pages)");

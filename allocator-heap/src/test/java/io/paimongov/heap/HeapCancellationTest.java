@@ -125,6 +125,28 @@ class HeapCancellationTest {
     }
 
     @Test
+    void anEngineCancelOfAnIdleWriteCleansUpWithoutBlockingTheEngine() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
+        TestTables.Workload w = TestTables.Workload.random(26, 20_000, 5_000, 2, 32);
+        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
+        for (InternalRow row : w.rows()) {
+            write.write(row);
+        }
+        // The engine's side: the token, as an engine's cancel callback would reach it.
+        h.context.cancellation().cancel("engine: slot released");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!h.context.isClosed() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        h.assertNothingLeft(table);
+        assertThatThrownBy(() -> write.write(w.rows().get(0)))
+                .isInstanceOf(WriteCancelledException.class)
+                .hasMessage("write cancelled: engine: slot released");
+        write.close();
+    }
+
+    @Test
     void aPreparedButUncommittedWriteCancelledPublishesNothing() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "orc");

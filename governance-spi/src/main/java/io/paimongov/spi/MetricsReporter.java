@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  *
  * <p><b>Thread-safety:</b> the callbacks run on the thread that opens or closes the write; {@code
  * live} may be called from any thread at any time and is cheap (it builds an immutable snapshot).
- * <b>May throw:</b> callbacks must not throw; the runtime logs and ignores what they throw.
+ * <b>May throw:</b> callbacks should not throw; the runtime logs and ignores what they throw.
  */
 public interface MetricsReporter {
 
@@ -22,6 +22,10 @@ public interface MetricsReporter {
 
     /** A reporter that reports nowhere. */
     static MetricsReporter none() {
-        return new MetricsReporter() {};
+        return NoMetricsReporter.INSTANCE;
     }
+}
+
+enum NoMetricsReporter implements MetricsReporter {
+    INSTANCE
 }

@@ -21,9 +21,10 @@ import org.apache.paimon.memory.MemorySegment;
  * </ul>
  *
  * <p><b>Thread-safety:</b> all methods may be called from any thread concurrently. <b>Who
- * calls:</b> the runtime only, on the writing thread and on compaction threads. <b>Re-entrancy:</b>
- * an allocator may ask the runtime to give memory back (through the engine's spill mechanism), but
- * must not call back into the runtime while it holds a lock that the runtime's release path needs.
+ * calls:</b> the runtime only: the writing thread (pages, reservations), and the threads that open,
+ * cancel or close a write (reservations and releases). The runtime never calls it while holding a
+ * lock of its own. <b>Re-entrancy:</b> an allocator may ask the runtime to give memory back
+ * (through the engine's spill mechanism); the runtime then only releases, never allocates.
  */
 public interface SegmentAllocator {
 

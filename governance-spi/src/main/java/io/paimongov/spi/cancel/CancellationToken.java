@@ -12,9 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cancel state of one write. {@link #cancel} may be called from any thread, also while a write
- * call is blocked; the write sees it at its next check point (every row or bundle, page
- * allocation, spill-file creation, compaction task start, compaction waits, {@code prepareCommit})
- * and throws {@link WriteCancelledException}.
+ * call is blocked; the write sees it at its next check point (every row, page allocation,
+ * spill-file creation, data-file creation, compaction task start, {@code prepareCommit} and
+ * commit) and throws {@link WriteCancelledException}. A thread waiting for a compaction wakes
+ * because the write's cancel listener interrupts and cancels the compaction tasks.
  *
  * <p>Linked to the engine's {@link CancellationSignal} both ways an engine may offer: the signal's
  * push callback cancels the token, and every check also polls the signal.

@@ -32,7 +32,7 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     /**
      * @param beforeStart runs on the compaction thread before each task; what it throws fails the
      *     task (the cancellation check)
-     * @param onCompleted receives each task's run time in nanoseconds
+     * @param onCompleted receives the run time in nanoseconds of each task that completed normally
      */
     public CompactionExecutor(CompactionThreads threads, Runnable beforeStart, LongConsumer onCompleted) {
         super(1, 1, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads.threadFactory());
@@ -61,10 +61,11 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
         running.incrementAndGet();
         long start = System.nanoTime();
         try {
-            return task.call();
+            T result = task.call();
+            onCompleted.accept(System.nanoTime() - start);
+            return result;
         } finally {
             running.decrementAndGet();
-            onCompleted.accept(System.nanoTime() - start);
         }
     }
 
@@ -79,19 +80,25 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     }
 
     /**
-     * Interrupts running tasks, drops queued ones and waits up to {@code timeoutMillis} for the
-     * threads to end.
+     * Interrupts running tasks and cancels queued ones, so every thread waiting on one of their
+     * futures wakes. Does not wait; safe from any thread; idempotent.
+     */
+    public void abort() {
+        for (Runnable r : shutdownNow()) {
+            queued.decrementAndGet();
+            if (r instanceof FutureTask<?> f) {
+                f.cancel(false);
+            }
+        }
+    }
+
+    /**
+     * {@link #abort()}, then waits up to {@code timeoutMillis} for the threads to end.
      *
      * @return whether every thread ended in time
      */
     public boolean stop(long timeoutMillis) {
-        shutdownNow().forEach(
-                r -> {
-                    queued.decrementAndGet();
-                    if (r instanceof FutureTask<?> f) {
-                        f.cancel(false);
-                    }
-                });
+        abort();
         try {
             return awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -16,8 +16,8 @@ import java.util.TreeMap;
  * <p>Keys under {@code governance.memory.}, {@code governance.spill.} and {@code
  * governance.provider} belong to the runtime and are validated here: an unknown key or a bad value
  * gets an {@link IllegalArgumentException} that names the key, the value and the accepted range.
- * Other {@code governance.<provider>.} keys are passed through for providers to read with {@link
- * #raw}.
+ * Every other key (by convention {@code governance.<provider>.*}) is passed through unchecked for
+ * providers to read with {@link #raw}; providers validate their own keys.
  *
  * <p>Immutable; thread-safe.
  */

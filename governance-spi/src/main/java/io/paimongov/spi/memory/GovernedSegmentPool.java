@@ -23,8 +23,11 @@ import org.apache.paimon.memory.MemorySegmentPool;
  * #close()} must run only after the Paimon write is closed, since Paimon keeps using pages it has
  * not returned.
  *
- * <p><b>Thread-safety:</b> thread-safe (one lock; the allocator is called under it only to take or
- * give pages, never to reserve bytes). <b>Who calls:</b> Paimon's writers on the writing thread.
+ * <p><b>Thread-safety:</b> thread-safe. The pool's lock guards only its own lists; the engine's
+ * allocator is never called under it, so an engine that calls back into the runtime to spill while
+ * holding its own lock cannot deadlock with a writer. <b>Who calls:</b> Paimon's writers on the
+ * writing thread; {@link #releaseCached()} and {@link #close()} also on the thread that cancels or
+ * closes the write.
  */
 public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseable {
 
@@ -66,22 +69,29 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             if (page != null) {
                 return page;
             }
-            if (!pages.tryGrow(pageSize)) {
-                denied.increment();
-                return null;
-            }
-            List<MemorySegment> got = new ArrayList<>(1);
-            try {
-                allocator.allocate(got, 1);
-            } catch (ResourceExhaustedException e) {
-                pages.shrink(pageSize);
-                denied.increment();
-                return null;
-            }
-            page = got.get(0);
-            owned.add(page);
-            return page;
         }
+        if (!pages.tryGrow(pageSize)) {
+            denied.increment();
+            return null;
+        }
+        List<MemorySegment> got = new ArrayList<>(1);
+        try {
+            allocator.allocate(got, 1);
+        } catch (ResourceExhaustedException e) {
+            pages.shrink(pageSize);
+            denied.increment();
+            return null;
+        }
+        MemorySegment page = got.get(0);
+        synchronized (this) {
+            if (!closed) {
+                owned.add(page);
+                return page;
+            }
+        }
+        allocator.release(got);
+        pages.shrink(pageSize);
+        return null;
     }
 
     @Override
@@ -101,13 +111,16 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
     }
 
     /** Gives cached (unused) pages back to the engine; returns the bytes freed. */
-    public synchronized long releaseCached() {
-        if (cached.isEmpty()) {
-            return 0;
+    public long releaseCached() {
+        List<MemorySegment> free;
+        synchronized (this) {
+            if (cached.isEmpty()) {
+                return 0;
+            }
+            free = new ArrayList<>(cached);
+            cached.clear();
+            free.forEach(owned::remove);
         }
-        List<MemorySegment> free = new ArrayList<>(cached);
-        cached.clear();
-        free.forEach(owned::remove);
         allocator.release(free);
         long bytes = (long) free.size() * pageSize;
         pages.shrink(bytes);
@@ -134,15 +147,19 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
      * the Paimon write is closed. Idempotent.
      */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        cached.clear();
-        if (!owned.isEmpty()) {
-            allocator.release(new ArrayList<>(owned));
+    public void close() {
+        List<MemorySegment> all;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            cached.clear();
+            all = new ArrayList<>(owned);
             owned.clear();
+        }
+        if (!all.isEmpty()) {
+            allocator.release(all);
         }
         pages.close();
     }

@@ -20,24 +20,29 @@ import java.util.Map;
  * @param outputFiles data files in the prepared commit messages, flushed and compacted. Exact;
  *     changes at {@code prepareCommit}.
  * @param outputBytes bytes of those files. Exact; changes at {@code prepareCommit}.
- * @param spillCount sort-buffer spill runs written. Exact; changes when a write buffer spills.
+ * @param spillCount sort-buffer spill runs written by primary-key writers (one per spill of a
+ *     write buffer). Exact. Buffered append writers spill too; their files count in {@code
+ *     spillFiles} only.
  * @param spillFiles spill files created, runs and merge outputs. Exact.
  * @param spillBytes bytes written to spill files (blocks plus 4-byte headers). Exact.
  * @param spillFilesLeft spill files present in the write's spill scope now. Exact (reads the dir).
- * @param flushCount data files written by the writing thread (flushes of the write buffer; a flush
- *     that rolls over {@code target-file-size} writes more than one). Exact.
+ * @param flushCount data files ({@code data-*}, not changelog files) written by the writing thread:
+ *     flushes of the write buffer; a flush that rolls over {@code target-file-size} writes more than
+ *     one. Exact.
  * @param flushMillis time spent writing those files. Exact (wall clock).
  * @param bufferFullCount times the pool had no page to give (Paimon then spilled or flushed).
  *     Exact.
- * @param compactionCount compaction tasks completed. Exact.
- * @param compactionMillis time compaction tasks ran. Exact (wall clock).
+ * @param compactionCount compaction tasks that completed normally. Exact.
+ * @param compactionMillis time those tasks ran. Exact (wall clock).
  * @param compactionsQueued compaction tasks waiting for a thread now. Exact.
  * @param compactionsRunning compaction tasks running now. Exact.
  * @param prepareCommitMillis time spent in {@code prepareCommit}. Exact (wall clock).
  * @param cancellations 1 once the write was cancelled, else 0. Exact.
- * @param resourceExhaustedCount requests refused with {@code ResourceExhaustedException}. Exact.
+ * @param resourceExhaustedCount requests refused with {@code ResourceExhaustedException}: memory
+ *     (after making room) and spill disk. Exact.
  * @param paimon Paimon's own writer metrics ({@code writerBuffer.*}, {@code compaction.*}) as last
- *     read on the writing thread (at open, prepareCommit and close). Values as Paimon defines them.
+ *     read on the writing thread: at each prepareCommit and at close, before Paimon's write closes.
+ *     Empty before the first of those. Values as Paimon defines them.
  */
 public record MetricsSnapshot(
         long budgetBytes,

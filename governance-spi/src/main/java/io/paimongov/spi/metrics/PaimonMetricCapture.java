@@ -16,8 +16,8 @@ import org.apache.paimon.metrics.MetricRegistry;
  * compaction}) so they can be read into {@link MetricsSnapshot#paimon()}.
  *
  * <p>Paimon's compaction gauges iterate maps the writer mutates, so {@link #read()} must run on the
- * writing thread; the runtime calls it at open, {@code prepareCommit} and close and keeps the
- * result. <b>Thread-safety:</b> registration is thread-safe; {@link #read()} is not safe to call
+ * writing thread; the runtime calls it at each {@code prepareCommit} and at close (before Paimon's
+ * write closes) and keeps the result. <b>Thread-safety:</b> registration is thread-safe; {@link #read()} is not safe to call
  * concurrently with writes.
  */
 public final class PaimonMetricCapture implements MetricRegistry {

@@ -50,6 +50,7 @@ public final class GovernedIOManager implements IOManager {
     private final LongAdder files = new LongAdder();
     private final LongAdder runs = new LongAdder();
     private final LongAdder written = new LongAdder();
+    private final LongAdder refused = new LongAdder();
     private final AtomicLong peakDiskBytes = new AtomicLong();
 
     /**
@@ -112,9 +113,10 @@ public final class GovernedIOManager implements IOManager {
     }
 
     private void account(AtomicLong fileBytes, long bytes) {
-        if (diskBytes.get() + bytes > maxBytes) {
+        if (!tryAdd(bytes)) {
             forgetDeleted();
-            if (diskBytes.get() + bytes > maxBytes) {
+            if (!tryAdd(bytes)) {
+                refused.increment();
                 throw new ResourceExhaustedException(
                         Resource.SPILL_DISK,
                         "spill file writer",
@@ -126,7 +128,20 @@ public final class GovernedIOManager implements IOManager {
         }
         fileBytes.addAndGet(bytes);
         written.add(bytes);
-        peakDiskBytes.accumulateAndGet(diskBytes.addAndGet(bytes), Math::max);
+    }
+
+    private boolean tryAdd(long bytes) {
+        while (true) {
+            long current = diskBytes.get();
+            long next = current + bytes;
+            if (next > maxBytes || next < 0) {
+                return false;
+            }
+            if (diskBytes.compareAndSet(current, next)) {
+                peakDiskBytes.accumulateAndGet(next, Math::max);
+                return true;
+            }
+        }
     }
 
     private void forgetDeleted() {
@@ -139,6 +154,11 @@ public final class GovernedIOManager implements IOManager {
                             diskBytes.addAndGet(-e.getValue().get());
                             return true;
                         });
+    }
+
+    /** Blocks refused because they would pass the spill byte budget (exact). */
+    public long refusedCount() {
+        return refused.sum();
     }
 
     /** Spill files created (exact). */
@@ -156,7 +176,10 @@ public final class GovernedIOManager implements IOManager {
         return written.sum();
     }
 
-    /** The most bytes spill files held on disk at once (exact, up to deletions noticed late). */
+    /**
+     * The most bytes spill files held on disk at once, as accounted: deletions are noticed when the
+     * budget would be passed, so this may count files already deleted (an upper bound).
+     */
     public long peakDiskBytes() {
         return peakDiskBytes.get();
     }

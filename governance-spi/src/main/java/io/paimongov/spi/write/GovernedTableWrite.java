@@ -28,6 +28,7 @@ import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.sink.TableWriteImpl;
+import org.apache.paimon.utils.InternalRowPartitionComputer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,9 +43,12 @@ import org.slf4j.LoggerFactory;
  * creates. A new (partition, bucket) writer is admitted only when its reservation and its first
  * pages fit, after making room (cached pages released, the largest other writer flushed or
  * spilled); otherwise the write fails with {@link ResourceExhaustedException}. On failure or
- * cancel everything is undone at once: the Paimon write is closed (twice if the first close
- * throws), compaction stops, prepared but uncommitted messages are aborted, uncommitted data files
- * are deleted, the spill scope is deleted, and only then are pages and reservations returned.
+ * cancel everything is undone at once, in this order: running compactions are interrupted and
+ * queued ones cancelled; the Paimon write is closed (twice if the first close throws) and the
+ * compaction threads end; prepared but uncommitted messages are aborted and the data files this
+ * write created and nobody took over are deleted; the estimate reservations are returned; then the
+ * context deletes the spill scope, returns the pages (only now: Paimon uses them until its write is
+ * closed) and closes the engine's resources.
  *
  * <p><b>Thread-safety:</b> one writing thread calls {@link #write}, {@link #prepareCommit} and
  * {@link #close}; {@link #cancel} may be called from any thread at any time, also while a write call
@@ -70,12 +74,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     }
 
     /** One (partition, bucket) writer; bucket -1 where the table picks buckets itself. */
-    private record WriterKey(BinaryRow partition, int bucket) {
-        @Override
-        public String toString() {
-            return "writer[partition=" + partition.hashCode() + ", bucket=" + bucket + "]";
-        }
-    }
+    private record WriterKey(BinaryRow partition, int bucket) {}
 
     private final ResourceContext context;
     private final MemoryBudget budget;
@@ -95,6 +94,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     private final boolean knownBuckets;
     private volatile State state = State.OPEN;
     private volatile Thread writingThread;
+    private volatile Thread cancellingThread;
     private boolean paimonClosed;
 
     private GovernedTableWrite(ResourceContext context, FileStoreTable table, Mode mode, String commitUser) {
@@ -237,14 +237,14 @@ public final class GovernedTableWrite implements AutoCloseable {
             return;
         }
         WriterKey owned = new WriterKey(key.partition().copy(), key.bucket());
-        MemoryReservation reservation = budget.newReservation(owned.toString());
+        MemoryReservation reservation = budget.newReservation(writerName(owned));
         try {
             reservation.grow(footprint.perWriterBytes());
             long firstPages = (long) MIN_WRITER_PAGES * context.pool().pageSize();
             if (pageRoom() < firstPages) {
                 reclaim(firstPages);
                 if (pageRoom() < firstPages) {
-                    throw budget.exhausted(owned + " first pages", firstPages);
+                    throw budget.exhausted(writerName(owned) + " first pages", firstPages);
                 }
             }
         } catch (Exception e) {
@@ -252,6 +252,12 @@ public final class GovernedTableWrite implements AutoCloseable {
             throw e;
         }
         writers.put(owned, reservation);
+    }
+
+    private String writerName(WriterKey key) {
+        String partition =
+                InternalRowPartitionComputer.partToSimpleString(table.schema().logicalPartitionType(), key.partition(), "/", 100);
+        return "writer[partition=" + partition + ", bucket=" + key.bucket() + "]";
     }
 
     private long pageRoom() {
@@ -264,6 +270,10 @@ public final class GovernedTableWrite implements AutoCloseable {
      */
     private long reclaim(long needed) throws Exception {
         long freed = context.pool().releaseCached();
+        if (!lock.isHeldByCurrentThread()) {
+            // Paimon's writers are not thread-safe: only the writing thread may make them flush.
+            return freed;
+        }
         while (freed < needed) {
             MemoryOwner largest = null;
             for (MemoryOwner owner : poolFactory.memoryOwners()) {
@@ -311,7 +321,7 @@ public final class GovernedTableWrite implements AutoCloseable {
             check(State.OPEN, "prepareCommit");
             List<CommitMessage> messages =
                     mode == Mode.BATCH ? write.prepareCommit() : write.prepareCommit(waitCompaction, identifier);
-            Handoff prepared = new Handoff(messages, identifier);
+            Handoff prepared = new Handoff(messages, fileIO.drain(), identifier);
             pending.add(prepared);
             context.cancellation().throwIfCancelled();
             recordOutput(messages);
@@ -374,12 +384,36 @@ public final class GovernedTableWrite implements AutoCloseable {
      * @return whether this call cancelled it (false when it already was)
      */
     public boolean cancel(String reason) {
-        return context.cancellation().cancel(reason);
+        cancellingThread = Thread.currentThread();
+        try {
+            return context.cancellation().cancel(reason);
+        } finally {
+            cancellingThread = null;
+        }
     }
 
+    /**
+     * Runs once, on the cancelling thread, however the write was cancelled. Wakes a writing thread
+     * that waits for a compaction (the task is interrupted or cancelled, its future completes). If
+     * the write is idle, it is cleaned up at once: on this thread when cancelled through {@link
+     * #cancel}, else on a short-lived thread of its own, since an engine's cancel callback must not
+     * block.
+     */
     private void onCancel() {
-        // Wakes a writing thread that waits for a compaction: the task fails, its future completes.
-        context.compactionExecutor().shutdownNow();
+        context.compactionExecutor().abort();
+        if (Thread.currentThread() == cancellingThread) {
+            cleanUpIfIdle();
+        } else {
+            Thread cleaner = new Thread(this::cleanUpIfIdle, "paimon-gov-cancel-" + context.name());
+            cleaner.setDaemon(true);
+            cleaner.start();
+        }
+    }
+
+    private void cleanUpIfIdle() {
+        if (lock.isHeldByCurrentThread()) {
+            return; // cancelled from inside a call of this write: the call sees it at its next check
+        }
         if (lock.tryLock()) {
             try {
                 if (state != State.DONE) {
@@ -479,9 +513,10 @@ public final class GovernedTableWrite implements AutoCloseable {
     }
 
     /**
-     * Gives everything back, in the only safe order: compaction stopped, the Paimon write closed
-     * (pages are still live inside it until then), uncommitted messages aborted and data files
-     * deleted, then the context (spill scope, pages, reservations, engine resources).
+     * Gives everything back in the order the class comment gives: compaction stopped, the Paimon
+     * write closed (pages are live inside it until then), uncommitted messages aborted and data
+     * files deleted, estimate reservations returned, then the context (spill scope, pages, engine
+     * resources).
      *
      * @param orderly false after a failure or cancel: running compactions are interrupted first
      * @return the first error met; every step ran regardless
@@ -490,14 +525,14 @@ public final class GovernedTableWrite implements AutoCloseable {
         state = State.DONE;
         context.metrics().recordPaimon(paimonMetrics.read());
         if (!orderly || context.cancellation().isCancelled()) {
-            context.compactionExecutor().shutdownNow();
+            context.compactionExecutor().abort();
         }
         Exception first = closePaimon(null);
         for (Handoff h : pending) {
             first = h.abortIfOwned(first);
         }
         pending.clear();
-        deleteUncommittedFiles();
+        first = deleteFiles(fileIO.uncommitted(), first);
         writers.values().forEach(MemoryReservation::close);
         writers.clear();
         fixed.forEach(MemoryReservation::close);
@@ -535,14 +570,16 @@ public final class GovernedTableWrite implements AutoCloseable {
         return first;
     }
 
-    private void deleteUncommittedFiles() {
-        for (Path path : fileIO.uncommitted()) {
+    /** Deletes data files that exist still; Paimon's own cleanup has usually removed them. */
+    private Exception deleteFiles(List<Path> paths, Exception first) {
+        for (Path path : paths) {
             try {
                 fileIO.delete(path, false);
             } catch (Exception e) {
-                LOG.warn("cannot delete uncommitted data file {}", path, e);
+                first = add(first, e);
             }
         }
+        return first;
     }
 
     private static Exception add(Exception first, Exception next) {
@@ -553,15 +590,17 @@ public final class GovernedTableWrite implements AutoCloseable {
         return first;
     }
 
-    /** Prepared messages and who owns them. */
+    /** Prepared messages, the data files created for them, and who owns them. */
     private final class Handoff implements PreparedCommit {
         private final List<CommitMessage> messages;
+        private final List<Path> files;
         private final long identifier;
         private boolean owned = true;
         private boolean aborted;
 
-        Handoff(List<CommitMessage> messages, long identifier) {
+        Handoff(List<CommitMessage> messages, List<Path> files, long identifier) {
             this.messages = List.copyOf(messages);
+            this.files = files;
             this.identifier = identifier;
         }
 
@@ -574,11 +613,8 @@ public final class GovernedTableWrite implements AutoCloseable {
         public void commit() throws Exception {
             lock.lock();
             try {
-                ensureOwned();
                 // A failed commit may still have been published, so its files are never aborted.
-                owned = false;
-                pending.remove(this);
-                fileIO.committed();
+                take();
                 commitNow();
             } finally {
                 lock.unlock();
@@ -595,6 +631,13 @@ public final class GovernedTableWrite implements AutoCloseable {
                     commit.commit(identifier, messages);
                 }
             }
+        }
+
+        /** Takes the messages out of the write's care: it will neither abort nor delete them. */
+        private void take() {
+            ensureOwned();
+            owned = false;
+            pending.remove(this);
         }
 
         /** A cancelled write's messages were aborted: say so as the cancellation. */
@@ -617,10 +660,7 @@ public final class GovernedTableWrite implements AutoCloseable {
         public List<CommitMessage> handOff() {
             lock.lock();
             try {
-                ensureOwned();
-                owned = false;
-                pending.remove(this);
-                fileIO.committed();
+                take();
                 return messages;
             } finally {
                 lock.unlock();
@@ -636,9 +676,9 @@ public final class GovernedTableWrite implements AutoCloseable {
             try (var commit = table.newBatchWriteBuilder().newCommit()) {
                 commit.abort(messages);
             } catch (Exception e) {
-                return add(first, e);
+                first = add(first, e);
             }
-            return first;
+            return deleteFiles(files, first);
         }
     }
 
@@ -651,7 +691,7 @@ public final class GovernedTableWrite implements AutoCloseable {
 
         @Override
         public void written(Path path, long bytes, long nanos, Thread writer) {
-            if (writer == writingThread) {
+            if (writer == writingThread && path.getName().startsWith("data-")) {
                 context.metrics().recordFlush(nanos);
             }
         }

@@ -59,11 +59,17 @@ public final class ResourceContext implements AutoCloseable {
         this.pool = new GovernedSegmentPool(budget, token::throwIfCancelled);
         this.sweptScopes = options.sweepOrphans() ? SpillScope.sweepDead(engine.spill()) : 0;
         SpillScope scope = SpillScope.create(engine.spill(), name);
-        this.ioManager = new GovernedIOManager(scope, engine.spill().maxBytes(), token::throwIfCancelled);
-        this.metrics = new WriterMetrics(sources());
-        this.compaction =
-                new CompactionExecutor(engine.compaction(), token::throwIfCancelled, metrics::recordCompaction);
-        token.onCancel(metrics::recordCancelled);
+        try {
+            this.ioManager = new GovernedIOManager(scope, engine.spill().maxBytes(), token::throwIfCancelled);
+            this.metrics = new WriterMetrics(sources());
+            this.compaction =
+                    new CompactionExecutor(engine.compaction(), token::throwIfCancelled, metrics::recordCompaction);
+            token.onCancel(metrics::recordCancelled);
+        } catch (RuntimeException | Error e) {
+            scope.delete();
+            token.close();
+            throw e;
+        }
     }
 
     /**
@@ -83,14 +89,23 @@ public final class ResourceContext implements AutoCloseable {
     public static ResourceContext open(
             String name, GovernanceProvider provider, GovernanceOptions options, EngineEnvironment environment) {
         EngineResources engine = provider.open(options, environment);
+        ResourceContext context;
         try {
-            ResourceContext context = new ResourceContext(name, options, engine);
-            engine.metrics().writeOpened(name, context.metrics::snapshot);
-            return context;
+            context = new ResourceContext(name, options, engine);
         } catch (RuntimeException | Error e) {
-            closeQuietly(engine, e);
+            try {
+                engine.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
             throw e;
         }
+        try {
+            engine.metrics().writeOpened(name, context.metrics::snapshot);
+        } catch (RuntimeException e) {
+            LOG.warn("metrics reporter failed on open of '{}'", name, e);
+        }
+        return context;
     }
 
     private WriterMetrics.Sources sources() {
@@ -99,7 +114,7 @@ public final class ResourceContext implements AutoCloseable {
                 budget::reservedBytes,
                 budget::peakBytes,
                 () -> (long) pool.ownedPages() * pool.pageSize(),
-                budget::exhaustedCount,
+                () -> budget.exhaustedCount() + ioManager.refusedCount(),
                 ioManager::spillRuns,
                 ioManager::spillFiles,
                 ioManager::spillBytes,
@@ -200,13 +215,5 @@ public final class ResourceContext implements AutoCloseable {
         }
         token.close();
         engine.close();
-    }
-
-    private static void closeQuietly(EngineResources engine, Throwable cause) {
-        try {
-            engine.close();
-        } catch (RuntimeException e) {
-            cause.addSuppressed(e);
-        }
     }
 }

@@ -14,9 +14,10 @@ import org.apache.paimon.fs.SeekableInputStream;
 
 /**
  * The table's {@link FileIO} as one governed write sees it: data files the write creates are
- * tracked until they are committed, timed, and checked against cancellation when created. After a
- * failure or cancel the write deletes what it created and did not commit, so no orphan data file
- * stays behind even where Paimon's own cleanup misses one (an interrupted or late compaction).
+ * tracked until a prepared commit takes them over, timed, and checked against cancellation when
+ * created. After a failure or cancel the write deletes what it created and nobody committed, so no
+ * orphan data file stays behind even where Paimon's own cleanup misses one (an interrupted or late
+ * compaction).
  *
  * <p>Everything else is passed to the table's own FileIO unchanged. <b>Thread-safety:</b>
  * thread-safe; the writing thread and compaction threads create files. Not meant to be serialized:
@@ -47,14 +48,19 @@ final class TrackingFileIO implements FileIO {
         return name.startsWith("data-") || name.startsWith("changelog-");
     }
 
-    /** Data files created and neither deleted nor committed yet. */
+    /** Data files created since the last {@link #drain()} and not deleted since. */
     List<Path> uncommitted() {
         return List.copyOf(created);
     }
 
-    /** The write committed: what it created now belongs to the table. */
-    void committed() {
-        created.clear();
+    /**
+     * Hands the files tracked so far to a prepared commit, which owns them from now on; tracking
+     * starts afresh for the files the write creates next.
+     */
+    List<Path> drain() {
+        List<Path> drained = List.copyOf(created);
+        created.removeAll(drained);
+        return drained;
     }
 
     @Override

@@ -13,13 +13,13 @@ import org.apache.paimon.table.FileStoreTable;
  * spill I/O buffers, compaction readers and writers) is bounded here by table options and reserved
  * as estimates through the same budget. {@code docs/metrics.md} explains each number.
  *
- * <p>Options set (through {@code table.copy}), each only when the user did not set it, except
- * {@code async-file-write}, which is always turned off: its queue lives outside any budget and an
- * interrupted async flush leaves an orphan data file.
+ * <p>Options set (through {@code table.copy}). Always: {@code async-file-write=false} (its queue
+ * lives outside any budget and an interrupted async flush leaves an orphan data file) and {@code
+ * page-size} = the allocator's page size (the pages are the allocator's). Only when the user did
+ * not set them:
  *
  * <ul>
  *   <li>{@code write-buffer-spillable=true} for primary-key tables;
- *   <li>{@code page-size} = the allocator's page size;
  *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
  *       from 64k to 128m;
  *   <li>{@code local-sort.max-num-file-handles} = as many merge channels (2 pages each) as fit in
@@ -79,20 +79,21 @@ public final class WriteFootprint {
         Map<String, String> effective = new HashMap<>(given);
         effective.putAll(set);
         CoreOptions core = new CoreOptions(effective);
-        long formatBuffer = formatBuffer(core, effective);
+        long formatBuffer = formatBuffer(core, effective, primaryKey);
         boolean spillable = primaryKey && core.writeBufferSpillable();
         boolean appendBuffered = !primaryKey && core.useWriteBufferForAppend();
 
         long perWriter = WRITER_OVERHEAD + (primaryKey || appendBuffered ? 0 : formatBuffer);
         long flushWriter = primaryKey || appendBuffered ? formatBuffer : 0;
-        long spillIo = spillable ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes : 0;
+        long spillIo =
+                spillable || appendBuffered ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes : 0;
         long compaction =
                 primaryKey ? (core.numSortedRunCompactionTrigger() + 2L) * formatBuffer : formatBuffer;
         return new WriteFootprint(set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction);
     }
 
-    private static long formatBuffer(CoreOptions core, Map<String, String> effective) {
-        long target = core.targetFileSize(false);
+    private static long formatBuffer(CoreOptions core, Map<String, String> effective, boolean primaryKey) {
+        long target = core.targetFileSize(primaryKey);
         String format = core.fileFormatString().toLowerCase(Locale.ROOT);
         return switch (format) {
             case "parquet" -> Math.min(target, Sizes.parse("file.block-size", effective.get("file.block-size")));
@@ -135,7 +136,7 @@ public final class WriteFootprint {
         return flushWriter;
     }
 
-    /** Reserved once: spill channel buffers of a sort-buffer spill and merge. */
+    /** Reserved once: spill channel buffers of a write-buffer spill and merge (primary-key and buffered append tables). */
     public long spillIoBytes() {
         return spillIo;
     }

@@ -58,6 +58,37 @@ class CompactionExecutorTest {
     }
 
     @Test
+    void abortWakesThreadsWaitingOnRunningAndQueuedTasks() throws Exception {
+        CompactionExecutor executor = executor();
+        CountDownLatch started = new CountDownLatch(1);
+        Future<?> running =
+                executor.submit(
+                        () -> {
+                            started.countDown();
+                            Thread.sleep(60_000);
+                            return null;
+                        });
+        Future<?> queued = executor.submit(() -> 1);
+        started.await();
+        Thread waiter =
+                new Thread(
+                        () -> {
+                            try {
+                                queued.get();
+                            } catch (Exception expected) {
+                                // woken: that is the point
+                            }
+                        });
+        waiter.start();
+        executor.abort();
+        waiter.join(5_000);
+        assertThat(waiter.isAlive()).as("the waiter on a queued task woke").isFalse();
+        assertThatThrownBy(running::get).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InterruptedException.class);
+        assertThat(executor.queuedTasks()).isZero();
+        assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
     void stopInterruptsRunningTasksAndCancelsQueuedOnes() throws Exception {
         CompactionExecutor executor = executor();
         CountDownLatch started = new CountDownLatch(1);
