@@ -6,21 +6,31 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.config.GovernanceOptions;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Provider {@code heap}: the process is the engine. Pages are {@code byte[]} from a fixed budget of
- * {@code governance.memory.budget}; spill goes under {@code governance.spill.dirs}; cancellation
- * comes only through the write's token; metrics go nowhere but the snapshot. The embedded default.
+ * Provider {@code heap}: the process is the engine. Pages are {@code byte[]} from a budget of
+ * {@code governance.memory.budget}; spill goes under {@code governance.spill.dirs}. The embedded
+ * default.
  *
- * <p>Stateless and thread-safe: every {@link #open} makes an independent budget.
+ * <p>A plain Java service can hand the provider its own engine objects in the {@link
+ * EngineEnvironment}: a {@link HeapMemoryPool} (one budget shared by all its writes), a {@link
+ * CancellationSignal} (its own cancel, e.g. {@link CancellationSignal#manual()}) and a {@link
+ * MetricsReporter} (its metric system). Without them each write has a private budget, is cancelled
+ * only through its token and reports nowhere but its snapshot.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class HeapGovernanceProvider implements GovernanceProvider {
 
     public static final String NAME = "heap";
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
 
     @Override
     public String name() {
@@ -29,35 +39,39 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
 
     @Override
     public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
-        HeapSegmentAllocator allocator = new HeapSegmentAllocator(options.pageSize(), options.budgetBytes());
-        SpillLocations spill = SpillLocations.of(options.spillDirs(), options.spillMaxBytes());
-        return new HeapResources(allocator, spill);
+        int pageSize = options.pageSize();
+        HeapSegmentAllocator allocator =
+                environment
+                        .find(HeapMemoryPool.class)
+                        .map(pool -> new HeapSegmentAllocator(pageSize, options.budgetBytes(), pool))
+                        .orElseGet(() -> new HeapSegmentAllocator(pageSize, options.budgetBytes()));
+        return new HeapResources(
+                allocator,
+                SpillLocations.of(options.spillDirs(), options.spillMaxBytes()),
+                environment.find(CancellationSignal.class).orElse(CancellationSignal.never()),
+                environment.find(MetricsReporter.class).orElse(MetricsReporter.none()),
+                CompactionThreads.of(HeapGovernanceProvider::compactionThread, Runtime.getRuntime().availableProcessors()));
     }
 
-    private record HeapResources(HeapSegmentAllocator memory, SpillLocations spill, CompactionThreads compaction)
+    /** A heap pool of {@code budgetBytes} with a manual cancel and a metrics sink a test can read. */
+    @Override
+    public Optional<StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
+        return Optional.of(new HeapStandaloneEngine(budgetBytes));
+    }
+
+    private static Thread compactionThread(Runnable task) {
+        Thread t = new Thread(task, "paimon-gov-compaction-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    }
+
+    private record HeapResources(
+            HeapSegmentAllocator memory,
+            SpillLocations spill,
+            CancellationSignal cancellation,
+            MetricsReporter metrics,
+            CompactionThreads compaction)
             implements EngineResources {
-
-        private static final AtomicInteger THREADS = new AtomicInteger();
-
-        HeapResources(HeapSegmentAllocator memory, SpillLocations spill) {
-            this(memory, spill, CompactionThreads.of(HeapResources::compactionThread, Runtime.getRuntime().availableProcessors()));
-        }
-
-        private static Thread compactionThread(Runnable task) {
-            Thread t = new Thread(task, "paimon-gov-compaction-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }
-
-        @Override
-        public CancellationSignal cancellation() {
-            return CancellationSignal.never();
-        }
-
-        @Override
-        public MetricsReporter metrics() {
-            return MetricsReporter.none();
-        }
 
         @Override
         public void close() {

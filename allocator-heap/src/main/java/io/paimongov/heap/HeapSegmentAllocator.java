@@ -25,14 +25,22 @@ final class HeapSegmentAllocator implements SegmentAllocator {
 
     private final int pageSize;
     private final long capacity;
+    private final HeapMemoryPool pool;
     private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
     private long pageBytes;
     private long reserved;
     private boolean closed;
 
+    /** A private budget: the pool is this allocator alone. */
     HeapSegmentAllocator(int pageSize, long capacity) {
+        this(pageSize, capacity, new HeapMemoryPool(capacity));
+    }
+
+    /** A budget of {@code capacity} inside a {@code pool} shared with other writes. */
+    HeapSegmentAllocator(int pageSize, long capacity, HeapMemoryPool pool) {
         this.pageSize = pageSize;
         this.capacity = capacity;
+        this.pool = pool;
     }
 
     @Override
@@ -58,7 +66,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
         long bytes = (long) pages * pageSize;
         synchronized (this) {
             ensureOpen();
-            if (usedBytes() + bytes > capacity) {
+            if (usedBytes() + bytes > capacity || !pool.tryTake(bytes)) {
                 throw new ResourceExhaustedException(
                         Resource.MEMORY, "heap pages", bytes, usedBytes(), capacity, List.of());
             }
@@ -72,6 +80,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
         } catch (OutOfMemoryError e) {
             synchronized (this) {
                 pageBytes -= bytes;
+                pool.give(bytes);
             }
             throw e;
         }
@@ -87,6 +96,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
             for (MemorySegment page : pages) {
                 if (live.remove(page)) {
                     pageBytes -= pageSize;
+                    pool.give(pageSize);
                 }
             }
         }
@@ -98,7 +108,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
             throw new IllegalArgumentException("bytes must not be negative: " + bytes);
         }
         ensureOpen();
-        if (usedBytes() + bytes > capacity) {
+        if (usedBytes() + bytes > capacity || !pool.tryTake(bytes)) {
             return false;
         }
         reserved += bytes;
@@ -107,7 +117,9 @@ final class HeapSegmentAllocator implements SegmentAllocator {
 
     @Override
     public synchronized void release(long bytes) {
-        reserved = Math.max(0, reserved - bytes);
+        long given = Math.min(bytes, reserved);
+        reserved -= given;
+        pool.give(given);
     }
 
     private void ensureOpen() {
@@ -130,6 +142,7 @@ final class HeapSegmentAllocator implements SegmentAllocator {
         long leaked = usedBytes();
         int pages = live.size();
         live.clear();
+        pool.give(leaked);
         pageBytes = 0;
         reserved = 0;
         if (leaked != 0) {

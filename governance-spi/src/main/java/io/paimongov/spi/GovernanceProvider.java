@@ -1,6 +1,8 @@
 package io.paimongov.spi;
 
 import io.paimongov.spi.config.GovernanceOptions;
+import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * The one type an allocator module implements: it turns an engine's memory manager, temp dirs,
@@ -32,4 +34,13 @@ public interface GovernanceProvider {
      * @param environment what the engine hands over (its memory manager, task context, ...)
      */
     EngineResources open(GovernanceOptions options, EngineEnvironment environment);
+
+    /**
+     * A standalone engine of this provider's kind with {@code budgetBytes} of memory and its temp
+     * space under {@code tempDir}, for the TCK and the CLI. Empty when the provider cannot run
+     * without its host; the TCK then observes the engine through the provider's own counters.
+     */
+    default Optional<StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
+        return Optional.empty();
+    }
 }

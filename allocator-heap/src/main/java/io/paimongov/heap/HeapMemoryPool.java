@@ -1,0 +1,51 @@
+package io.paimongov.heap;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One heap budget shared by many writes: the engine-level memory of a plain Java service. Put it
+ * in the {@code EngineEnvironment} under {@code HeapMemoryPool.class}; every write the heap
+ * provider opens with that environment takes its pages and reservations from it as well as from
+ * its own {@code governance.memory.budget}, so the writes together never pass the pool.
+ *
+ * <p>Thread-safe (one compare-and-set counter). {@link #usedBytes()} is the engine's own counter
+ * that the TCK reads.
+ */
+public final class HeapMemoryPool {
+
+    private final long capacity;
+    private final AtomicLong used = new AtomicLong();
+
+    public HeapMemoryPool(long capacityBytes) {
+        if (capacityBytes <= 0) {
+            throw new IllegalArgumentException("capacityBytes must be positive: " + capacityBytes);
+        }
+        this.capacity = capacityBytes;
+    }
+
+    public long capacityBytes() {
+        return capacity;
+    }
+
+    /** Bytes taken by all writes now. */
+    public long usedBytes() {
+        return used.get();
+    }
+
+    boolean tryTake(long bytes) {
+        while (true) {
+            long current = used.get();
+            long next = current + bytes;
+            if (next > capacity || next < 0) {
+                return false;
+            }
+            if (used.compareAndSet(current, next)) {
+                return true;
+            }
+        }
+    }
+
+    void give(long bytes) {
+        used.addAndGet(-bytes);
+    }
+}

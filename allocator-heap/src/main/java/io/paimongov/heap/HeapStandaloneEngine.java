@@ -1,0 +1,63 @@
+package io.paimongov.heap;
+
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.ManualCancellation;
+import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The heap provider's engine on its own: a {@link HeapMemoryPool}, a manual cancel and a metrics
+ * sink that keeps the last snapshot a write reported. Thread-safe.
+ */
+final class HeapStandaloneEngine implements StandaloneEngine {
+
+    private final HeapMemoryPool pool;
+    private final ManualCancellation cancellation = CancellationSignal.manual();
+    private final AtomicReference<MetricsSnapshot> reported = new AtomicReference<>();
+    private final EngineEnvironment environment;
+
+    HeapStandaloneEngine(long budgetBytes) {
+        this.pool = new HeapMemoryPool(budgetBytes);
+        MetricsReporter sink =
+                new MetricsReporter() {
+                    @Override
+                    public void writeClosed(String writeName, MetricsSnapshot last) {
+                        reported.set(last);
+                    }
+                };
+        this.environment =
+                EngineEnvironment.builder()
+                        .with(HeapMemoryPool.class, pool)
+                        .with(CancellationSignal.class, cancellation)
+                        .with(MetricsReporter.class, sink)
+                        .build();
+    }
+
+    @Override
+    public EngineEnvironment environment() {
+        return environment;
+    }
+
+    @Override
+    public long engineUsedBytes() {
+        return pool.usedBytes();
+    }
+
+    @Override
+    public boolean cancel(String reason) {
+        cancellation.cancel(reason);
+        return true;
+    }
+
+    @Override
+    public Optional<MetricsSnapshot> reportedMetrics() {
+        return Optional.ofNullable(reported.get());
+    }
+
+    @Override
+    public void close() {}
+}

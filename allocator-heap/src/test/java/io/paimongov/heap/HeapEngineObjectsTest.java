@@ -1,0 +1,110 @@
+package io.paimongov.heap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.ManualCancellation;
+import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.memory.MemoryReservation;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.ResourceContext;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A plain Java service handing the heap provider its own pool, cancel and metrics sink. */
+class HeapEngineObjectsTest {
+
+    @TempDir Path dir;
+
+    private GovernanceOptions options(String budget) {
+        return GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, budget, GovernanceOptions.SPILL_DIRS, dir.toString()));
+    }
+
+    @Test
+    void writesSharingAPoolNeverPassIt() {
+        HeapMemoryPool pool = new HeapMemoryPool(3 << 20);
+        EngineEnvironment env = EngineEnvironment.builder().with(HeapMemoryPool.class, pool).build();
+        HeapGovernanceProvider provider = new HeapGovernanceProvider();
+        try (ResourceContext a = ResourceContext.open("a", provider, options("2m"), env);
+                ResourceContext b = ResourceContext.open("b", provider, options("2m"), env)) {
+            MemoryReservation ra = a.memory().newReservation("a");
+            MemoryReservation rb = b.memory().newReservation("b");
+            assertThat(ra.tryGrow(2 << 20)).isTrue();
+            assertThat(rb.tryGrow(2 << 20)).as("the pool has 1m left").isFalse();
+            assertThat(rb.tryGrow(1 << 20)).isTrue();
+            assertThat(pool.usedBytes()).isEqualTo(3 << 20);
+        }
+        assertThat(pool.usedBytes()).isZero();
+    }
+
+    @Test
+    void theEnginesOwnCancelStopsAWrite() throws Exception {
+        ManualCancellation cancel = CancellationSignal.manual();
+        EngineEnvironment env = EngineEnvironment.builder().with(CancellationSignal.class, cancel).build();
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        ResourceContext ctx = ResourceContext.open("w", new HeapGovernanceProvider(), options("4m"), env);
+        TestTables.Workload w = TestTables.Workload.random(41, 5_000, 1_000, 1, 16);
+        try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx)) {
+            write.write(w.rows().get(0));
+            cancel.cancel("engine: task killed");
+            assertThatThrownBy(() -> write.write(w.rows().get(1)))
+                    .isInstanceOf(WriteCancelledException.class)
+                    .hasMessage("write cancelled: engine: task killed");
+        }
+        assertThat(ctx.snapshot().cancellations()).isEqualTo(1);
+        assertThat(table.snapshotManager().latestSnapshot()).isNull();
+    }
+
+    @Test
+    void theEnginesMetricSystemGetsTheFinalSnapshot() throws Exception {
+        AtomicReference<MetricsSnapshot> last = new AtomicReference<>();
+        AtomicReference<String> opened = new AtomicReference<>();
+        MetricsReporter sink =
+                new MetricsReporter() {
+                    @Override
+                    public void writeOpened(String writeName, java.util.function.Supplier<MetricsSnapshot> live) {
+                        opened.set(writeName + ":" + live.get().budgetBytes());
+                    }
+
+                    @Override
+                    public void writeClosed(String writeName, MetricsSnapshot snapshot) {
+                        last.set(snapshot);
+                    }
+                };
+        EngineEnvironment env = EngineEnvironment.builder().with(MetricsReporter.class, sink).build();
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        TestTables.Workload w = TestTables.Workload.random(43, 3_000, 1_000, 1, 16);
+        ResourceContext ctx = ResourceContext.open("reported", new HeapGovernanceProvider(), options("4m"), env);
+        try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx)) {
+            for (InternalRow row : w.rows()) {
+                write.write(row);
+            }
+            write.prepareCommit().commit();
+        }
+        assertThat(opened.get()).isEqualTo("reported:" + (4 << 20));
+        assertThat(last.get()).isEqualTo(ctx.snapshot());
+        assertThat(last.get().inputRows()).isEqualTo(w.rows().size());
+    }
+
+    @Test
+    void theStandaloneEngineReadsTheSharedPool() {
+        StandaloneEngine engine = new HeapGovernanceProvider().standalone(2 << 20, dir).orElseThrow();
+        try (ResourceContext ctx = ResourceContext.open("s", new HeapGovernanceProvider(), options("2m"), engine.environment())) {
+            ctx.memory().newReservation("x").grow(1 << 20);
+            assertThat(engine.engineUsedBytes()).isEqualTo(1 << 20);
+        }
+        assertThat(engine.engineUsedBytes()).isZero();
+        assertThat(engine.reportedMetrics()).isPresent();
+    }
+}

@@ -1,0 +1,44 @@
+package io.paimongov.spi;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A {@link CancellationSignal} that an engine fires with {@link #cancel}: for engines that are
+ * plain Java services. Pass it in the {@link EngineEnvironment} under {@code
+ * CancellationSignal.class}; providers that honour it (heap) link every write opened with it.
+ *
+ * <p>Thread-safe. The first {@link #cancel} wins; listeners run on the cancelling thread, once.
+ */
+public final class ManualCancellation implements CancellationSignal {
+
+    private final AtomicReference<String> reason = new AtomicReference<>();
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    ManualCancellation() {}
+
+    /** Fires the signal; returns false when it had fired already. */
+    public boolean cancel(String why) {
+        if (!reason.compareAndSet(null, why == null ? "cancelled by the engine" : why)) {
+            return false;
+        }
+        listeners.forEach(Runnable::run);
+        return true;
+    }
+
+    @Override
+    public Optional<String> cancelReason() {
+        return Optional.ofNullable(reason.get());
+    }
+
+    @Override
+    public AutoCloseable onCancel(Runnable listener) {
+        listeners.add(listener);
+        if (reason.get() != null) {
+            listener.run();
+        }
+        return () -> listeners.remove(listener);
+    }
+}

@@ -1,0 +1,43 @@
+package io.paimongov.spi;
+
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.util.Optional;
+
+/**
+ * An engine a provider can run without its host: Flink's {@code MemoryManager} on its own, a Spark
+ * {@code TaskMemoryManager} outside a cluster, a plain heap pool. The TCK and the CLI use it to
+ * verify a provider against the engine's own counters rather than the provider's word.
+ *
+ * <p>Made by {@link GovernanceProvider#standalone}; one per test. <b>Thread-safety:</b> every
+ * method may be called from any thread.
+ */
+public interface StandaloneEngine extends AutoCloseable {
+
+    /** What {@link GovernanceProvider#open} receives for writes on this engine. */
+    EngineEnvironment environment();
+
+    /** Bytes the engine's own memory manager counts as taken, read from the engine itself. */
+    long engineUsedBytes();
+
+    /**
+     * Cancels the way the engine does (a task cancel, a kill), so the provider's {@link
+     * CancellationSignal} fires.
+     *
+     * @return false when this engine has no way to cancel a write from its side
+     */
+    default boolean cancel(String reason) {
+        return false;
+    }
+
+    /**
+     * What the engine's metric system last received from a write on this engine, read back from
+     * the engine, or empty when the engine keeps no metrics a test can read.
+     */
+    default Optional<MetricsSnapshot> reportedMetrics() {
+        return Optional.empty();
+    }
+
+    /** Releases the engine. Idempotent. */
+    @Override
+    void close();
+}
