@@ -22,9 +22,11 @@ import org.apache.paimon.memory.MemorySegment;
  *
  * <p><b>Thread-safety:</b> all methods may be called from any thread concurrently. <b>Who
  * calls:</b> the runtime only: the writing thread (pages, reservations), and the threads that open,
- * cancel or close a write (reservations and releases). The runtime never calls it while holding a
- * lock of its own. <b>Re-entrancy:</b> an allocator may ask the runtime to give memory back
- * (through the engine's spill mechanism); the runtime then only releases, never allocates.
+ * cancel or close a write (reservations and releases). The only lock of the runtime's held during
+ * such a call is the write's call lock, which the writing thread holds for the length of a write
+ * call and a cleanup holds while it releases; nothing the runtime does on another thread waits for
+ * it except a later call of the same write. <b>Re-entrancy:</b> an allocator must not call back
+ * into the write from inside these methods.
  */
 public interface SegmentAllocator {
 

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * push callback cancels the token, and every check also polls the signal.
  *
  * <p><b>Thread-safety:</b> thread-safe. Listeners run once, on the cancelling thread; they must
- * not block and must not throw (what they throw is logged).
+ * not block and must not throw (what they throw is logged). The runtime's own listeners only flag,
+ * interrupt and hand cleanup to another thread.
  */
 public final class CancellationToken implements AutoCloseable {
 

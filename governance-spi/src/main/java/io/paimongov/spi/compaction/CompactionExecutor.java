@@ -26,7 +26,6 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
 
     private final Runnable beforeStart;
     private final LongConsumer onCompleted;
-    private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
 
     /**
@@ -42,7 +41,6 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
 
     @Override
     protected <T> RunnableFuture<T> newTaskFor(Callable<T> task) {
-        queued.incrementAndGet();
         return new FutureTask<>(() -> runCounted(task));
     }
 
@@ -56,7 +54,6 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     }
 
     private <T> T runCounted(Callable<T> task) throws Exception {
-        queued.decrementAndGet();
         beforeStart.run();
         running.incrementAndGet();
         long start = System.nanoTime();
@@ -69,9 +66,9 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
         }
     }
 
-    /** Tasks submitted and not yet started. */
+    /** Tasks submitted and not yet taken by a thread (a task cancelled while queued counts until then). */
     public int queuedTasks() {
-        return Math.max(0, queued.get());
+        return getQueue().size();
     }
 
     /** Tasks running now. */
@@ -85,7 +82,6 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
      */
     public void abort() {
         for (Runnable r : shutdownNow()) {
-            queued.decrementAndGet();
             if (r instanceof FutureTask<?> f) {
                 f.cancel(false);
             }

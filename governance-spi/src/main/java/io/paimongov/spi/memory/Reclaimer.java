@@ -4,9 +4,11 @@ package io.paimongov.spi.memory;
  * Makes room in a {@link MemoryBudget} when a reservation cannot grow: releases cached pages,
  * makes Paimon flush or spill a writer. Installed once by the runtime when a write opens.
  *
- * <p><b>Who calls:</b> {@link MemoryReservation#grow} on the thread that asked for memory, never
- * concurrently with itself for one write. <b>Re-entrancy:</b> must not grow any reservation; it
- * may shrink them. <b>May throw:</b> what the flush throws (I/O errors, cancellation).
+ * <p><b>Who calls:</b> {@link MemoryReservation#grow}, on the thread that asked for memory, which
+ * may be any thread: a reclaimer must be thread-safe. The governed write's reclaimer makes Paimon
+ * flush only on the writing thread inside a write call; on any other thread it only releases cached
+ * pages. <b>Re-entrancy:</b> must not grow any reservation; it may shrink them. <b>May throw:</b>
+ * what the flush throws (I/O errors, cancellation).
  */
 @FunctionalInterface
 public interface Reclaimer {

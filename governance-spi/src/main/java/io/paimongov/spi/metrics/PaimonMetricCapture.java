@@ -15,9 +15,10 @@ import org.apache.paimon.metrics.MetricRegistry;
  * Captures the metric groups Paimon registers on a write ({@code writerBuffer}, {@code
  * compaction}) so they can be read into {@link MetricsSnapshot#paimon()}.
  *
- * <p>Paimon's compaction gauges iterate maps the writer mutates, so {@link #read()} must run on the
- * writing thread; the runtime calls it at each {@code prepareCommit} and at close (before Paimon's
- * write closes) and keeps the result. <b>Thread-safety:</b> registration is thread-safe; {@link #read()} is not safe to call
+ * <p>Paimon's compaction gauges iterate maps the writer mutates, so {@link #read()} must run while
+ * no write call is under way: the runtime calls it inside the write's call lock, at each {@code
+ * prepareCommit} and when the write is released (before Paimon's write closes), and keeps the
+ * result. <b>Thread-safety:</b> registration is thread-safe; {@link #read()} is not safe to call
  * concurrently with writes.
  */
 public final class PaimonMetricCapture implements MetricRegistry {

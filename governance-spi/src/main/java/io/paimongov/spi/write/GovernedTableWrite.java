@@ -59,6 +59,9 @@ public final class GovernedTableWrite implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(GovernedTableWrite.class);
 
+    /** Set while {@link #cancel} runs the token on this thread, which then cleans up itself. */
+    private static final ThreadLocal<Boolean> CANCELLING_HERE = new ThreadLocal<>();
+
     /** Pages Paimon's sort buffer takes when a writer is created or re-initialised. */
     public static final int MIN_WRITER_PAGES = 3;
 
@@ -88,13 +91,14 @@ public final class GovernedTableWrite implements AutoCloseable {
     private final List<MemoryReservation> fixed = new ArrayList<>();
     private final Map<WriterKey, MemoryReservation> writers = new HashMap<>();
     private final List<Handoff> pending = new ArrayList<>();
+    /** Names of data files in messages that were committed or handed off: never deleted by an abort. */
+    private final java.util.Set<String> published = new java.util.HashSet<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final TableWriteImpl<?> write;
     private final InternalRowSerializer rowSerializer;
     private final boolean knownBuckets;
     private volatile State state = State.OPEN;
     private volatile Thread writingThread;
-    private volatile Thread cancellingThread;
     private boolean paimonClosed;
 
     private GovernedTableWrite(ResourceContext context, FileStoreTable table, Mode mode, String commitUser) {
@@ -378,32 +382,33 @@ public final class GovernedTableWrite implements AutoCloseable {
     }
 
     /**
-     * Cancels the write from any thread. Nothing is committed after this returns true; a commit
-     * already published stays.
+     * Cancels the write from any thread. A commit that starts after this returns publishes nothing;
+     * a commit already under way may finish. When the write is idle, everything is given back on
+     * this thread before this returns.
      *
      * @return whether this call cancelled it (false when it already was)
      */
     public boolean cancel(String reason) {
-        cancellingThread = Thread.currentThread();
+        CANCELLING_HERE.set(Boolean.TRUE);
+        boolean cancelled;
         try {
-            return context.cancellation().cancel(reason);
+            cancelled = context.cancellation().cancel(reason);
         } finally {
-            cancellingThread = null;
+            CANCELLING_HERE.remove();
         }
+        cleanUpIfIdle();
+        return cancelled;
     }
 
     /**
-     * Runs once, on the cancelling thread, however the write was cancelled. Wakes a writing thread
-     * that waits for a compaction (the task is interrupted or cancelled, its future completes). If
-     * the write is idle, it is cleaned up at once: on this thread when cancelled through {@link
-     * #cancel}, else on a short-lived thread of its own, since an engine's cancel callback must not
-     * block.
+     * The token's listener: runs once, on the cancelling thread, and never blocks. Wakes a writing
+     * thread that waits for a compaction (the task is interrupted or cancelled, its future
+     * completes). A cancel that did not come through {@link #cancel} (the engine's signal, the
+     * context's token) finds an idle write cleaned up on a short-lived thread of its own.
      */
     private void onCancel() {
         context.compactionExecutor().abort();
-        if (Thread.currentThread() == cancellingThread) {
-            cleanUpIfIdle();
-        } else {
+        if (CANCELLING_HERE.get() == null) {
             Thread cleaner = new Thread(this::cleanUpIfIdle, "paimon-gov-cancel-" + context.name());
             cleaner.setDaemon(true);
             cleaner.start();
@@ -560,6 +565,7 @@ public final class GovernedTableWrite implements AutoCloseable {
         } catch (Exception e1) {
             try {
                 write.close();
+                LOG.warn("closing Paimon's write of '{}' failed once; the second close finished it", context.name(), e1);
             } catch (Exception e2) {
                 e1.addSuppressed(e2);
                 first = add(first, e1);
@@ -638,6 +644,13 @@ public final class GovernedTableWrite implements AutoCloseable {
             ensureOwned();
             owned = false;
             pending.remove(this);
+            for (CommitMessage m : messages) {
+                CommitMessageImpl impl = (CommitMessageImpl) m;
+                impl.newFilesIncrement().newFiles().forEach(f -> published.add(f.fileName()));
+                impl.newFilesIncrement().changelogFiles().forEach(f -> published.add(f.fileName()));
+                impl.compactIncrement().compactAfter().forEach(f -> published.add(f.fileName()));
+                impl.compactIncrement().changelogFiles().forEach(f -> published.add(f.fileName()));
+            }
         }
 
         /** A cancelled write's messages were aborted: say so as the cancellation. */
@@ -678,7 +691,8 @@ public final class GovernedTableWrite implements AutoCloseable {
             } catch (Exception e) {
                 first = add(first, e);
             }
-            return deleteFiles(files, first);
+            // A stream compaction running at this prepare may be reported in a later, published one.
+            return deleteFiles(files.stream().filter(f -> !published.contains(f.getName())).toList(), first);
         }
     }
 

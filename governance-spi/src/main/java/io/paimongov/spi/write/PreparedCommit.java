@@ -28,6 +28,13 @@ public interface PreparedCommit {
      */
     void commit() throws Exception;
 
-    /** Gives the messages to the caller; the write will neither commit nor abort them. */
+    /**
+     * Gives the messages to the caller; the write will neither commit nor abort them.
+     *
+     * @throws io.paimongov.spi.WriteCancelledException when the write was cancelled first (the
+     *     messages were aborted)
+     * @throws io.paimongov.spi.GovernanceClosedException when they were committed, handed off or
+     *     aborted already
+     */
     List<CommitMessage> handOff();
 }

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifetime: {@link #open} -> one {@link GovernedTableWrite} -> {@link #close()}. Closing gives
  * everything back in a safe order (compaction threads stopped, spill scope deleted, pages and
- * reservations returned, engine resources closed) and is idempotent. Pages are returned only here,
- * so the Paimon write must be closed first; {@link GovernedTableWrite} does that.
+ * reservations returned, engine resources closed) and is idempotent. Pages in use by Paimon are
+ * returned only here (cached, unused pages may go back earlier), so the Paimon write must be closed
+ * first; {@link GovernedTableWrite} does that.
  *
  * <p><b>Thread-safety:</b> the accessors are thread-safe; {@link #cancellation()} may be used from
  * any thread. {@link #close()} runs on one thread at a time.
@@ -57,16 +58,19 @@ public final class ResourceContext implements AutoCloseable {
         this.budget = new MemoryBudget(engine.memory());
         this.token = new CancellationToken(engine.cancellation());
         this.pool = new GovernedSegmentPool(budget, token::throwIfCancelled);
-        this.sweptScopes = options.sweepOrphans() ? SpillScope.sweepDead(engine.spill()) : 0;
-        SpillScope scope = SpillScope.create(engine.spill(), name);
+        SpillScope scope = null;
         try {
+            this.sweptScopes = options.sweepOrphans() ? SpillScope.sweepDead(engine.spill()) : 0;
+            scope = SpillScope.create(engine.spill(), name);
             this.ioManager = new GovernedIOManager(scope, engine.spill().maxBytes(), token::throwIfCancelled);
             this.metrics = new WriterMetrics(sources());
             this.compaction =
                     new CompactionExecutor(engine.compaction(), token::throwIfCancelled, metrics::recordCompaction);
             token.onCancel(metrics::recordCancelled);
         } catch (RuntimeException | Error e) {
-            scope.delete();
+            if (scope != null) {
+                scope.delete();
+            }
             token.close();
             throw e;
         }
