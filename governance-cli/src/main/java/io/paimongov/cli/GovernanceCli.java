@@ -13,9 +13,9 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code paimon-governance} command line: {@code providers} (see {@code docs/cli.md}). {@link
- * #main} runs it and exits with its code; {@link #commandLine()} gives the same configured command
- * to tests, which capture its output with {@code setOut}/{@code setErr}.
+ * The {@code paimon-governance} command line: {@code providers} and {@code demo} (see {@code
+ * docs/cli.md}). {@link #main} runs it and exits with its code; {@link #commandLine()} gives the same
+ * configured command to tests, which capture its output with {@code setOut}/{@code setErr}.
  *
  * <p>Exit codes, the same for every subcommand: {@value #EXIT_OK} success, {@value
  * #EXIT_VERIFICATION_FAILED} a check failed, {@value #EXIT_USAGE} bad arguments (the message names the
@@ -29,7 +29,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = GovernanceCli.Version.class,
         description = "Governs Apache Paimon table writers: one memory budget, scoped spill, cancellation, metrics.",
-        subcommands = {ProvidersCommand.class, HelpCommand.class})
+        subcommands = {ProvidersCommand.class, DemoCommand.class, HelpCommand.class})
 public final class GovernanceCli implements Callable<Integer> {
 
     public static final int EXIT_OK = 0;
