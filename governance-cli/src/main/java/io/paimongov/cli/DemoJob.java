@@ -58,6 +58,7 @@ final class DemoJob {
         long start = System.nanoTime();
         Run run = new Run();
         Path warehouse = settings.warehouse();
+        Path kept = null;
         try {
             if (warehouse == null) {
                 warehouse = Files.createTempDirectory("paimon-governance-demo-");
@@ -72,8 +73,9 @@ final class DemoJob {
             run.error = e.getMessage() == null ? e.toString() : e.getClass().getSimpleName() + ": " + e.getMessage();
         } finally {
             progress.clear();
+            // Also after an Error such as OutOfMemoryError: a temporary warehouse is never left.
+            kept = removeTemporary(warehouse);
         }
-        Path kept = removeTemporary(warehouse);
         return new DemoReport(
                 settings, run.rowsWritten, run.deletes, run.committed, run.cancelled, run.metrics,
                 run.engineUsedAfterClose, run.spillFilesLeft, run.spillScope, run.verification, run.writeMillis,

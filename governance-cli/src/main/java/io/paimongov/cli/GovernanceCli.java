@@ -40,7 +40,16 @@ public final class GovernanceCli implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        int code;
+        try {
+            code = commandLine().execute(args);
+        } catch (Error e) {
+            // Picocli handles exceptions only; an Error (OutOfMemoryError under a small -Xmx) is
+            // still a failure, not the JVM's default exit code 1, which means "check failed" here.
+            System.err.println("error: " + e);
+            code = EXIT_FAILURE;
+        }
+        System.exit(code);
     }
 
     /** The configured command: exit codes and error printing as documented above. */
