@@ -1,0 +1,169 @@
+package io.paimongov.cli;
+
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.ResourceContext;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.apache.paimon.table.FileStoreTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one demo end to end and reports what happened: creates the table, writes the generated rows
+ * through one {@link GovernedTableWrite} (cancelled from another thread when asked), commits,
+ * closes, measures what was left behind, streams the table back against the model and removes a
+ * temporary warehouse.
+ *
+ * <p>Never throws for a failure of the run itself: the report carries the error, so the caller can
+ * still print what was measured. The numbers "after close" are read after the write and its
+ * {@link ResourceContext} are closed, which is when everything must have been given back.
+ *
+ * <p>Not thread-safe; one run per instance, on the calling thread (plus the cancel watcher).
+ */
+final class DemoJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DemoJob.class);
+
+    private final DemoSettings settings;
+    private final Progress progress;
+
+    DemoJob(DemoSettings settings, Progress progress) {
+        this.settings = settings;
+        this.progress = progress;
+    }
+
+    /** What the run learned so far; becomes the report. */
+    private static final class Run {
+        long rowsWritten;
+        long deletes;
+        boolean committed;
+        boolean cancelled;
+        MetricsSnapshot metrics;
+        long engineUsedAfterClose;
+        long spillFilesLeft;
+        Path spillScope;
+        DemoWorkload.Verification verification;
+        long writeMillis;
+        String error;
+    }
+
+    DemoReport run() {
+        long start = System.nanoTime();
+        Run run = new Run();
+        Path warehouse = settings.warehouse();
+        Path kept = null;
+        try {
+            if (warehouse == null) {
+                warehouse = Files.createTempDirectory("paimon-governance-demo-");
+            }
+            FileStoreTable table = DemoTable.create(warehouse, settings.buckets(), settings.format());
+            DemoWorkload workload =
+                    new DemoWorkload(settings.seed(), settings.partitions(), settings.keys(), settings.valueBytes());
+            write(table, workload, run);
+            run.verification = readBack(table, workload, run.committed);
+        } catch (Exception e) {
+            LOG.debug("the demo failed", e);
+            run.error = e.getMessage() == null ? e.toString() : e.getClass().getSimpleName() + ": " + e.getMessage();
+        } finally {
+            progress.clear();
+            // Also after an Error such as OutOfMemoryError: a temporary warehouse is never left.
+            kept = removeTemporary(warehouse);
+        }
+        return new DemoReport(
+                settings, run.rowsWritten, run.deletes, run.committed, run.cancelled, run.metrics,
+                run.engineUsedAfterClose, run.spillFilesLeft, run.spillScope, run.verification, run.writeMillis,
+                millisSince(start), kept, run.error);
+    }
+
+    private void write(FileStoreTable table, DemoWorkload workload, Run run) throws Exception {
+        long start = System.nanoTime();
+        ResourceContext ctx =
+                ResourceContext.open("paimon-governance-demo", settings.provider(), settings.options(),
+                        EngineEnvironment.standalone());
+        run.spillScope = ctx.spillScope().dir();
+        try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx);
+                CancelAfterRows rows = CancelAfterRows.start(settings.cancelAfterRows(), ctx.cancellation())) {
+            for (int i = 0; i < settings.rows(); i++) {
+                write.write(workload.next());
+                run.rowsWritten = rows.rowWritten();
+                progress.update("writing", run.rowsWritten, settings.rows(), () -> usage(ctx));
+            }
+            progress.phase("committing");
+            write.prepareCommit().commit();
+            run.committed = true;
+        } catch (WriteCancelledException e) {
+            run.cancelled = true;
+        } finally {
+            // The write closed the context already (also when it failed to open); closing again is
+            // a no-op that makes "after close" below true by construction.
+            ctx.close();
+            run.writeMillis = millisSince(start);
+            run.deletes = workload.deletes();
+            run.metrics = ctx.snapshot();
+            run.engineUsedAfterClose = ctx.engineUsedBytes();
+            run.spillFilesLeft = countFiles(ctx.spillScope().dir());
+        }
+    }
+
+    private static String usage(ResourceContext ctx) {
+        MetricsSnapshot m = ctx.snapshot();
+        return "mem " + DemoReport.bytes(m.reservedBytes()) + "  spill " + DemoReport.bytes(m.spillBytes());
+    }
+
+    private DemoWorkload.Verification readBack(FileStoreTable table, DemoWorkload workload, boolean committed)
+            throws IOException {
+        progress.phase("reading back");
+        DemoWorkload.Verifier verifier = workload.verifier(committed);
+        long expected = committed ? workload.liveKeys() : 0;
+        DemoTable.forEachRow(
+                table,
+                row -> {
+                    verifier.accept(row);
+                    progress.update("reading back", verifier.rows(), expected, () -> "");
+                });
+        return verifier.finish();
+    }
+
+    /**
+     * Files (not directories) under {@code dir}: 0 when it is gone, -1 when it cannot be listed.
+     * Does not throw, so it cannot hide the failure of the write it measures.
+     */
+    private static long countFiles(Path dir) {
+        if (!Files.exists(dir)) {
+            return 0;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.filter(Files::isRegularFile).count();
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("cannot list the spill scope {}: {}", dir, e.toString());
+            return -1;
+        }
+    }
+
+    /** Removes a warehouse this run created unless --keep; returns the warehouse if it remains. */
+    private Path removeTemporary(Path warehouse) {
+        if (warehouse == null || settings.warehouse() != null || settings.keep()) {
+            return warehouse;
+        }
+        try (Stream<Path> walk = Files.walk(warehouse)) {
+            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+            return null;
+        } catch (IOException e) {
+            LOG.warn("cannot remove the temporary warehouse {}: {}", warehouse, e.toString());
+            return warehouse;
+        }
+    }
+
+    private static long millisSince(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+}

@@ -1,0 +1,41 @@
+package io.paimongov.cli;
+
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.config.GovernanceOptions;
+import java.nio.file.Path;
+
+/**
+ * A validated demo job: what to generate, how to lay out the table and how to govern the write.
+ * Built by {@link DemoCommand} from the command line; every value is already in range.
+ *
+ * @param provider the provider that governs the write
+ * @param options the governance options (budget, page size, spill dirs, spill byte limit)
+ * @param rows rows to write
+ * @param keys distinct {@code k} values per partition
+ * @param partitions distinct {@code p} values
+ * @param buckets the table's fixed bucket count
+ * @param valueBytes length of each value
+ * @param format the table's file format: parquet, orc or avro
+ * @param warehouse the warehouse directory, or null for a fresh temporary one
+ * @param keep whether to keep a temporary warehouse after the run
+ * @param cancelAfterRows cancel from another thread once this many rows were written; -1 for never
+ * @param seed the generator's seed
+ */
+record DemoSettings(
+        GovernanceProvider provider,
+        GovernanceOptions options,
+        int rows,
+        int keys,
+        int partitions,
+        int buckets,
+        int valueBytes,
+        String format,
+        Path warehouse,
+        boolean keep,
+        long cancelAfterRows,
+        long seed) {
+
+    boolean cancels() {
+        return cancelAfterRows >= 0;
+    }
+}

@@ -1,0 +1,213 @@
+package io.paimongov.cli;
+
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Random;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.types.RowKind;
+
+/**
+ * The demo's input rows and the reference model of the table they must give.
+ *
+ * <p>Rows of {@code (p INT, k INT, v STRING)} with primary key {@code (p, k)} are generated one at
+ * a time from a seed: {@code p} uniform over the partitions, {@code k} uniform over the keys, so
+ * keys repeat and later rows overwrite earlier ones; one row in {@value #DELETE_ONE_IN} whose key is
+ * alive is a {@code DELETE} of it instead. The value of row {@code i} is a pure function of {@code
+ * (seed, i)}, so the model needs no values: it keeps, per key, only the index of the row that wrote
+ * the live value ({@code -1} when the key is absent or deleted). Memory is 4 bytes per possible key
+ * however many rows are generated, and the read-back regenerates the expected value when it needs
+ * it.
+ *
+ * <p>The same seed and sizes give the same rows on every JVM ({@link Random} is specified exactly).
+ *
+ * <p>Not thread-safe: one thread generates, then one thread verifies.
+ */
+final class DemoWorkload {
+
+    /** One row in this many is a delete, when its key is alive. */
+    static final int DELETE_ONE_IN = 10;
+
+    /** The largest partitions x keys the model takes (4 bytes each). */
+    static final long MAX_KEY_SPACE = 100_000_000;
+
+    private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+    private static final int VALUE_TRUNCATE = 24;
+
+    private final long seed;
+    private final int partitions;
+    private final int keys;
+    private final int valueBytes;
+    private final Random random;
+    private final int[] lastRow;
+    private int nextRow;
+    private int liveKeys;
+    private int deletes;
+
+    DemoWorkload(long seed, int partitions, int keys, int valueBytes) {
+        if ((long) partitions * keys > MAX_KEY_SPACE) {
+            throw new IllegalArgumentException("partitions x keys must be at most " + MAX_KEY_SPACE);
+        }
+        this.seed = seed;
+        this.partitions = partitions;
+        this.keys = keys;
+        this.valueBytes = valueBytes;
+        this.random = new Random(seed);
+        this.lastRow = new int[partitions * keys];
+        Arrays.fill(lastRow, -1);
+    }
+
+    /** Generates the next row and applies it to the model. */
+    InternalRow next() {
+        int row = nextRow++;
+        int p = random.nextInt(partitions);
+        int k = random.nextInt(keys);
+        int slot = p * keys + k;
+        // Drawn for every row, so the stream of keys does not depend on which keys are alive.
+        boolean deleteRoll = random.nextInt(DELETE_ONE_IN) == 0;
+        if (deleteRoll && lastRow[slot] >= 0) {
+            lastRow[slot] = -1;
+            liveKeys--;
+            deletes++;
+            return GenericRow.ofKind(RowKind.DELETE, p, k, null);
+        }
+        if (lastRow[slot] < 0) {
+            liveKeys++;
+        }
+        lastRow[slot] = row;
+        return GenericRow.of(p, k, BinaryString.fromBytes(value(row)));
+    }
+
+    /** Keys alive in the model: the rows a committed table must hold. */
+    int liveKeys() {
+        return liveKeys;
+    }
+
+    /** Deletes generated so far. */
+    int deletes() {
+        return deletes;
+    }
+
+    /** The value of row {@code row}: {@code valueBytes} lower-case letters from SplitMix64. */
+    private byte[] value(int row) {
+        byte[] out = new byte[valueBytes];
+        long state = seed * GOLDEN + row;
+        long bits = 0;
+        for (int i = 0; i < out.length; i++) {
+            if (i % 12 == 0) {
+                state += GOLDEN;
+                bits = mix(state);
+            }
+            out[i] = (byte) ('a' + (int) ((bits & 31) % 26));
+            bits >>>= 5;
+        }
+        return out;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /**
+     * Checks streamed table rows against the model.
+     *
+     * @param committed whether the write was committed: if not, the table must be empty
+     */
+    Verifier verifier(boolean committed) {
+        return new Verifier(committed);
+    }
+
+    /** The outcome of a read-back: what should be visible, what was, and the first difference. */
+    record Verification(long expectedRows, long rowsReadBack, String mismatch) {
+
+        /** The table equals what should be visible: the model after a commit, empty otherwise. */
+        boolean verified() {
+            return mismatch == null;
+        }
+    }
+
+    /**
+     * Takes the table's rows one at a time and remembers only which keys it saw (one bit per
+     * possible key) and the first difference. Every row read must be a distinct live key with the
+     * model's value, and no live key may be missing; together that is equality.
+     */
+    final class Verifier {
+        private final boolean committed;
+        private final BitSet seen = new BitSet(lastRow.length);
+        private long rows;
+        private String mismatch;
+
+        private Verifier(boolean committed) {
+            this.committed = committed;
+        }
+
+        void accept(InternalRow row) {
+            rows++;
+            if (mismatch != null) {
+                return;
+            }
+            int p = row.getInt(0);
+            int k = row.getInt(1);
+            if (!committed) {
+                mismatch = "row " + key(p, k) + " is visible although nothing was committed";
+            } else if (p < 0 || p >= partitions || k < 0 || k >= keys) {
+                mismatch = "row " + key(p, k) + " is outside the generated key space";
+            } else {
+                check(p, k, row);
+            }
+        }
+
+        private void check(int p, int k, InternalRow row) {
+            int slot = p * keys + k;
+            if (seen.get(slot)) {
+                mismatch = "key " + key(p, k) + " was read twice";
+                return;
+            }
+            seen.set(slot);
+            int writer = lastRow[slot];
+            if (writer < 0) {
+                mismatch = "key " + key(p, k) + " is in the table but deleted or never written in the model";
+                return;
+            }
+            BinaryString expected = BinaryString.fromBytes(value(writer));
+            BinaryString actual = row.isNullAt(2) ? null : row.getString(2);
+            if (!expected.equals(actual)) {
+                mismatch =
+                        "key " + key(p, k) + " has value " + shorten(actual) + " but the model has "
+                                + shorten(expected) + " (from row " + writer + ")";
+            }
+        }
+
+        /** Rows read so far. */
+        long rows() {
+            return rows;
+        }
+
+        Verification finish() {
+            if (mismatch == null && committed) {
+                for (int slot = 0; slot < lastRow.length; slot++) {
+                    if (lastRow[slot] >= 0 && !seen.get(slot)) {
+                        mismatch = "key " + key(slot / keys, slot % keys) + " is missing from the table";
+                        break;
+                    }
+                }
+            }
+            return new Verification(committed ? liveKeys : 0, rows, mismatch);
+        }
+    }
+
+    private static String key(int p, int k) {
+        return "(p=" + p + ", k=" + k + ")";
+    }
+
+    private static String shorten(BinaryString value) {
+        if (value == null) {
+            return "null";
+        }
+        String s = value.toString();
+        return "'" + (s.length() > VALUE_TRUNCATE ? s.substring(0, VALUE_TRUNCATE) + "..." : s) + "'";
+    }
+}

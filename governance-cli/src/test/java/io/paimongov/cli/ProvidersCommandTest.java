@@ -1,0 +1,28 @@
+package io.paimongov.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+class ProvidersCommandTest {
+
+    @Test
+    void jsonListsTheHeapProviderWithItsClass() throws Exception {
+        CliRun run = CliRun.of("providers", "--json");
+
+        assertThat(run.exitCode()).isZero();
+        JsonNode providers = run.json().get("providers");
+        assertThat(providers.size()).isEqualTo(1);
+        assertThat(providers.get(0).get("name").asText()).isEqualTo("heap");
+        assertThat(providers.get(0).get("class").asText()).isEqualTo("io.paimongov.heap.HeapGovernanceProvider");
+    }
+
+    @Test
+    void textListsNameAndClass() {
+        CliRun run = CliRun.of("providers");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("heap").contains("io.paimongov.heap.HeapGovernanceProvider");
+    }
+}
