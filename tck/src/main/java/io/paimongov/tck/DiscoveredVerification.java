@@ -1,0 +1,67 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.StandaloneEngine;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The verification {@link TckRunner#runDiscovered} runs: the provider a name found, capabilities
+ * read off its standalone engine (it cancels when {@link StandaloneEngine#cancel} says it can; it
+ * has metrics when they can be read back after a write). Not for vendors to extend.
+ */
+public final class DiscoveredVerification extends GovernanceVerification {
+
+    static volatile GovernanceProvider target;
+
+    @Override
+    protected GovernanceProvider provider() {
+        GovernanceProvider p = target;
+        if (p == null) {
+            throw new IllegalStateException("DiscoveredVerification runs only through TckRunner.runDiscovered");
+        }
+        return p;
+    }
+
+    @Override
+    protected boolean supportsEngineCancellation() {
+        return probe(engine -> engine.cancel("tck: does this engine cancel?"));
+    }
+
+    @Override
+    protected boolean supportsEngineMetrics() {
+        return probe(DiscoveredVerification::readsMetricsBack);
+    }
+
+    /** An engine that can read its metrics back overrides {@link StandaloneEngine#reportedMetrics}. */
+    private static boolean readsMetricsBack(StandaloneEngine engine) {
+        try {
+            return engine.getClass().getMethod("reportedMetrics").getDeclaringClass() != StandaloneEngine.class;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    private boolean probe(java.util.function.Predicate<StandaloneEngine> test) {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("paimon-gov-tck-probe-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            Optional<StandaloneEngine> engine = provider().standalone(4 << 20, dir);
+            if (engine.isEmpty()) {
+                return false;
+            }
+            try (StandaloneEngine e = engine.get()) {
+                return test.test(e);
+            }
+        } finally {
+            TckSubject.deleteTree(dir);
+        }
+    }
+}

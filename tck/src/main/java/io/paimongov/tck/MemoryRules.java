@@ -1,0 +1,426 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.state.Action;
+import net.jqwik.api.state.ActionChain;
+import net.jqwik.api.state.Transformer;
+import org.apache.paimon.memory.MemorySegment;
+
+/** MEM-*: the allocator's contract, checked on the provider's {@link SegmentAllocator} directly. */
+abstract class MemoryRules extends TckBase {
+
+    static final long MEM_BUDGET = 4L << 20;
+
+    /** The allocator of one open write and a reference model of what it must hold. */
+    static final class AllocatorModel implements AutoCloseable {
+        final TckSubject subject;
+        final EngineResources resources;
+        final SegmentAllocator allocator;
+        final List<MemorySegment> pages = new ArrayList<>();
+        final List<Long> reservations = new ArrayList<>();
+        long modelBytes;
+
+        AllocatorModel(TckSubject subject) {
+            this.subject = subject;
+            this.resources = subject.provider.open(subject.options(), subject.environment());
+            this.allocator = resources.memory();
+        }
+
+        long capacity() {
+            return allocator.capacityBytes();
+        }
+
+        void reserve(long bytes) {
+            boolean fits = modelBytes + bytes <= capacity();
+            boolean granted = allocator.tryReserve(bytes);
+            check(Rule.MEM_1, fits || !granted,
+                    "tryReserve(" + bytes + ") was granted with " + modelBytes + " of " + capacity() + " bytes taken: accounting passed the capacity");
+            if (granted) {
+                reservations.add(bytes);
+                modelBytes += bytes;
+            }
+        }
+
+        void releaseReservation(int index) {
+            long bytes = reservations.remove(index);
+            allocator.release(bytes);
+            modelBytes -= bytes;
+        }
+
+        void allocate(int count) {
+            long bytes = (long) count * allocator.pageSize();
+            boolean fits = modelBytes + bytes <= capacity();
+            List<MemorySegment> target = new ArrayList<>();
+            try {
+                allocator.allocate(target, count);
+            } catch (ResourceExhaustedException e) {
+                check(Rule.MEM_1, target.isEmpty(), "a refused allocate() still added " + target.size() + " pages");
+                return;
+            }
+            check(Rule.MEM_1, fits,
+                    "allocate(" + count + " pages) succeeded with " + modelBytes + " of " + capacity() + " bytes taken: accounting passed the capacity");
+            check(Rule.MEM_1, target.size() == count, "allocate(" + count + ") gave " + target.size() + " pages");
+            pages.addAll(target);
+            modelBytes += bytes;
+        }
+
+        void free(int from, int count) {
+            List<MemorySegment> freed = new ArrayList<>(pages.subList(from, from + count));
+            pages.subList(from, from + count).clear();
+            allocator.release(freed);
+            modelBytes -= (long) count * allocator.pageSize();
+        }
+
+        void checkAccounting() {
+            long used = allocator.usedBytes();
+            check(Rule.MEM_1, used == modelBytes,
+                    "usedBytes() is " + used + " but live pages and reservations add up to " + modelBytes);
+            check(Rule.MEM_1, used <= capacity(), "usedBytes() " + used + " passed capacityBytes() " + capacity());
+        }
+
+        @Override
+        public void close() {
+            try {
+                if (!pages.isEmpty()) {
+                    allocator.release(new ArrayList<>(pages));
+                }
+                reservations.forEach(allocator::release);
+                resources.close();
+            } finally {
+                subject.close();
+            }
+        }
+    }
+
+    @Property
+    @Verifies(Rule.MEM_1)
+    void required_MEM1_accountingFollowsTheModelAndNeverPassesTheCapacity(
+            @ForAll("allocatorChains") ActionChain<AllocatorModel> chain) {
+        AllocatorModel last = null;
+        try {
+            last = chain.withInvariant("accounting", AllocatorModel::checkAccounting).run();
+        } finally {
+            chain.finalState().ifPresent(AllocatorModel::close);
+            if (last != null && chain.finalState().isEmpty()) {
+                last.close();
+            }
+        }
+    }
+
+    @Provide
+    Arbitrary<ActionChain<AllocatorModel>> allocatorChains() {
+        return ActionChain.<AllocatorModel>startWith(() -> new AllocatorModel(subject(MEM_BUDGET)))
+                .withAction(new Reserve())
+                .withAction(new ReleaseReservation())
+                .withAction(new Allocate())
+                .withAction(new Free())
+                .withMaxTransformations(60);
+    }
+
+    private static final class Reserve implements Action.Independent<AllocatorModel> {
+        @Override
+        public Arbitrary<Transformer<AllocatorModel>> transformer() {
+            return Arbitraries.longs()
+                    .between(1, MEM_BUDGET / 3)
+                    .map(n -> Transformer.mutate("reserve " + n, m -> m.reserve(n)));
+        }
+    }
+
+    private static final class ReleaseReservation implements Action.Dependent<AllocatorModel> {
+        @Override
+        public boolean precondition(AllocatorModel m) {
+            return !m.reservations.isEmpty();
+        }
+
+        @Override
+        public Arbitrary<Transformer<AllocatorModel>> transformer(AllocatorModel m) {
+            return Arbitraries.integers()
+                    .between(0, m.reservations.size() - 1)
+                    .map(i -> Transformer.mutate("release reservation #" + i, s -> s.releaseReservation(i)));
+        }
+    }
+
+    private static final class Allocate implements Action.Independent<AllocatorModel> {
+        @Override
+        public Arbitrary<Transformer<AllocatorModel>> transformer() {
+            return Arbitraries.integers().between(1, 24).map(n -> Transformer.mutate("allocate " + n + " pages", m -> m.allocate(n)));
+        }
+    }
+
+    private static final class Free implements Action.Dependent<AllocatorModel> {
+        @Override
+        public boolean precondition(AllocatorModel m) {
+            return !m.pages.isEmpty();
+        }
+
+        @Override
+        public Arbitrary<Transformer<AllocatorModel>> transformer(AllocatorModel m) {
+            int size = m.pages.size();
+            return Arbitraries.integers()
+                    .between(0, size - 1)
+                    .flatMap(from -> Arbitraries.integers().between(1, size - from)
+                            .map(count -> Transformer.mutate("free " + count + " pages from #" + from, s -> s.free(from, count))));
+        }
+    }
+
+    @Property
+    @Verifies(Rule.MEM_2)
+    void required_MEM2_concurrentUseNeverPassesTheCapacityAndEndsAtZero(
+            @ForAll @IntRange(min = 2, max = 4) int threads, @ForAll long seed) throws Exception {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            SegmentAllocator allocator = resources.memory();
+            long capacity = allocator.capacityBytes();
+            AtomicReference<String> violation = new AtomicReference<>();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                Random random = new Random(seed + t);
+                Thread worker = new Thread(() -> hammer(allocator, capacity, s, random, start, violation), "tck-mem2-" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            start.countDown();
+            for (Thread w : workers) {
+                w.join();
+            }
+            check(Rule.MEM_2, violation.get() == null, violation.get());
+            check(Rule.MEM_2, allocator.usedBytes() == 0, "usedBytes() is " + allocator.usedBytes() + " after every thread gave everything back");
+            resources.close();
+        }
+    }
+
+    private static void hammer(
+            SegmentAllocator allocator,
+            long capacity,
+            TckSubject s,
+            Random random,
+            CountDownLatch start,
+            AtomicReference<String> violation) {
+        List<MemorySegment> pages = new ArrayList<>();
+        long reserved = 0;
+        try {
+            start.await();
+            for (int i = 0; i < 400; i++) {
+                switch (random.nextInt(4)) {
+                    case 0 -> {
+                        long n = 1 + random.nextInt((int) (capacity / 8));
+                        if (allocator.tryReserve(n)) {
+                            reserved += n;
+                        }
+                    }
+                    case 1 -> {
+                        allocator.release(reserved);
+                        reserved = 0;
+                    }
+                    case 2 -> {
+                        try {
+                            allocator.allocate(pages, 1 + random.nextInt(8));
+                        } catch (ResourceExhaustedException e) {
+                            // refusals are fine under contention
+                        }
+                    }
+                    default -> {
+                        allocator.release(new ArrayList<>(pages));
+                        pages.clear();
+                    }
+                }
+                long used = allocator.usedBytes();
+                long engine = s.engine.engineUsedBytes() - s.engineStart;
+                if (used > capacity) {
+                    violation.compareAndSet(null, "usedBytes() " + used + " passed the capacity " + capacity + " under concurrency");
+                }
+                if (engine > s.budgetBytes) {
+                    violation.compareAndSet(null, "the engine counter rose by " + engine + ", past its budget " + s.budgetBytes);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            allocator.release(pages);
+            allocator.release(reserved);
+        }
+    }
+
+    @Example
+    @Verifies(Rule.MEM_3)
+    void required_MEM3_aFailedReservationLeavesAccountingUnchanged() {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            SegmentAllocator allocator = resources.memory();
+            long capacity = allocator.capacityBytes();
+            check(Rule.MEM_3, allocator.tryReserve(capacity / 2), "tryReserve(half the capacity) was refused on an empty allocator");
+            long used = allocator.usedBytes();
+            long engine = s.engine.engineUsedBytes();
+            check(Rule.MEM_3, !allocator.tryReserve(capacity), "tryReserve(the whole capacity) was granted with half of it taken");
+            check(Rule.MEM_3, allocator.usedBytes() == used, "a refused tryReserve moved usedBytes() from " + used + " to " + allocator.usedBytes());
+            check(Rule.MEM_3, s.engine.engineUsedBytes() == engine,
+                    "a refused tryReserve moved the engine counter from " + engine + " to " + s.engine.engineUsedBytes());
+            allocator.release(capacity / 2);
+            resources.close();
+        }
+    }
+
+    @Example
+    @Verifies(Rule.MEM_4)
+    void required_MEM4_pageAllocationIsAllOrNothing() {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            SegmentAllocator allocator = resources.memory();
+            int fit = (int) (allocator.capacityBytes() / allocator.pageSize());
+            List<MemorySegment> most = new ArrayList<>();
+            allocator.allocate(most, fit - 2);
+            long used = allocator.usedBytes();
+            List<MemorySegment> target = new ArrayList<>();
+            boolean refused = false;
+            try {
+                allocator.allocate(target, 5);
+            } catch (ResourceExhaustedException e) {
+                refused = true;
+            }
+            check(Rule.MEM_4, refused, "allocate(5 pages) with room for 2 did not throw ResourceExhaustedException");
+            check(Rule.MEM_4, target.isEmpty(), "a refused allocate(5 pages) added " + target.size() + " pages to the target");
+            check(Rule.MEM_4, allocator.usedBytes() == used,
+                    "a refused allocate moved usedBytes() from " + used + " to " + allocator.usedBytes());
+            allocator.allocate(target, 2);
+            check(Rule.MEM_4, target.size() == 2, "allocate(2 pages) with room for 2 gave " + target.size());
+            allocator.release(most);
+            allocator.release(target);
+            resources.close();
+        }
+    }
+
+    @Property
+    @Verifies(Rule.MEM_5)
+    void required_MEM5_pagesHaveThePageSizeAreWritableAndNeverAlias(
+            @ForAll @IntRange(min = 2, max = 40) int count, @ForAll long seed) {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            SegmentAllocator allocator = resources.memory();
+            List<MemorySegment> pages = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                allocator.allocate(pages, 1);
+            }
+            Set<MemorySegment> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+            distinct.addAll(pages);
+            check(Rule.MEM_5, distinct.size() == pages.size(), "the same page object was handed out twice while live");
+            int size = allocator.pageSize();
+            Random random = new Random(seed);
+            long[] marks = new long[pages.size()];
+            for (int i = 0; i < pages.size(); i++) {
+                MemorySegment page = pages.get(i);
+                check(Rule.MEM_5, page.size() == size, "a page has " + page.size() + " bytes; pageSize() is " + size);
+                marks[i] = random.nextLong();
+                page.putLong(0, marks[i]);
+                page.putLong(size / 2, ~marks[i]);
+                page.putLong(size - 8, marks[i] ^ i);
+            }
+            for (int i = 0; i < pages.size(); i++) {
+                MemorySegment page = pages.get(i);
+                boolean intact = page.getLong(0) == marks[i] && page.getLong(size / 2) == ~marks[i] && page.getLong(size - 8) == (marks[i] ^ i);
+                check(Rule.MEM_5, intact, "page #" + i + " lost what was written to it: it shares memory with another live page");
+            }
+            allocator.release(pages);
+            resources.close();
+        }
+    }
+
+    @Example
+    @Verifies(Rule.MEM_6)
+    void required_MEM6_closingReturnsTheEnginesMemory() {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            SegmentAllocator allocator = resources.memory();
+            List<MemorySegment> pages = new ArrayList<>();
+            allocator.allocate(pages, 8);
+            check(Rule.MEM_6, allocator.tryReserve(100_000), "tryReserve(100000) refused on an almost empty allocator");
+            check(Rule.MEM_6, s.engine.engineUsedBytes() > s.engineStart,
+                    "the engine's counter did not move when pages and bytes were taken: the memory does not come from the engine");
+            allocator.release(pages.subList(0, 4));
+            allocator.release(50_000);
+            resources.close();
+            long now = s.engine.engineUsedBytes();
+            check(Rule.MEM_6, now == s.engineStart,
+                    "after close the engine's counter is " + now + " bytes; it started at " + s.engineStart);
+        }
+    }
+
+    @Example
+    @Verifies(Rule.MEM_7)
+    void required_MEM7_closeIsIdempotent() {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            resources.memory().allocate(new ArrayList<>(), 1);
+            resources.memory().release(new ArrayList<>());
+            List<MemorySegment> pages = new ArrayList<>();
+            resources.memory().allocate(pages, 2);
+            resources.memory().release(pages);
+            resources.close();
+            try {
+                resources.close();
+            } catch (RuntimeException e) {
+                throw new AssertionError(Rule.MEM_7.fail("the second close() threw " + e), e);
+            }
+        } catch (IllegalStateException e) {
+            // a leak reported by close: one page was never released above, by design of this rule
+        }
+    }
+
+    @Example
+    @Verifies(Rule.MEM_8)
+    void required_MEM8_useAfterCloseFailsWithATypedError() {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            SegmentAllocator allocator = resources.memory();
+            resources.close();
+            Throwable allocate = thrown(() -> allocator.allocate(new ArrayList<>(), 1));
+            check(Rule.MEM_8, allocate instanceof GovernanceClosedException,
+                    "allocate() after close gave " + (allocate == null ? "pages" : allocate.toString()));
+            Throwable reserve = thrown(() -> allocator.tryReserve(1));
+            check(Rule.MEM_8, reserve instanceof GovernanceClosedException,
+                    "tryReserve() after close gave " + (reserve == null ? "no error" : reserve.toString()));
+        }
+    }
+
+    @Example
+    @Verifies(Rule.MEM_9)
+    void required_MEM9_capacityAndPageSizeFollowTheOptions() {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources resources = s.provider.open(s.options(), s.environment());
+            SegmentAllocator allocator = resources.memory();
+            long capacity = allocator.capacityBytes();
+            int pageSize = allocator.pageSize();
+            check(Rule.MEM_9, capacity > 0 && capacity <= MEM_BUDGET,
+                    "capacityBytes() is " + capacity + "; governance.memory.budget is " + MEM_BUDGET);
+            check(Rule.MEM_9, pageSize >= 4096 && Integer.bitCount(pageSize) == 1, "pageSize() is " + pageSize);
+            resources.close();
+        }
+    }
+
+    private static Throwable thrown(Runnable action) {
+        try {
+            action.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+}

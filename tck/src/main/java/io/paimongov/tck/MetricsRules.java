@@ -1,0 +1,57 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.util.Optional;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/** METRICS-*: the snapshot is consistent, exact where it says exact, and reaches the engine. */
+abstract class MetricsRules extends CancelRules {
+
+    @Property
+    @Heavy
+    @Verifies(Rule.METRICS_1)
+    void required_METRICS1_theSnapshotIsConsistent(@ForAll("sizedWorkloads") Sized sized) throws Exception {
+        TckRun run = write(sized, TckRun.Plan.none());
+        assumeBudgetFits(run);
+        MetricsSnapshot m = run.metrics;
+        check(Rule.METRICS_1, m.inputRows() == run.rowsWritten, "inputRows is " + m.inputRows() + "; " + run.rowsWritten + " rows were written");
+        check(Rule.METRICS_1, m.outputFiles() == run.messageFiles,
+                "outputFiles is " + m.outputFiles() + "; the commit messages name " + run.messageFiles + " files");
+        boolean spilled = m.spillBytes() > 0;
+        check(Rule.METRICS_1, spilled == (m.spillFiles() > 0) && spilled == (m.spillCount() > 0),
+                "spill counters disagree: count " + m.spillCount() + ", files " + m.spillFiles() + ", bytes " + m.spillBytes());
+        check(Rule.METRICS_1, m.peakReservedBytes() >= m.reservedBytes(), "peak " + m.peakReservedBytes() + " is below current " + m.reservedBytes());
+        check(Rule.METRICS_1, m.reservedBytes() == 0, "reservedBytes is " + m.reservedBytes() + " after close");
+        check(Rule.METRICS_1, m.budgetBytes() == sized.budgetBytes(), "budgetBytes is " + m.budgetBytes() + "; the budget is " + sized.budgetBytes());
+        check(Rule.METRICS_1, m.spillFilesLeft() == 0, "spillFilesLeft is " + m.spillFilesLeft() + " after close");
+    }
+
+    @Example
+    @Verifies(Rule.METRICS_2)
+    void required_METRICS2_exactFieldsAreExact() throws Exception {
+        TckRun run = write(spilling(12), TckRun.Plan.none());
+        MetricsSnapshot m = run.metrics;
+        check(Rule.METRICS_2, run.outcome == TckRun.Outcome.COMMITTED, "the write did not commit: " + run.describe());
+        check(Rule.METRICS_2, m.outputBytes() == run.messageBytes,
+                "outputBytes is " + m.outputBytes() + "; the committed files hold " + run.messageBytes);
+        check(Rule.METRICS_2, m.inputBytes() == run.expectedInputBytes,
+                "inputBytes is " + m.inputBytes() + "; the rows' binary sizes add up to " + run.expectedInputBytes);
+        check(Rule.METRICS_2, m.pageBytes() + m.estimatedBytes() == m.reservedBytes(),
+                "pageBytes " + m.pageBytes() + " plus estimatedBytes " + m.estimatedBytes() + " is not reservedBytes " + m.reservedBytes());
+    }
+
+    @Example
+    @Verifies(Rule.METRICS_3)
+    void optional_METRICS3_theEngineReceivesTheFinalSnapshot() throws Exception {
+        Sized sized = spilling(13);
+        try (TckSubject s = subject(sized.budgetBytes())) {
+            TckRun run = TckRun.run(s, sized.workload(), "t", s.options("governance.memory.page-size", sized.pageSize()), TckRun.Plan.none());
+            Optional<MetricsSnapshot> reported = s.engine.reportedMetrics();
+            check(Rule.METRICS_3, reported.isPresent(), "the engine's metric system received nothing");
+            check(Rule.METRICS_3, reported.get().equals(run.metrics),
+                    "the engine received " + reported.get() + " but the write's final snapshot is " + run.metrics);
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.CompactionThreads;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.SegmentAllocator;
+import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.config.GovernanceOptions;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.paimon.memory.MemorySegment;
+
+/**
+ * The provider under test as the kit sees it: every call passes through to the vendor's provider
+ * unchanged, while the kit records what it needs to judge (what the allocator held at close, the
+ * threads the engine's factory made, the spill locations given) and can inject one failure.
+ *
+ * <p>Thread-safe.
+ */
+final class ObservedProvider implements GovernanceProvider {
+
+    private final GovernanceProvider vendor;
+    private final List<Observed> opened = new CopyOnWriteArrayList<>();
+    private final List<Thread> threads = new CopyOnWriteArrayList<>();
+    private final AtomicLong capacityViolations = new AtomicLong();
+    private final AtomicLong engineViolations = new AtomicLong();
+    /** The engine's own counter and the most it may show; set by the subject. */
+    volatile java.util.function.LongSupplier engineCounter = () -> 0;
+    volatile long engineLimit = Long.MAX_VALUE;
+    /** Throws from the Nth page allocation of any write when positive. */
+    final AtomicInteger failAllocationAt = new AtomicInteger();
+    private final AtomicInteger allocations = new AtomicInteger();
+
+    ObservedProvider(GovernanceProvider vendor) {
+        this.vendor = vendor;
+    }
+
+    GovernanceProvider vendor() {
+        return vendor;
+    }
+
+    @Override
+    public String name() {
+        return vendor.name();
+    }
+
+    @Override
+    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+        Observed resources = new Observed(vendor.open(options, environment));
+        opened.add(resources);
+        return resources;
+    }
+
+    /** Resources opened so far, oldest first. */
+    List<Observed> opened() {
+        return List.copyOf(opened);
+    }
+
+    /** Threads the engines' compaction thread factories made. */
+    List<Thread> threads() {
+        return List.copyOf(threads);
+    }
+
+    /** Times an allocator's usedBytes() passed its capacityBytes() right after a grant. */
+    long capacityViolations() {
+        return capacityViolations.get();
+    }
+
+    /** Times the engine's counter passed the engine budget right after a grant. */
+    long engineViolations() {
+        return engineViolations.get();
+    }
+
+    /** What the allocators hold now: live ones ask the allocator, closed ones what they held at close. */
+    long allocatorsUsedBytes() {
+        return opened.stream().mapToLong(o -> o.closed.get() ? o.usedAtClose.get() : o.vendor.memory().usedBytes()).sum();
+    }
+
+    /** The vendor's resources with the kit's observations around them. */
+    final class Observed implements EngineResources {
+        final EngineResources vendor;
+        final AtomicLong usedAtClose = new AtomicLong(-1);
+        final AtomicInteger closes = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        private final SegmentAllocator memory;
+        private final CompactionThreads compaction;
+
+        Observed(EngineResources vendor) {
+            this.vendor = vendor;
+            this.memory = new ObservedAllocator(vendor.memory());
+            CompactionThreads given = vendor.compaction();
+            ThreadFactory recording =
+                    task -> {
+                        Thread t = given.threadFactory().newThread(task);
+                        threads.add(t);
+                        return t;
+                    };
+            this.compaction = CompactionThreads.of(recording, given.maxThreads());
+        }
+
+        @Override
+        public SegmentAllocator memory() {
+            return memory;
+        }
+
+        @Override
+        public SpillLocations spill() {
+            return vendor.spill();
+        }
+
+        @Override
+        public CancellationSignal cancellation() {
+            return vendor.cancellation();
+        }
+
+        @Override
+        public MetricsReporter metrics() {
+            return vendor.metrics();
+        }
+
+        @Override
+        public CompactionThreads compaction() {
+            return compaction;
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
+            if (closed.compareAndSet(false, true)) {
+                usedAtClose.set(vendor.memory().usedBytes());
+            }
+            vendor.close();
+        }
+    }
+
+    private final class ObservedAllocator implements SegmentAllocator {
+        private final SegmentAllocator vendor;
+
+        ObservedAllocator(SegmentAllocator vendor) {
+            this.vendor = vendor;
+        }
+
+        @Override
+        public int pageSize() {
+            return vendor.pageSize();
+        }
+
+        @Override
+        public long capacityBytes() {
+            return vendor.capacityBytes();
+        }
+
+        @Override
+        public long usedBytes() {
+            return vendor.usedBytes();
+        }
+
+        @Override
+        public void allocate(List<MemorySegment> target, int pages) {
+            int at = failAllocationAt.get();
+            if (at > 0 && allocations.incrementAndGet() == at) {
+                throw new IllegalStateException("failure injected by the TCK at page allocation " + at);
+            }
+            vendor.allocate(target, pages);
+            checkCapacity();
+        }
+
+        @Override
+        public void release(Collection<MemorySegment> pages) {
+            vendor.release(pages);
+        }
+
+        @Override
+        public boolean tryReserve(long bytes) {
+            boolean granted = vendor.tryReserve(bytes);
+            if (granted) {
+                checkCapacity();
+            }
+            return granted;
+        }
+
+        @Override
+        public void release(long bytes) {
+            vendor.release(bytes);
+        }
+
+        private void checkCapacity() {
+            if (vendor.usedBytes() > vendor.capacityBytes()) {
+                capacityViolations.incrementAndGet();
+            }
+            if (engineCounter.getAsLong() > engineLimit) {
+                engineViolations.incrementAndGet();
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.paimongov.tck;
+
+import net.jqwik.api.lifecycle.LifecycleContext;
+import net.jqwik.api.lifecycle.SkipExecutionHook;
+
+/**
+ * Skips an optional rule, with its reason, when the verification does not declare the capability
+ * it needs. The capability is read from a fresh instance of the verification class, before the
+ * rule runs; a skipped rule is reported as skipped, never as passed.
+ */
+public final class OptionalRules implements SkipExecutionHook {
+
+    @Override
+    public SkipResult shouldBeSkipped(LifecycleContext context) {
+        Verifies verifies = context.findAnnotation(Verifies.class).orElse(null);
+        if (verifies == null || verifies.value().required() || context.optionalContainerClass().isEmpty()) {
+            return SkipResult.doNotSkip();
+        }
+        Class<?> container = context.optionalContainerClass().get();
+        if (!TckBase.class.isAssignableFrom(container)) {
+            return SkipResult.doNotSkip();
+        }
+        TckBase verification = (TckBase) context.newInstance(container);
+        Rule rule = verifies.value();
+        String reason =
+                switch (rule) {
+                    case CANCEL_5 -> verification.supportsEngineCancellation()
+                            ? null
+                            : "the verification declares no engine-side cancel (override supportsEngineCancellation)";
+                    case METRICS_3 -> verification.supportsEngineMetrics()
+                            ? null
+                            : "the verification declares no readable engine metrics (override supportsEngineMetrics)";
+                    case COMPACT_1, COMPACT_2 -> verification.supportsParallelCompaction()
+                            ? null
+                            : "this version compacts each write on one thread (Paimon's behaviour); the rule applies once"
+                                    + " governance.compaction.task-threads is offered and the verification declares"
+                                    + " supportsParallelCompaction";
+                    default -> null;
+                };
+        return reason == null ? SkipResult.doNotSkip() : SkipResult.skip("[" + rule.id() + "] skipped: " + reason);
+    }
+}

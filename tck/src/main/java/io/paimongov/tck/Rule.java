@@ -1,0 +1,140 @@
+package io.paimongov.tck;
+
+/**
+ * Every rule of the kit: its id, whether an allocator must pass it, what it states and where to
+ * look when it fails. {@code docs/tck.md} lists the same table; a test keeps the two in step.
+ */
+public enum Rule {
+    MEM_1("MEM-1", true,
+            "Under random sequences of reserve, release, allocate and free, accounting matches a reference model and never passes the capacity.",
+            "tryReserve/allocate must refuse what does not fit; usedBytes() must be exactly live pages plus reservations."),
+    MEM_2("MEM-2", true,
+            "Under concurrent reserve/release/allocate/free from several threads, neither the allocator nor the engine passes the capacity, and both end at their start.",
+            "the capacity check and the update must be one atomic step (a lock or a compare-and-set), in the allocator and in the engine."),
+    MEM_3("MEM-3", true,
+            "A failed reservation leaves accounting unchanged, in the allocator and in the engine.",
+            "undo a partial engine reservation before returning false."),
+    MEM_4("MEM-4", true,
+            "Page allocation is all-or-nothing: a request that does not fit throws ResourceExhaustedException and gives no page.",
+            "check room for every page before taking the first, or give back what was taken before throwing; leave the target list untouched."),
+    MEM_5("MEM-5", true,
+            "Live pages have the page size, are writable and never alias each other.",
+            "do not hand out a page twice before it is released; wrap each engine buffer once; size every page pageSize()."),
+    MEM_6("MEM-6", true,
+            "After the write's resources close, the engine's own memory counter is back at its starting level.",
+            "release(pages) and release(bytes) must give memory back to the engine, and close() must release what is left."),
+    MEM_7("MEM-7", true,
+            "Closing the engine resources twice is harmless.",
+            "make EngineResources.close() idempotent."),
+    MEM_8("MEM-8", true,
+            "Allocating or reserving after close fails with GovernanceClosedException.",
+            "remember the closed state and throw io.paimongov.spi.GovernanceClosedException."),
+    MEM_9("MEM-9", true,
+            "The allocator's capacity is positive and within governance.memory.budget, and its page size is a power of two of at least 4k.",
+            "read governance.memory.budget and governance.memory.page-size from the options given to open()."),
+    WRITE_1("WRITE-1", true,
+            "Random workloads (duplicate keys, deletes, partitions, buckets, merge engines, formats, budgets) commit exactly the reference model's table.",
+            "pages must keep their contents while live; a page handed to Paimon must not be reused by the engine until released."),
+    WRITE_2("WRITE-2", true,
+            "A write under a small budget commits the same table as the same write with an ample budget.",
+            "spilling must not lose or corrupt rows: check that pages stay valid across spills and that released pages are not still in use."),
+    WRITE_3("WRITE-3", true,
+            "Throughout a write the accounted peak stays within the budget and the engine never passes its capacity.",
+            "capacityBytes() must be the engine budget the provider really enforces."),
+    SPILL_1("SPILL-1", true,
+            "After a successful spilling write, nothing the write made is left in the engine's temp space.",
+            "do not create temp directories of your own per write, or delete them in EngineResources.close()."),
+    SPILL_2("SPILL-2", true,
+            "After a failure injected at a random point, no spill file, reservation or snapshot is left and the engine's memory is back.",
+            "release must stay infallible on every path; close() must work after a failed allocation."),
+    SPILL_3("SPILL-3", true,
+            "After a prepared write is closed without commit (abort), nothing is left and nothing is published.",
+            "close() must release everything even when commit messages were never committed."),
+    SPILL_4("SPILL-4", true,
+            "After a cancel, no spill file or spill scope is left.",
+            "spill roots must be directories the runtime may delete scopes in."),
+    SPILL_5("SPILL-5", true,
+            "The spill byte budget (governance.spill.max-bytes) holds: the spill scope never holds more on disk.",
+            "SpillLocations.maxBytes() must return governance.spill.max-bytes, or a smaller engine limit."),
+    SPILL_6("SPILL-6", true,
+            "Spill scopes are owner-only (0700) and lie under the provider's spill roots.",
+            "spill roots must be on a file system with POSIX permissions, or the provider must say why not."),
+    SPILL_7("SPILL-7", true,
+            "Spill scopes left by a dead process are swept when a new write opens on the same roots.",
+            "SpillLocations.roots() must be the same directories for every write of the engine."),
+    CANCEL_1("CANCEL-1", true,
+            "A cancel from another thread at a random point makes the write throw WriteCancelledException within the bound (governance.tck.cancel-bound-ms).",
+            "the allocator must not block a cancelled write; allocate() must return or throw promptly."),
+    CANCEL_2("CANCEL-2", true,
+            "After a cancel there is no new snapshot and no data file in the table.",
+            "nothing in the allocator should publish; check that close() ran."),
+    CANCEL_3("CANCEL-3", true,
+            "After a cancel every reservation is zero and the engine's memory is back at its start.",
+            "release paths must work from the thread that cancels or closes, not only the writing thread."),
+    CANCEL_4("CANCEL-4", true,
+            "After a cancel no thread the write started is left running.",
+            "CompactionThreads.threadFactory() threads must end when interrupted."),
+    CANCEL_5("CANCEL-5", false,
+            "The engine's own cancel (its CancellationSignal) stops the write with WriteCancelledException and leaves nothing behind.",
+            "EngineResources.cancellation() must report the engine's cancel (cancelReason) or call the listener given to onCancel."),
+    METRICS_1("METRICS-1", true,
+            "The snapshot is consistent: rows in, files out, spill counters non-zero exactly when the write spilled, peak at least current, nothing reserved after close.",
+            "the runtime counts these; an allocator can only break them by mis-reporting capacity or pages."),
+    METRICS_2("METRICS-2", true,
+            "Exact fields are exact: output bytes equal the committed files' sizes, input bytes the rows' binary sizes, pages plus estimates the reserved bytes.",
+            "pages must be exactly pageSize() bytes."),
+    METRICS_3("METRICS-3", false,
+            "What the engine's metric system received at close equals the write's final snapshot.",
+            "MetricsReporter.writeClosed must pass the snapshot on unchanged."),
+    DISCOVERY_1("DISCOVERY-1", true,
+            "The provider is found by its name through ServiceLoader.",
+            "list the class in META-INF/services/io.paimongov.spi.GovernanceProvider (and in module-info 'provides')."),
+    DISCOVERY_2("DISCOVERY-2", true,
+            "An unknown provider name fails with a message listing the available names, this provider's among them.",
+            "name() must be stable and unique."),
+    DISCOVERY_3("DISCOVERY-3", true,
+            "An unknown key in the provider's own namespace (governance.<name>.*) is rejected with IllegalArgumentException naming the key.",
+            "validate your own keys in open() and name the key in the message."),
+    COMPACT_1("COMPACT-1", false,
+            "Never two compactions of one (partition, bucket) at once.",
+            "the compaction executor must run tasks it is given; do not re-submit them."),
+    COMPACT_2("COMPACT-2", false,
+            "Compaction concurrency never passes the thread setting.",
+            "CompactionThreads.maxThreads() must be what the engine allows.");
+
+    private final String id;
+    private final boolean required;
+    private final String statement;
+    private final String ifFails;
+
+    Rule(String id, boolean required, String statement, String ifFails) {
+        this.id = id;
+        this.required = required;
+        this.statement = statement;
+        this.ifFails = ifFails;
+    }
+
+    /** The id used in reports and docs, such as {@code MEM-1}. */
+    public String id() {
+        return id;
+    }
+
+    /** Whether an allocator must pass it; optional rules skip with a reason when they do not apply. */
+    public boolean required() {
+        return required;
+    }
+
+    public String statement() {
+        return statement;
+    }
+
+    /** Where to look when the rule fails. */
+    public String ifFails() {
+        return ifFails;
+    }
+
+    /** The prefix of every failure message of this rule: {@code [MEM-1] ...}. */
+    String fail(String what) {
+        return "[" + id + "] " + what + " (if this fails, check: " + ifFails + ")";
+    }
+}

@@ -1,0 +1,131 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.spill.SpillScope;
+import io.paimongov.spi.write.ResourceContext;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+
+/** SPILL-*: spill stays in its scope, within its budget, and goes away on every path. */
+abstract class SpillRules extends WriteRules {
+
+    /** A workload that spills under 2m with 16k pages. */
+    final Sized spilling(long seed) {
+        int rows = Math.max(20_000, settings().rows());
+        return new Sized(new Workload(seed, rows, rows, 2, 4, "deduplicate", "parquet", 64), "2m", "16k");
+    }
+
+    @Example
+    @Verifies(Rule.SPILL_1)
+    void required_SPILL1_aSuccessfulSpillingWriteLeavesNothing() throws Exception {
+        TckRun run = write(spilling(1), TckRun.Plan.none());
+        check(Rule.SPILL_1, run.outcome == TckRun.Outcome.COMMITTED, "the write did not commit: " + run.describe());
+        check(Rule.SPILL_1, run.metrics.spillBytes() > 0, "the write was meant to spill and did not; the budget is not enforced");
+        check(Rule.SPILL_1, run.problems.isEmpty(), "left behind: " + run.problems);
+    }
+
+    @Property
+    @Heavy
+    @Verifies(Rule.SPILL_2)
+    void required_SPILL2_aFailureAtARandomPointLeavesNothing(
+            @ForAll boolean atAllocation, @ForAll @IntRange(min = 1, max = 400) int at, @ForAll long seed) throws Exception {
+        Sized sized = spilling(seed);
+        TckRun.Plan plan =
+                atAllocation
+                        ? new TckRun.Plan(TckRun.Event.FAIL_ALLOCATION, at)
+                        : new TckRun.Plan(TckRun.Event.BAD_ROW_AT, at * sized.workload().rows() / 400 - 1);
+        TckRun run = write(sized, plan);
+        check(Rule.SPILL_2, run.outcome == TckRun.Outcome.FAILED || run.outcome == TckRun.Outcome.COMMITTED,
+                "unexpected outcome " + run.describe());
+        check(Rule.SPILL_2, run.problems.isEmpty(), "after " + plan + " (" + run.describe() + ") left behind: " + run.problems);
+    }
+
+    @Example
+    @Verifies(Rule.SPILL_3)
+    void required_SPILL3_anAbortLeavesNothingAndPublishesNothing() throws Exception {
+        TckRun run = write(spilling(3), new TckRun.Plan(TckRun.Event.ABORT, 0));
+        check(Rule.SPILL_3, run.outcome == TckRun.Outcome.ABORTED, "the write did not reach the abort: " + run.describe());
+        check(Rule.SPILL_3, run.problems.isEmpty(), "after an abort, left behind: " + run.problems);
+    }
+
+    @Property
+    @Heavy
+    @Verifies(Rule.SPILL_4)
+    void required_SPILL4_aCancelLeavesNoSpill(@ForAll @IntRange(min = 1, max = 99) int percent, @ForAll long seed)
+            throws Exception {
+        Sized sized = spilling(seed);
+        TckRun run = write(sized, new TckRun.Plan(TckRun.Event.CANCEL_AT_ROW, sized.workload().rows() * percent / 100));
+        List<String> spillProblems = run.problems.stream().filter(p -> p.contains("spill") || p.contains("temp space")).toList();
+        check(Rule.SPILL_4, spillProblems.isEmpty(), "after a cancel at " + percent + "% of the rows, left behind: " + spillProblems);
+    }
+
+    @Example
+    @Verifies(Rule.SPILL_5)
+    void required_SPILL5_theSpillByteBudgetHolds() throws Exception {
+        long limit = 1 << 20;
+        Sized sized = spilling(5);
+        TckRun run = write(sized, TckRun.Plan.none(), GovernanceOptions.SPILL_MAX_BYTES, "1m");
+        boolean refused =
+                run.error instanceof ResourceExhaustedException e && e.resource() == ResourceExhaustedException.Resource.SPILL_DISK;
+        check(Rule.SPILL_5, run.outcome == TckRun.Outcome.COMMITTED || refused,
+                "the write neither committed nor was refused for spill disk: " + run.describe());
+        long block = 64 << 10;
+        check(Rule.SPILL_5, run.peakScopeBytes <= limit + block,
+                "the spill scope held " + run.peakScopeBytes + " bytes on disk; governance.spill.max-bytes is " + limit);
+        try (TckSubject s = subject(2 << 20)) {
+            try (EngineResources resources = s.provider.open(s.options(GovernanceOptions.SPILL_MAX_BYTES, "1m"), s.environment())) {
+                long given = resources.spill().maxBytes();
+                check(Rule.SPILL_5, given <= limit, "SpillLocations.maxBytes() is " + given + " with governance.spill.max-bytes=1m");
+            }
+        }
+    }
+
+    @Example
+    @Verifies(Rule.SPILL_6)
+    void required_SPILL6_scopesAreOwnerOnlyUnderTheSpillRoots() throws Exception {
+        TckRun run = write(spilling(6), TckRun.Plan.none());
+        check(Rule.SPILL_6, run.scopePermissions != null, "the spill scope was never seen on disk during the write");
+        check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions);
+        try (TckSubject s = subject(2 << 20)) {
+            try (EngineResources resources = s.provider.open(s.options(), s.environment())) {
+                List<Path> roots = resources.spill().roots();
+                check(Rule.SPILL_6, !roots.isEmpty(), "SpillLocations.roots() is empty");
+                for (Path root : roots) {
+                    check(Rule.SPILL_6, Files.isDirectory(root) && Files.isWritable(root), "spill root " + root + " is not a writable directory");
+                }
+            }
+        }
+    }
+
+    @Example
+    @Verifies(Rule.SPILL_7)
+    void required_SPILL7_scopesOfADeadProcessAreSwept() throws Exception {
+        try (TckSubject s = subject(4 << 20)) {
+            List<Path> roots;
+            try (EngineResources resources = s.provider.open(s.options(), s.environment())) {
+                roots = resources.spill().roots();
+            }
+            Process finished = new ProcessBuilder("java", "-version").redirectErrorStream(true).start();
+            finished.getInputStream().readAllBytes();
+            finished.waitFor();
+            for (Path root : roots) {
+                Path dead = root.resolve(SpillScope.PREFIX + finished.pid() + "-tck");
+                Files.createDirectories(dead);
+                Files.writeString(dead.resolve("left-by-a-crash.channel"), "x");
+            }
+            try (ResourceContext ignored = ResourceContext.open("tck-sweep", s.provider, s.options(), s.environment())) {
+                for (Path root : roots) {
+                    Path dead = root.resolve(SpillScope.PREFIX + finished.pid() + "-tck");
+                    check(Rule.SPILL_7, !Files.exists(dead), "the scope of dead process " + finished.pid() + " is still at " + dead);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.StandaloneEngine;
+import java.nio.file.Path;
+import java.util.Optional;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.PropagationMode;
+
+/**
+ * What every rule group shares: the vendor's factory and capabilities (declared in {@link
+ * GovernanceVerification}), the settings, and the way a rule fails or skips.
+ */
+@AddLifecycleHook(value = TckTries.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
+@AddLifecycleHook(value = OptionalRules.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
+abstract class TckBase {
+
+    /** The provider under test. */
+    protected abstract GovernanceProvider provider();
+
+    /**
+     * A standalone engine with {@code budgetBytes} of memory and its temp space under {@code
+     * tempDir}; by default the provider's own {@link GovernanceProvider#standalone}. Empty means:
+     * observe the engine through the provider's allocators.
+     */
+    protected Optional<StandaloneEngine> engine(long budgetBytes, Path tempDir) {
+        return provider().standalone(budgetBytes, tempDir);
+    }
+
+    /** Whether the engine can cancel a write from its side ({@link StandaloneEngine#cancel}). */
+    protected boolean supportsEngineCancellation() {
+        return false;
+    }
+
+    /** Whether the engine's metric system can be read back ({@link StandaloneEngine#reportedMetrics}). */
+    protected boolean supportsEngineMetrics() {
+        return false;
+    }
+
+    /** Whether the provider's writes compact on more than one thread. */
+    protected boolean supportsParallelCompaction() {
+        return false;
+    }
+
+    final TckSettings settings() {
+        return TckSettings.fromSystemProperties();
+    }
+
+    final TckSubject subject(long budgetBytes) {
+        return new TckSubject(
+                provider(),
+                (observed, budget, dir) ->
+                        engine(budget, dir).orElseGet(() -> TckSubject.defaultEngine(observed, budget, dir)),
+                budgetBytes);
+    }
+
+    /** Fails {@code rule} unless {@code ok}. */
+    static void check(Rule rule, boolean ok, String what) {
+        if (!ok) {
+            throw new AssertionError(rule.fail(what));
+        }
+    }
+
+}

@@ -1,0 +1,47 @@
+package io.paimongov.tck;
+
+import java.util.List;
+
+/**
+ * The outcome of one kit run, rule by rule. Immutable.
+ *
+ * @param provider the provider's name
+ * @param rules one result per rule, in {@link Rule} order
+ */
+public record TckReport(String provider, List<RuleResult> rules) {
+
+    /** How one rule fared. */
+    public enum Status {
+        PASSED,
+        FAILED,
+        SKIPPED
+    }
+
+    /**
+     * @param id the rule id, such as {@code MEM-1}
+     * @param required whether an allocator must pass it
+     * @param status passed, failed, or skipped (with the reason in {@code message})
+     * @param message the failure or skip reason; empty when passed
+     * @param millis how long the rule ran
+     */
+    public record RuleResult(String id, boolean required, Status status, String message, long millis) {}
+
+    public TckReport {
+        rules = List.copyOf(rules);
+    }
+
+    public long count(Status status) {
+        return rules.stream().filter(r -> r.status() == status).count();
+    }
+
+    /** Whether every required rule passed. */
+    public boolean requiredPassed() {
+        return rules.stream().filter(RuleResult::required).allMatch(r -> r.status() == Status.PASSED);
+    }
+
+    /** The result of rule {@code id}. */
+    public RuleResult rule(String id) {
+        return rules.stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow(
+                () -> new IllegalArgumentException("no result for rule " + id));
+    }
+}

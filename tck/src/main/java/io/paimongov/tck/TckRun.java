@@ -1,0 +1,358 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.spill.SpillScope;
+import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.PreparedCommit;
+import io.paimongov.spi.write.ResourceContext;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.serializer.InternalRowSerializer;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+
+/**
+ * One governed write of a {@link Workload} in a {@link TckSubject}, with at most one event (a
+ * cancel, an injected failure, an abort), and everything the rules judge afterwards: the outcome,
+ * the metrics, the cancel latency, what the spill scope looked like, and what was left behind.
+ */
+final class TckRun {
+
+    enum Event {
+        NONE,
+        CANCEL_AT_ROW,
+        CANCEL_IN_PREPARE,
+        ENGINE_CANCEL_AT_ROW,
+        FAIL_ALLOCATION,
+        BAD_ROW_AT,
+        ABORT
+    }
+
+    enum Outcome {
+        COMMITTED,
+        ABORTED,
+        CANCELLED,
+        FAILED
+    }
+
+    /** An event and where it happens: a row index, an allocation count or milliseconds into prepare. */
+    record Plan(Event event, int at) {
+        static Plan none() {
+            return new Plan(Event.NONE, 0);
+        }
+    }
+
+    Outcome outcome;
+    Throwable error;
+    Throwable closeError;
+    MetricsSnapshot metrics;
+    ResourceContext context;
+    FileStoreTable table;
+    long cancelLatencyNanos = -1;
+    int rowsWritten;
+    long messageFiles;
+    long messageBytes;
+    long expectedInputBytes;
+    Path scope;
+    String scopePermissions;
+    long peakScopeBytes;
+    private Set<String> engineTempBefore;
+    /** Filled by the rule that ran it: what was left, what the table holds, engine violations. */
+    List<String> problems = List.of();
+    java.util.Map<Long, Workload.Value> content = java.util.Map.of();
+    long engineViolations;
+    long capacityViolations;
+
+    private TckRun() {}
+
+    static TckRun run(TckSubject s, Workload w, String name, GovernanceOptions options, Plan plan) throws Exception {
+        TckRun run = new TckRun();
+        run.engineTempBefore = listTree(s.dir.resolve("engine"));
+        run.table = w.createTable(s.warehouse, name);
+        if (plan.event() == Event.FAIL_ALLOCATION) {
+            s.provider.failAllocationAt.set(plan.at());
+        }
+        try {
+            run.context = ResourceContext.open("tck-" + name, s.provider, options, s.environment());
+        } catch (RuntimeException e) {
+            run.outcome = Outcome.FAILED;
+            run.error = e;
+            return run;
+        }
+        GovernedTableWrite write;
+        try {
+            write = GovernedTableWrite.batch(run.table, run.context);
+        } catch (RuntimeException e) {
+            run.outcome = Outcome.FAILED;
+            run.error = e;
+            run.metrics = run.context.snapshot();
+            return run;
+        }
+        run.execute(s, w, write, plan);
+        return run;
+    }
+
+    private void execute(TckSubject s, Workload w, GovernedTableWrite write, Plan plan) {
+        AtomicInteger written = new AtomicInteger();
+        AtomicBoolean preparing = new AtomicBoolean();
+        AtomicLong cancelledAt = new AtomicLong();
+        AtomicBoolean done = new AtomicBoolean();
+        scope = context.spillScope().dir();
+        Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
+        Thread canceller = startCanceller(s, write, plan, written, preparing, cancelledAt, done);
+        InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
+        try {
+            int index = 0;
+            for (InternalRow row : w.rowsInOrder()) {
+                InternalRow toWrite = plan.event() == Event.BAD_ROW_AT && index == plan.at() ? badRow() : row;
+                write.write(toWrite);
+                expectedInputBytes += serializer.toBinaryRow(toWrite).getSizeInBytes();
+                written.incrementAndGet();
+                index++;
+            }
+            preparing.set(true);
+            PreparedCommit prepared = write.prepareCommit();
+            countFiles(prepared.messages());
+            if (plan.event() == Event.ABORT) {
+                outcome = Outcome.ABORTED;
+            } else {
+                prepared.commit();
+                outcome = Outcome.COMMITTED;
+            }
+        } catch (WriteCancelledException e) {
+            long seen = System.nanoTime();
+            outcome = Outcome.CANCELLED;
+            error = e;
+            if (cancelledAt.get() > 0) {
+                cancelLatencyNanos = seen - cancelledAt.get();
+            }
+        } catch (Throwable t) {
+            outcome = Outcome.FAILED;
+            error = t;
+        } finally {
+            try {
+                write.close();
+            } catch (Throwable t) {
+                closeError = t;
+            }
+            done.set(true);
+            join(sampler);
+            join(canceller);
+            rowsWritten = written.get();
+            metrics = context.snapshot();
+        }
+    }
+
+    private Thread startCanceller(
+            TckSubject s,
+            GovernedTableWrite write,
+            Plan plan,
+            AtomicInteger written,
+            AtomicBoolean preparing,
+            AtomicLong cancelledAt,
+            AtomicBoolean done) {
+        Event e = plan.event();
+        if (e != Event.CANCEL_AT_ROW && e != Event.CANCEL_IN_PREPARE && e != Event.ENGINE_CANCEL_AT_ROW) {
+            return null;
+        }
+        return startDaemon(
+                "tck-canceller",
+                () -> {
+                    if (e == Event.CANCEL_IN_PREPARE) {
+                        while (!preparing.get() && !done.get()) {
+                            Thread.onSpinWait();
+                        }
+                        sleep(plan.at());
+                    } else {
+                        while (written.get() < plan.at() && !done.get()) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                    if (done.get()) {
+                        return;
+                    }
+                    cancelledAt.set(System.nanoTime());
+                    if (e == Event.ENGINE_CANCEL_AT_ROW) {
+                        s.engine.cancel("tck: engine cancel at row " + plan.at());
+                    } else {
+                        write.cancel("tck: cancel (" + e + " " + plan.at() + ")");
+                    }
+                });
+    }
+
+    private static InternalRow badRow() {
+        return GenericRow.of(0, null, BinaryString.fromString("a key must not be null"), 1L);
+    }
+
+    private void countFiles(List<CommitMessage> messages) {
+        for (CommitMessage m : messages) {
+            CommitMessageImpl impl = (CommitMessageImpl) m;
+            for (DataFileMeta f : impl.newFilesIncrement().newFiles()) {
+                messageFiles++;
+                messageBytes += f.fileSize();
+            }
+            for (DataFileMeta f : impl.compactIncrement().compactAfter()) {
+                messageFiles++;
+                messageBytes += f.fileSize();
+            }
+        }
+    }
+
+    private void sampleScope(AtomicBoolean done) {
+        while (!done.get()) {
+            try {
+                if (scopePermissions == null && Files.exists(scope)) {
+                    scopePermissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(scope));
+                }
+                peakScopeBytes = Math.max(peakScopeBytes, sizeOf(scope));
+            } catch (IOException | UncheckedIOException | UnsupportedOperationException e) {
+                // the scope may vanish between listing and reading; the next sample retries
+            }
+            sleep(1);
+        }
+    }
+
+    private static long sizeOf(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return 0;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.filter(p -> p.toString().endsWith(".channel")).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
+    /** What the run left behind; empty when it left nothing. */
+    List<String> leftovers(TckSubject s, boolean committed) throws Exception {
+        List<String> problems = new ArrayList<>();
+        if (context != null) {
+            MetricsSnapshot last = context.snapshot();
+            if (last.reservedBytes() != 0) {
+                problems.add(last.reservedBytes() + " bytes still reserved: " + context.memory().holders());
+            }
+            if (!context.isClosed()) {
+                problems.add("the write's resource context is still open");
+            }
+        }
+        for (ObservedProvider.Observed o : s.provider.opened()) {
+            if (o.usedAtClose.get() > 0) {
+                problems.add("the allocator held " + o.usedAtClose.get() + " bytes when its resources closed");
+            }
+            if (o.closes.get() == 0) {
+                problems.add("the engine resources were never closed");
+            }
+        }
+        long engineNow = s.engine.engineUsedBytes();
+        if (engineNow != s.engineStart) {
+            problems.add("the engine's memory counter is at " + engineNow + " bytes; it started at " + s.engineStart);
+        }
+        for (Path root : spillRoots(s)) {
+            try (Stream<Path> children = Files.list(root)) {
+                children.filter(p -> p.getFileName().toString().startsWith(SpillScope.PREFIX))
+                        .forEach(p -> problems.add("spill scope left behind: " + p));
+            }
+        }
+        Set<String> engineTemp = listTree(s.dir.resolve("engine"));
+        engineTemp.removeAll(engineTempBefore);
+        if (!engineTemp.isEmpty()) {
+            problems.add("left in the engine's temp space: " + engineTemp);
+        }
+        if (!committed) {
+            if (table.snapshotManager().latestSnapshot() != null) {
+                problems.add("a snapshot was published: " + table.snapshotManager().latestSnapshot().id());
+            }
+            List<Path> files = dataFiles(table);
+            if (!files.isEmpty()) {
+                problems.add(files.size() + " data files left in the table, e.g. " + files.get(0));
+            }
+        }
+        for (Thread t : s.provider.threads()) {
+            t.join(10_000);
+            if (t.isAlive()) {
+                problems.add("thread '" + t.getName() + "' is still running");
+            }
+        }
+        return problems;
+    }
+
+    static List<Path> spillRoots(TckSubject s) {
+        Set<Path> roots = new TreeSet<>();
+        roots.add(s.spillRoot);
+        for (ObservedProvider.Observed o : s.provider.opened()) {
+            roots.addAll(o.vendor.spill().roots());
+        }
+        return roots.stream().filter(Files::isDirectory).toList();
+    }
+
+    static List<Path> dataFiles(FileStoreTable table) throws IOException {
+        Path location = Path.of(table.location().toUri());
+        if (!Files.exists(location)) {
+            return List.of();
+        }
+        try (Stream<Path> walk = Files.walk(location)) {
+            return walk.filter(Files::isRegularFile).filter(p -> p.getFileName().toString().startsWith("data-")).toList();
+        }
+    }
+
+    private static Set<String> listTree(Path dir) {
+        Set<String> paths = new TreeSet<>();
+        if (!Files.exists(dir)) {
+            return paths;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.filter(p -> !p.equals(dir)).forEach(p -> paths.add(dir.relativize(p).toString()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return paths;
+    }
+
+    /** A short account of the run for failure messages. */
+    String describe() {
+        return "outcome " + outcome + (error == null ? "" : " (" + error + ")") + ", " + rowsWritten + " rows written";
+    }
+
+    private static Thread startDaemon(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void join(Thread t) {
+        if (t == null) {
+            return;
+        }
+        try {
+            t.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}

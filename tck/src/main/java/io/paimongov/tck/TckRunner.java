@@ -1,0 +1,169 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.Providers;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Runs the kit through the JUnit Platform launcher and reports rule by rule: against a {@link
+ * GovernanceVerification} subclass, or against a provider found by name with {@link
+ * java.util.ServiceLoader} (also in a vendor's jar, through the class loader given).
+ *
+ * <p>Not thread-safe: one run at a time per JVM (a discovered provider is handed to the
+ * verification through a static slot).
+ */
+public final class TckRunner {
+
+    private TckRunner() {}
+
+    /** Runs every rule of {@code verification}, or only {@code only} when it is not empty. */
+    public static TckReport run(Class<? extends GovernanceVerification> verification, String provider, Collection<Rule> only) {
+        return run(verification, provider, only, null);
+    }
+
+    /**
+     * Runs the kit against the provider named {@code name} that {@code loader} finds; capabilities
+     * are taken from the provider's standalone engine.
+     *
+     * @param reportsDir where to write JUnit XML reports, or null
+     */
+    public static TckReport runDiscovered(String name, ClassLoader loader, Collection<Rule> only, Path reportsDir) {
+        GovernanceProvider provider = Providers.load(name, loader);
+        Thread current = Thread.currentThread();
+        ClassLoader previous = current.getContextClassLoader();
+        current.setContextClassLoader(loader);
+        DiscoveredVerification.target = provider;
+        try {
+            return run(DiscoveredVerification.class, provider.name(), only, reportsDir);
+        } finally {
+            DiscoveredVerification.target = null;
+            current.setContextClassLoader(previous);
+        }
+    }
+
+    private static TckReport run(
+            Class<? extends GovernanceVerification> verification, String provider, Collection<Rule> only, Path reportsDir) {
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        if (only.isEmpty()) {
+            request.selectors(DiscoverySelectors.selectClass(verification));
+        } else {
+            for (Rule rule : only) {
+                methodFor(verification, rule).ifPresent(m -> request.selectors(DiscoverySelectors.selectMethod(verification, m)));
+            }
+        }
+        request.configurationParameter("jqwik.database", "none")
+                .configurationParameter("jqwik.reporting.usejunitplatform", "true");
+        LauncherDiscoveryRequest discovery = request.build();
+        Collector collector = new Collector();
+        Launcher launcher = LauncherFactory.create();
+        List<TestExecutionListener> listeners = new ArrayList<>();
+        listeners.add(collector);
+        if (reportsDir != null) {
+            listeners.add(new org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener(reportsDir, new java.io.PrintWriter(System.err)));
+        }
+        launcher.execute(discovery, listeners.toArray(new TestExecutionListener[0]));
+        List<TckReport.RuleResult> results = new ArrayList<>();
+        for (Rule rule : Rule.values()) {
+            if (!only.isEmpty() && !only.contains(rule)) {
+                continue;
+            }
+            TckReport.RuleResult r = collector.results.get(rule);
+            results.add(r != null ? r : new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, "the rule did not run", 0));
+        }
+        return new TckReport(provider, results);
+    }
+
+    private static Optional<Method> methodFor(Class<?> type, Rule rule) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                Verifies v = m.getAnnotation(Verifies.class);
+                if (v != null && v.value() == rule) {
+                    return Optional.of(m);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Rule> ruleOf(TestIdentifier id) {
+        return id.getSource()
+                .filter(MethodSource.class::isInstance)
+                .map(MethodSource.class::cast)
+                .flatMap(source -> {
+                    try {
+                        return Optional.ofNullable(source.getJavaMethod().getAnnotation(Verifies.class)).map(Verifies::value);
+                    } catch (RuntimeException e) {
+                        return Optional.empty();
+                    }
+                });
+    }
+
+    /**
+     * Puts the rule's own line first: jqwik wraps a failed action chain's message after the list of
+     * actions that led to it, which then follows.
+     */
+    static String leadWithRule(Rule rule, String message) {
+        String tag = "[" + rule.id() + "] ";
+        int at = message.indexOf(tag);
+        if (at <= 0) {
+            return message;
+        }
+        int end = message.indexOf('\n', at);
+        String line = end < 0 ? message.substring(at) : message.substring(at, end);
+        return line + "\n" + message.substring(0, at).trim();
+    }
+
+    /** Collects one result per rule from the platform's events. */
+    private static final class Collector implements TestExecutionListener {
+        final Map<Rule, TckReport.RuleResult> results = new EnumMap<>(Rule.class);
+        private final Map<String, Long> started = new ConcurrentHashMap<>();
+
+        @Override
+        public void executionStarted(TestIdentifier id) {
+            started.put(id.getUniqueId(), System.nanoTime());
+        }
+
+        @Override
+        public void executionSkipped(TestIdentifier id, String reason) {
+            ruleOf(id).ifPresent(rule -> results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.SKIPPED, reason, 0)));
+        }
+
+        @Override
+        public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            Optional<Rule> found = ruleOf(id);
+            if (found.isEmpty()) {
+                return;
+            }
+            Rule rule = found.get();
+            long millis = (System.nanoTime() - started.getOrDefault(id.getUniqueId(), System.nanoTime())) / 1_000_000;
+            Throwable t = result.getThrowable().orElse(null);
+            TckReport.Status status =
+                    switch (result.getStatus()) {
+                        case SUCCESSFUL -> TckReport.Status.PASSED;
+                        case ABORTED -> TckReport.Status.SKIPPED;
+                        case FAILED -> t instanceof TestAbortedException ? TckReport.Status.SKIPPED : TckReport.Status.FAILED;
+                    };
+            String message = t == null ? "" : leadWithRule(rule, String.valueOf(t.getMessage()));
+            results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), status, message, millis));
+        }
+    }
+
+}

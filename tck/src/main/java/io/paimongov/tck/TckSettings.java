@@ -1,0 +1,56 @@
+package io.paimongov.tck;
+
+/**
+ * How hard the kit tries, from system properties, with small defaults for CI and a documented deep
+ * setting ({@code docs/tck.md}). Read once per run; immutable.
+ *
+ * <ul>
+ *   <li>{@code governance.tck.tries}: tries of the cheap properties (allocator sequences); default
+ *       50, deep 2000.
+ *   <li>{@code governance.tck.write-tries}: tries of the properties that write real tables; default
+ *       3, deep 50.
+ *   <li>{@code governance.tck.rows}: the largest workload in rows; default 20000, deep 500000.
+ *   <li>{@code governance.tck.cancel-bound-ms}: the most a cancel may take to be seen; default 5000.
+ * </ul>
+ */
+public record TckSettings(int tries, int writeTries, int rows, long cancelBoundMillis) {
+
+    public static final String TRIES = "governance.tck.tries";
+    public static final String WRITE_TRIES = "governance.tck.write-tries";
+    public static final String ROWS = "governance.tck.rows";
+    public static final String CANCEL_BOUND_MS = "governance.tck.cancel-bound-ms";
+
+    public TckSettings {
+        positive(TRIES, tries);
+        positive(WRITE_TRIES, writeTries);
+        positive(ROWS, rows);
+        positive(CANCEL_BOUND_MS, cancelBoundMillis);
+    }
+
+    /** The settings given as system properties, defaults where absent. */
+    public static TckSettings fromSystemProperties() {
+        return new TckSettings(
+                intProperty(TRIES, 50),
+                intProperty(WRITE_TRIES, 3),
+                intProperty(ROWS, 20_000),
+                intProperty(CANCEL_BOUND_MS, 5_000));
+    }
+
+    private static int intProperty(String key, int defaultValue) {
+        String value = System.getProperty(key);
+        if (value == null || value.isBlank()) {
+            return defaultValue;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + key + "' = '" + value + "' is not a whole number");
+        }
+    }
+
+    private static void positive(String key, long value) {
+        if (value < 1) {
+            throw new IllegalArgumentException("'" + key + "' = " + value + " must be at least 1");
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * One test's world: the provider (observed), a standalone engine with a budget, and a private temp
+ * directory holding the engine's temp space ({@code engine/}), the spill root ({@code spill/}) and
+ * the warehouse ({@code warehouse/}). Closing it closes the engine and deletes the directory.
+ */
+final class TckSubject implements AutoCloseable {
+
+    final ObservedProvider provider;
+    final StandaloneEngine engine;
+    final long budgetBytes;
+    final Path dir;
+    final Path spillRoot;
+    final Path warehouse;
+    final long engineStart;
+
+    TckSubject(GovernanceProvider vendor, EngineFactory factory, long budgetBytes) {
+        try {
+            this.dir = Files.createTempDirectory("paimon-gov-tck-");
+            this.spillRoot = Files.createDirectories(dir.resolve("spill"));
+            this.warehouse = Files.createDirectories(dir.resolve("warehouse"));
+            Files.createDirectories(dir.resolve("engine"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.provider = new ObservedProvider(vendor);
+        this.budgetBytes = budgetBytes;
+        this.engine = factory.create(provider, budgetBytes, dir.resolve("engine"));
+        this.engineStart = engine.engineUsedBytes();
+        provider.engineCounter = engine::engineUsedBytes;
+        provider.engineLimit = engineStart + budgetBytes;
+    }
+
+    /** Makes the standalone engine of a subject; see {@link GovernanceVerification#engine}. */
+    @FunctionalInterface
+    interface EngineFactory {
+        StandaloneEngine create(ObservedProvider provider, long budgetBytes, Path engineDir);
+    }
+
+    /** The provider's own standalone engine, or one observed through the provider's counters. */
+    static StandaloneEngine defaultEngine(ObservedProvider provider, long budgetBytes, Path engineDir) {
+        return provider.vendor().standalone(budgetBytes, engineDir).orElseGet(() -> new ProviderCountedEngine(provider));
+    }
+
+    /** Options for a write in this subject: its budget and spill root, plus {@code extra}. */
+    GovernanceOptions options(String... extra) {
+        Map<String, String> values = new HashMap<>();
+        values.put(GovernanceOptions.MEMORY_BUDGET, Long.toString(budgetBytes));
+        values.put(GovernanceOptions.SPILL_DIRS, spillRoot.toString());
+        for (int i = 0; i + 1 < extra.length; i += 2) {
+            values.put(extra[i], extra[i + 1]);
+        }
+        return GovernanceOptions.of(values);
+    }
+
+    EngineEnvironment environment() {
+        return engine.environment();
+    }
+
+    @Override
+    public void close() {
+        try {
+            engine.close();
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** An engine that is only the provider's allocators: the counter is their own word. */
+    private static final class ProviderCountedEngine implements StandaloneEngine {
+        private final ObservedProvider provider;
+
+        ProviderCountedEngine(ObservedProvider provider) {
+            this.provider = provider;
+        }
+
+        @Override
+        public EngineEnvironment environment() {
+            return EngineEnvironment.standalone();
+        }
+
+        @Override
+        public long engineUsedBytes() {
+            return provider.allocatorsUsedBytes();
+        }
+
+        @Override
+        public Optional<MetricsSnapshot> reportedMetrics() {
+            return Optional.empty();
+        }
+
+        @Override
+        public void close() {}
+    }
+}

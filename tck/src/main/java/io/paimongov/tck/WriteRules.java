@@ -1,0 +1,116 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.ResourceExhaustedException;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Assume;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** WRITE-*: real Paimon writes through the provider commit exactly what they should, in budget. */
+abstract class WriteRules extends MemoryRules {
+
+    private static final String[] BUDGETS = {"2m", "3m", "6m", "16m", "64m"};
+
+    /** A workload and the budget and page size it runs under. */
+    record Sized(Workload workload, String budget, String pageSize) {
+        long budgetBytes() {
+            return io.paimongov.spi.config.Sizes.parse("budget", budget);
+        }
+
+        @Override
+        public String toString() {
+            return workload.describe() + ", budget " + budget + ", pages " + pageSize;
+        }
+    }
+
+    @Provide
+    Arbitrary<Workload> workloads() {
+        int maxRows = settings().rows();
+        Arbitrary<Integer> rows = Arbitraries.integers().between(Math.min(500, maxRows), maxRows);
+        Arbitrary<Integer> keyShare = Arbitraries.integers().between(2, 100);
+        Arbitrary<Integer> partitions = Arbitraries.integers().between(1, 3);
+        Arbitrary<Integer> buckets = Arbitraries.integers().between(1, 8);
+        Arbitrary<String> merge = Arbitraries.of("deduplicate", "partial-update", "aggregation");
+        Arbitrary<String> format = Arbitraries.of("parquet", "orc", "avro");
+        Arbitrary<Integer> valueBytes = Arbitraries.integers().between(8, 200);
+        Arbitrary<Long> seed = Arbitraries.longs();
+        return Combinators.combine(rows, keyShare, partitions, buckets, merge, format, valueBytes, seed)
+                .as((r, share, p, b, m, f, v, s) -> new Workload(s, r, Math.max(1, r * share / 100), p, b, m, f, v));
+    }
+
+    @Provide
+    Arbitrary<Sized> sizedWorkloads() {
+        return Combinators.combine(workloads(), Arbitraries.of(BUDGETS), Arbitraries.of("16k", "32k", "64k"))
+                .as(Sized::new);
+    }
+
+    /** Runs {@code sized} in a fresh subject; a budget too small for the table discards the try. */
+    final TckRun write(Sized sized, TckRun.Plan plan, String... options) throws Exception {
+        try (TckSubject s = subject(sized.budgetBytes())) {
+            String[] all = concat(options, "governance.memory.page-size", sized.pageSize());
+            TckRun run = TckRun.run(s, sized.workload(), "t", s.options(all), plan);
+            run.problems = run.leftovers(s, run.outcome == TckRun.Outcome.COMMITTED);
+            run.content = run.outcome == TckRun.Outcome.COMMITTED ? Workload.read(run.table) : Map.of();
+            run.engineViolations = s.provider.engineViolations();
+            run.capacityViolations = s.provider.capacityViolations();
+            return run;
+        }
+    }
+
+    /** Memory refused under these budgets means the table needs more: the try says nothing. */
+    static void assumeBudgetFits(TckRun run) {
+        Assume.that(!(run.outcome == TckRun.Outcome.FAILED
+                && run.error instanceof ResourceExhaustedException e
+                && e.resource() == ResourceExhaustedException.Resource.MEMORY));
+    }
+
+    static String[] concat(String[] a, String... b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    @Property
+    @Heavy
+    @Verifies(Rule.WRITE_1)
+    void required_WRITE1_randomWorkloadsCommitTheReferenceModel(@ForAll("sizedWorkloads") Sized sized) throws Exception {
+        TckRun run = write(sized, TckRun.Plan.none());
+        assumeBudgetFits(run);
+        check(Rule.WRITE_1, run.outcome == TckRun.Outcome.COMMITTED, "the write did not commit: " + run.describe() + "; " + sized);
+        Map<Long, Workload.Value> expected = sized.workload().model();
+        check(Rule.WRITE_1, Workload.sameContent(run.content, expected),
+                "the table holds " + run.content.size() + " rows that differ from the model's " + expected.size() + "; " + sized);
+    }
+
+    @Property
+    @Heavy
+    @Verifies(Rule.WRITE_2)
+    void required_WRITE2_aSmallBudgetCommitsWhatAnAmpleOneDoes(@ForAll("workloads") Workload workload) throws Exception {
+        TckRun small = write(new Sized(workload, "2m", "16k"), TckRun.Plan.none());
+        assumeBudgetFits(small);
+        TckRun ample = write(new Sized(workload, "256m", "64k"), TckRun.Plan.none());
+        check(Rule.WRITE_2, small.outcome == TckRun.Outcome.COMMITTED, "the 2m write did not commit: " + small.describe());
+        check(Rule.WRITE_2, ample.outcome == TckRun.Outcome.COMMITTED, "the 256m write did not commit: " + ample.describe());
+        check(Rule.WRITE_2, Workload.sameContent(small.content, ample.content),
+                "a 2m write (" + small.metrics.spillBytes() + " bytes spilled) and a 256m write of the same rows differ; " + workload.describe());
+    }
+
+    @Property
+    @Heavy
+    @Verifies(Rule.WRITE_3)
+    void required_WRITE3_theBudgetHoldsThroughoutTheWrite(@ForAll("sizedWorkloads") Sized sized) throws Exception {
+        TckRun run = write(sized, TckRun.Plan.none());
+        assumeBudgetFits(run);
+        check(Rule.WRITE_3, run.metrics.peakReservedBytes() <= run.metrics.budgetBytes(),
+                "the accounted peak " + run.metrics.peakReservedBytes() + " passed the budget " + run.metrics.budgetBytes());
+        check(Rule.WRITE_3, run.capacityViolations == 0,
+                "the allocator's usedBytes() passed its capacity " + run.capacityViolations + " times");
+        check(Rule.WRITE_3, run.engineViolations == 0,
+                "the engine's counter passed the engine budget " + run.engineViolations + " times; " + sized);
+    }
+}

@@ -1,0 +1,233 @@
+package io.paimongov.tck;
+
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.paimon.memory.MemorySegment;
+
+/** Providers broken in one way each; every one must fail the rule that names its fault. */
+public final class BrokenProviders {
+
+    private BrokenProviders() {}
+
+    /** Which rule each broken provider must fail. */
+    static final Map<String, Rule> FAULTS =
+            Map.of(
+                    "broken-over-budget", Rule.MEM_1,
+                    "broken-leaky", Rule.MEM_6,
+                    "broken-aliasing", Rule.MEM_5,
+                    "broken-partial", Rule.MEM_4,
+                    "broken-spill-leftover", Rule.SPILL_1,
+                    "broken-ignores-cancel", Rule.CANCEL_5,
+                    "broken-wrong-metrics", Rule.METRICS_3,
+                    "broken-closes-twice", Rule.MEM_7,
+                    "broken-after-close", Rule.MEM_8);
+
+    /** Grants whatever is asked: never refuses a page or a reservation. */
+    public static final class OverBudget extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-over-budget";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, new Engine(Long.MAX_VALUE)) {
+                @Override
+                public synchronized boolean tryReserve(long bytes) {
+                    used += bytes;
+                    reserved += bytes;
+                    return true;
+                }
+
+                @Override
+                public synchronized void allocate(List<MemorySegment> target, int pages) {
+                    used += (long) pages * pageSize;
+                    for (int i = 0; i < pages; i++) {
+                        MemorySegment page = newPage();
+                        live.add(page);
+                        target.add(page);
+                    }
+                }
+            };
+        }
+    }
+
+    /** Counts releases in its own books but never gives the memory back to the engine. */
+    public static final class Leaky extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-leaky";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                void giveBack(long bytes) {}
+            };
+        }
+    }
+
+    /** Every other page shares its memory with the page before it. */
+    public static final class Aliasing extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-aliasing";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                private byte[] last;
+                private int count;
+
+                @Override
+                MemorySegment newPage() {
+                    if (count++ % 2 == 0 || last == null) {
+                        last = new byte[pageSize];
+                    }
+                    return MemorySegment.wrap(last);
+                }
+            };
+        }
+    }
+
+    /** Hands out the pages that fit, then throws: not all-or-nothing. */
+    public static final class Partial extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-partial";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                public synchronized void allocate(List<MemorySegment> target, int pages) {
+                    for (int i = 0; i < pages; i++) {
+                        if (used + pageSize > capacity || !engine.take(pageSize)) {
+                            throw new ResourceExhaustedException(
+                                    ResourceExhaustedException.Resource.MEMORY, "partial", pageSize, used, capacity, List.of());
+                        }
+                        used += pageSize;
+                        MemorySegment page = newPage();
+                        live.add(page);
+                        target.add(page);
+                    }
+                }
+            };
+        }
+    }
+
+    /** Makes a scratch directory of its own in the engine's temp space per write, and forgets it. */
+    public static final class SpillLeftover extends ReferenceProvider {
+        private static final AtomicInteger WRITES = new AtomicInteger();
+
+        @Override
+        public String name() {
+            return "broken-spill-leftover";
+        }
+
+        @Override
+        public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+            environment.find(Path.class).ifPresent(temp -> {
+                try {
+                    Path scratch = Files.createDirectories(temp.resolve("scratch-" + WRITES.incrementAndGet()));
+                    Files.writeString(scratch.resolve("buffer.tmp"), "spilled and forgotten");
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            return super.open(options, environment);
+        }
+    }
+
+    /** Its engine says it cancels, but the provider never passes the engine's cancel on. */
+    public static final class IgnoresCancel extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-ignores-cancel";
+        }
+
+        @Override
+        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+            return super.resources(memory, spill, CancellationSignal.never(), metrics);
+        }
+    }
+
+    /** Tells the engine's metric system one row more than the write took. */
+    public static final class WrongMetrics extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-wrong-metrics";
+        }
+
+        @Override
+        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+            MetricsReporter skewed =
+                    new MetricsReporter() {
+                        @Override
+                        public void writeClosed(String writeName, MetricsSnapshot s) {
+                            metrics.writeClosed(writeName, new MetricsSnapshot(
+                                    s.budgetBytes(), s.reservedBytes(), s.peakReservedBytes(), s.pageBytes(), s.estimatedBytes(),
+                                    s.inputRows() + 1, s.inputBytes(), s.outputFiles(), s.outputBytes(), s.spillCount(),
+                                    s.spillFiles(), s.spillBytes(), s.spillFilesLeft(), s.flushCount(), s.flushMillis(),
+                                    s.bufferFullCount(), s.compactionCount(), s.compactionMillis(), s.compactionsQueued(),
+                                    s.compactionsRunning(), s.prepareCommitMillis(), s.cancellations(),
+                                    s.resourceExhaustedCount(), s.paimon()));
+                        }
+                    };
+            return super.resources(memory, spill, cancel, skewed);
+        }
+    }
+
+    /** Its resources throw when closed a second time. */
+    public static final class ClosesTwice extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-closes-twice";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                synchronized void close() {
+                    if (closed) {
+                        throw new IllegalStateException("already closed");
+                    }
+                    super.close();
+                }
+            };
+        }
+    }
+
+    /** Keeps handing out memory after it was closed. */
+    public static final class AfterClose extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-after-close";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                void ensureOpen() {}
+            };
+        }
+    }
+}

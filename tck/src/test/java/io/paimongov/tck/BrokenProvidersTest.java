@@ -1,0 +1,56 @@
+package io.paimongov.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The kit proves itself: each broken provider must fail the rule that names its fault, with that
+ * rule's message; the correct reference provider must pass the same rule.
+ */
+class BrokenProvidersTest {
+
+    private final ClassLoader loader = getClass().getClassLoader();
+
+    @TestFactory
+    Stream<DynamicTest> eachBrokenProviderFailsTheRuleThatNamesItsFault() {
+        return BrokenProviders.FAULTS.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(fault -> DynamicTest.dynamicTest(fault.getKey() + " fails " + fault.getValue().id(), () -> {
+                    Rule rule = fault.getValue();
+                    TckReport report = TckRunner.runDiscovered(fault.getKey(), loader, Set.of(rule), null);
+                    TckReport.RuleResult result = report.rule(rule.id());
+                    assertEquals(TckReport.Status.FAILED, result.status(), fault.getKey() + " passed " + rule.id() + ": " + result);
+                    assertTrue(result.message().startsWith("[" + rule.id() + "] "), "message: " + result.message());
+                    assertTrue(result.message().contains("if this fails, check: " + rule.ifFails()), "message: " + result.message());
+                }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> theReferenceProviderPassesEachOfThoseRules() {
+        return BrokenProviders.FAULTS.values().stream()
+                .distinct()
+                .sorted()
+                .map(rule -> DynamicTest.dynamicTest("reference passes " + rule.id(), () -> {
+                    TckReport report = TckRunner.runDiscovered("reference", loader, Set.of(rule), null);
+                    assertEquals(TckReport.Status.PASSED, report.rule(rule.id()).status(), report.rule(rule.id()).toString());
+                }));
+    }
+
+    @Test
+    void optionalRulesAreSkippedWithTheirReasonNeverPassed() {
+        TckReport report = TckRunner.runDiscovered("reference", loader, Set.of(Rule.COMPACT_1, Rule.COMPACT_2), null);
+        for (Rule rule : Set.of(Rule.COMPACT_1, Rule.COMPACT_2)) {
+            TckReport.RuleResult result = report.rule(rule.id());
+            assertEquals(TckReport.Status.SKIPPED, result.status());
+            assertTrue(result.message().startsWith("[" + rule.id() + "] skipped: this version compacts"), result.message());
+        }
+        assertTrue(report.requiredPassed());
+    }
+}
