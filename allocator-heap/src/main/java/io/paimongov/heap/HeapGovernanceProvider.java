@@ -37,8 +37,19 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
         return NAME;
     }
 
+    /**
+     * @throws IllegalArgumentException for any {@code governance.heap.*} key: the heap provider has
+     *     none of its own, so such a key is a typo
+     */
     @Override
     public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+        options.asMap().keySet().stream()
+                .filter(k -> k.startsWith("governance." + NAME + "."))
+                .findFirst()
+                .ifPresent(k -> {
+                    throw new IllegalArgumentException(
+                            "unknown option '" + k + "': the heap provider has no options of its own; see governance.memory.*");
+                });
         int pageSize = options.pageSize();
         HeapSegmentAllocator allocator =
                 environment

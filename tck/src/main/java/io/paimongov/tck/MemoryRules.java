@@ -356,7 +356,11 @@ abstract class MemoryRules extends TckBase {
                     "the engine's counter did not move when pages and bytes were taken: the memory does not come from the engine");
             allocator.release(pages.subList(0, 4));
             allocator.release(50_000);
-            resources.close();
+            try {
+                resources.close();
+            } catch (IllegalStateException leakReported) {
+                // EngineResources.close() may report memory still held, after releasing it
+            }
             long now = s.engine.engineUsedBytes();
             check(Rule.MEM_6, now == s.engineStart,
                     "after close the engine's counter is " + now + " bytes; it started at " + s.engineStart);
@@ -368,19 +372,17 @@ abstract class MemoryRules extends TckBase {
     void required_MEM7_closeIsIdempotent() {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.provider.open(s.options(), s.environment());
-            resources.memory().allocate(new ArrayList<>(), 1);
-            resources.memory().release(new ArrayList<>());
             List<MemorySegment> pages = new ArrayList<>();
             resources.memory().allocate(pages, 2);
+            check(Rule.MEM_7, resources.memory().tryReserve(1000), "tryReserve(1000) refused on an almost empty allocator");
             resources.memory().release(pages);
+            resources.memory().release(1000);
             resources.close();
             try {
                 resources.close();
             } catch (RuntimeException e) {
                 throw new AssertionError(Rule.MEM_7.fail("the second close() threw " + e), e);
             }
-        } catch (IllegalStateException e) {
-            // a leak reported by close: one page was never released above, by design of this rule
         }
     }
 
