@@ -32,6 +32,12 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
 
     private static final AtomicInteger THREADS = new AtomicInteger();
 
+    /**
+     * The JVM sets no thread limit of its own; governance.compaction.task-threads and max-threads
+     * are the real bound.
+     */
+    static final int MAX_COMPACTION_THREADS = 64;
+
     @Override
     public String name() {
         return NAME;
@@ -61,7 +67,7 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
                 SpillLocations.of(options.spillDirs(), options.spillMaxBytes()),
                 environment.find(CancellationSignal.class).orElse(CancellationSignal.never()),
                 environment.find(MetricsReporter.class).orElse(MetricsReporter.none()),
-                CompactionThreads.of(HeapGovernanceProvider::compactionThread, Runtime.getRuntime().availableProcessors()));
+                CompactionThreads.of(HeapGovernanceProvider::compactionThread, MAX_COMPACTION_THREADS));
     }
 
     /** A heap pool of {@code budgetBytes} with a manual cancel and a metrics sink a test can read. */

@@ -90,7 +90,7 @@ class HeapGovernedWriteTest {
                         e -> {
                             assertThat(e.requester()).startsWith("writer[").endsWith("first pages");
                             assertThat(e.largestHolders()).extracting(ResourceExhaustedException.Holder::name)
-                                    .contains("compaction (1 thread)");
+                                    .contains("compaction (one task)");
                         });
         assertThat(h.context.snapshot().resourceExhaustedCount()).isEqualTo(1);
         h.assertNothingLeft(table);

@@ -181,16 +181,29 @@ public final class BrokenProviders {
                     new MetricsReporter() {
                         @Override
                         public void writeClosed(String writeName, MetricsSnapshot s) {
-                            metrics.writeClosed(writeName, new MetricsSnapshot(
-                                    s.budgetBytes(), s.reservedBytes(), s.peakReservedBytes(), s.pageBytes(), s.estimatedBytes(),
-                                    s.inputRows() + 1, s.inputBytes(), s.outputFiles(), s.outputBytes(), s.spillCount(),
-                                    s.spillFiles(), s.spillBytes(), s.spillFilesLeft(), s.flushCount(), s.flushMillis(),
-                                    s.bufferFullCount(), s.compactionCount(), s.compactionMillis(), s.compactionsQueued(),
-                                    s.compactionsRunning(), s.prepareCommitMillis(), s.cancellations(),
-                                    s.resourceExhaustedCount(), s.paimon()));
+                            metrics.writeClosed(writeName, withOneRowMore(s));
                         }
                     };
             return super.resources(memory, spill, cancel, skewed);
+        }
+    }
+
+    /** A copy of {@code s} with one input row more, built through the record's components. */
+    static MetricsSnapshot withOneRowMore(MetricsSnapshot s) {
+        try {
+            var components = MetricsSnapshot.class.getRecordComponents();
+            Object[] values = new Object[components.length];
+            Class<?>[] types = new Class<?>[components.length];
+            for (int i = 0; i < components.length; i++) {
+                values[i] = components[i].getAccessor().invoke(s);
+                types[i] = components[i].getType();
+                if (components[i].getName().equals("inputRows")) {
+                    values[i] = (long) values[i] + 1;
+                }
+            }
+            return MetricsSnapshot.class.getDeclaredConstructor(types).newInstance(values);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -29,6 +29,10 @@ public final class GovernanceOptions {
     public static final String SPILL_DIRS = "governance.spill.dirs";
     public static final String SPILL_MAX_BYTES = "governance.spill.max-bytes";
     public static final String SPILL_SWEEP = "governance.spill.sweep-orphans";
+    public static final String COMPACTION_TASK_THREADS = "governance.compaction.task-threads";
+    public static final String COMPACTION_MAX_THREADS = "governance.compaction.max-threads";
+    /** The table option Paimon's proposal names; honoured when the governance key is not given. */
+    public static final String TABLE_COMPACTION_TASK_THREADS = "compaction.task-threads";
 
     public static final long MIN_PAGE_SIZE = 4 << 10;
     public static final long MAX_PAGE_SIZE = 16 << 20;
@@ -52,9 +56,16 @@ public final class GovernanceOptions {
                     new Key(SPILL_MAX_BYTES, "unlimited", "a size of at least 1m, or 'unlimited'",
                             "most bytes of spill files one write may hold on disk at once"),
                     new Key(SPILL_SWEEP, "true", "true or false",
-                            "remove spill scopes of dead processes when a write opens"));
+                            "remove spill scopes of dead processes when a write opens"),
+                    new Key(COMPACTION_TASK_THREADS, "1 (or the table's compaction.task-threads)",
+                            "1, a number above 1, or -1",
+                            "compaction threads of the write: 1 one thread (Paimon's behaviour), N a pool of N shared"
+                                    + " by all buckets, -1 one thread per active bucket up to max-threads"),
+                    new Key(COMPACTION_MAX_THREADS, "8", "at least 1",
+                            "the most threads task-threads=-1 starts"));
 
-    private static final List<String> OWNED_PREFIXES = List.of("governance.memory.", "governance.spill.");
+    private static final List<String> OWNED_PREFIXES =
+            List.of("governance.memory.", "governance.spill.", "governance.compaction.");
 
     private final Map<String, String> values;
     private final long budgetBytes;
@@ -62,6 +73,8 @@ public final class GovernanceOptions {
     private final List<Path> spillDirs;
     private final long spillMaxBytes;
     private final boolean sweepOrphans;
+    private final Integer taskThreads;
+    private final int maxCompactionThreads;
 
     private GovernanceOptions(Map<String, String> values) {
         this.values = values;
@@ -70,6 +83,10 @@ public final class GovernanceOptions {
         this.spillDirs = parseDirs(get(SPILL_DIRS, System.getProperty("java.io.tmpdir")));
         this.spillMaxBytes = parseSpillMax(get(SPILL_MAX_BYTES, "unlimited"));
         this.sweepOrphans = parseBoolean(SPILL_SWEEP, get(SPILL_SWEEP, "true"));
+        this.taskThreads = values.containsKey(COMPACTION_TASK_THREADS)
+                ? parseTaskThreads(COMPACTION_TASK_THREADS, values.get(COMPACTION_TASK_THREADS))
+                : null;
+        this.maxCompactionThreads = parsePositive(COMPACTION_MAX_THREADS, get(COMPACTION_MAX_THREADS, "8"));
     }
 
     /** Defaults for every key. */
@@ -144,6 +161,33 @@ public final class GovernanceOptions {
         return sweepOrphans;
     }
 
+    /**
+     * {@value #COMPACTION_TASK_THREADS}: 1, N above 1, or -1; empty when not given, so that the
+     * table's {@value #TABLE_COMPACTION_TASK_THREADS} may decide ({@link #compactionTaskThreads(Map)}).
+     */
+    public Optional<Integer> compactionTaskThreads() {
+        return Optional.ofNullable(taskThreads);
+    }
+
+    /**
+     * The compaction thread setting for a table: {@value #COMPACTION_TASK_THREADS} if given, else the
+     * table's {@value #TABLE_COMPACTION_TASK_THREADS}, else 1.
+     *
+     * @throws IllegalArgumentException naming the table option when its value is not valid
+     */
+    public int compactionTaskThreads(Map<String, String> tableOptions) {
+        if (taskThreads != null) {
+            return taskThreads;
+        }
+        String fromTable = tableOptions.get(TABLE_COMPACTION_TASK_THREADS);
+        return fromTable == null ? 1 : parseTaskThreads(TABLE_COMPACTION_TASK_THREADS, fromTable);
+    }
+
+    /** {@value #COMPACTION_MAX_THREADS}: the bound of task-threads=-1. */
+    public int compactionMaxThreads() {
+        return maxCompactionThreads;
+    }
+
     /** The value given for any key, such as a provider's own {@code governance.flink.weight}. */
     public Optional<String> raw(String key) {
         return Optional.ofNullable(values.get(key));
@@ -204,6 +248,33 @@ public final class GovernanceOptions {
                     "'" + SPILL_MAX_BYTES + "' = '" + text + "' must be at least 1m, or 'unlimited'");
         }
         return bytes;
+    }
+
+    private static int parseTaskThreads(String key, String text) {
+        int value;
+        try {
+            value = Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            value = 0;
+        }
+        if (value == 0 || value < -1) {
+            throw new IllegalArgumentException(
+                    "'" + key + "' = '" + text + "' must be 1 (one thread), a number above 1 (a shared pool),"
+                            + " or -1 (one thread per active bucket)");
+        }
+        return value;
+    }
+
+    private static int parsePositive(String key, String text) {
+        try {
+            int value = Integer.parseInt(text.trim());
+            if (value >= 1) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be a whole number of at least 1");
     }
 
     private static boolean parseBoolean(String key, String text) {

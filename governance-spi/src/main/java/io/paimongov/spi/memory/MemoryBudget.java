@@ -73,6 +73,22 @@ public final class MemoryBudget {
         return reclaimer;
     }
 
+    /**
+     * Runs the reclaimer on this thread to free {@code bytes}; see {@link Reclaimer} for what it
+     * may do on which thread.
+     *
+     * @return the bytes freed
+     */
+    public long reclaim(long bytes) {
+        try {
+            return reclaimer.reclaim(bytes);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("making room for " + bytes + " bytes failed", e);
+        }
+    }
+
     SegmentAllocator allocator() {
         return allocator;
     }

@@ -79,13 +79,7 @@ public final class MemoryReservation implements AutoCloseable {
         if (tryGrow(n)) {
             return;
         }
-        try {
-            budget.reclaimer().reclaim(n);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("making room for '" + consumer + "' failed", e);
-        }
+        budget.reclaim(n);
         if (!tryGrow(n)) {
             throw budget.exhausted(consumer, n);
         }

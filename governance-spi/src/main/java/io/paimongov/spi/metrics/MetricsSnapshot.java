@@ -36,6 +36,20 @@ import java.util.Map;
  * @param compactionMillis time those tasks ran. Exact (wall clock).
  * @param compactionsQueued compaction tasks waiting for a thread now. Exact.
  * @param compactionsRunning compaction tasks running now. Exact.
+ * @param compactionThreads the most compaction threads this write may use: the {@code
+ *     task-threads} setting ({@code max-threads} for -1), bounded by the engine. Exact; fixed once
+ *     the write opens.
+ * @param compactionPeakRunning the most compaction tasks that ran at once. Exact; never above
+ *     {@code compactionThreads}.
+ * @param compactionBucketOverlaps times a compaction task worked on a (partition, bucket) that
+ *     another running task was working on. Exact; 0 in a correct run (each bucket is serial).
+ * @param compactionInputBytes bytes of the files completed compactions read. Exact.
+ * @param compactionOutputBytes bytes of the files completed compactions wrote. Exact.
+ * @param compactionAdmissionWaits times a compaction task waited for working memory before it
+ *     started. Exact.
+ * @param compactionBusyRatio time compaction tasks ran divided by the thread bound times the time
+ *     since the first task started: 1.0 means every thread compacted all the time. Exact (wall
+ *     clock); 0 before the first task.
  * @param prepareCommitMillis time spent in {@code prepareCommit}. Exact (wall clock).
  * @param cancellations 1 once the write was cancelled, else 0. Exact.
  * @param resourceExhaustedCount requests refused with {@code ResourceExhaustedException}: memory
@@ -65,6 +79,13 @@ public record MetricsSnapshot(
         long compactionMillis,
         long compactionsQueued,
         long compactionsRunning,
+        long compactionThreads,
+        long compactionPeakRunning,
+        long compactionBucketOverlaps,
+        long compactionInputBytes,
+        long compactionOutputBytes,
+        long compactionAdmissionWaits,
+        double compactionBusyRatio,
         long prepareCommitMillis,
         long cancellations,
         long resourceExhaustedCount,

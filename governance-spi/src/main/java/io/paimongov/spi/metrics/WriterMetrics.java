@@ -28,7 +28,14 @@ public final class WriterMetrics {
             LongSupplier spillFilesLeft,
             LongSupplier bufferFullCount,
             LongSupplier compactionsQueued,
-            LongSupplier compactionsRunning) {}
+            LongSupplier compactionsRunning,
+            LongSupplier compactionThreads,
+            LongSupplier compactionPeakRunning,
+            LongSupplier compactionBucketOverlaps,
+            LongSupplier compactionInputBytes,
+            LongSupplier compactionOutputBytes,
+            LongSupplier compactionAdmissionWaits,
+            LongSupplier compactionFirstStartNanos) {}
 
     private final Sources sources;
     private final LongAdder inputRows = new LongAdder();
@@ -81,6 +88,16 @@ public final class WriterMetrics {
         paimon = Map.copyOf(values);
     }
 
+    private double busyRatio() {
+        long first = sources.compactionFirstStartNanos().getAsLong();
+        long threads = sources.compactionThreads().getAsLong();
+        long elapsed = System.nanoTime() - first;
+        if (first == 0 || threads == 0 || elapsed <= 0) {
+            return 0;
+        }
+        return Math.min(1.0, (double) compactionNanos.sum() / ((double) elapsed * threads));
+    }
+
     /** An immutable snapshot; cheap, callable from any thread. */
     public MetricsSnapshot snapshot() {
         long reserved = sources.reservedBytes().getAsLong();
@@ -106,6 +123,13 @@ public final class WriterMetrics {
                 compactionNanos.sum() / 1_000_000,
                 sources.compactionsQueued().getAsLong(),
                 sources.compactionsRunning().getAsLong(),
+                sources.compactionThreads().getAsLong(),
+                sources.compactionPeakRunning().getAsLong(),
+                sources.compactionBucketOverlaps().getAsLong(),
+                sources.compactionInputBytes().getAsLong(),
+                sources.compactionOutputBytes().getAsLong(),
+                sources.compactionAdmissionWaits().getAsLong(),
+                busyRatio(),
                 prepareCommitNanos.sum() / 1_000_000,
                 cancellations.get(),
                 sources.resourceExhaustedCount().getAsLong(),

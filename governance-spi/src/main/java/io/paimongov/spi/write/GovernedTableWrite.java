@@ -1,6 +1,7 @@
 package io.paimongov.spi.write;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.compaction.CompactionAdmission;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.spi.memory.MemoryBudget;
@@ -114,6 +115,8 @@ public final class GovernedTableWrite implements AutoCloseable {
                     FileStoreTableFactory.create(fileIO, table.location(), table.schema(), table.catalogEnvironment())
                             .copy(footprint.tableOptions());
             reserveFixed();
+            configureCompaction(table);
+            checkFirstWriterFits();
             this.poolFactory = new MemoryPoolFactory(context.pool());
             this.write = newWrite();
             this.rowSerializer = new InternalRowSerializer(this.table.rowType());
@@ -163,22 +166,39 @@ public final class GovernedTableWrite implements AutoCloseable {
     private void reserveFixed() {
         reserve("flush file writer", footprint.flushWriterBytes());
         reserve("spill I/O buffers", footprint.spillIoBytes());
-        reserve("compaction (1 thread)", footprint.compactionBytes());
+    }
+
+    /** One writer and its first pages must fit next to the fixed reservations, or the write fails now. */
+    private void checkFirstWriterFits() {
         long firstWriter = (long) MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
         if (budget.availableBytes() < firstWriter) {
             throw tooSmall("first writer and its " + MIN_WRITER_PAGES + " pages", firstWriter);
         }
     }
 
-    private void reserve(String consumer, long bytes) {
-        if (bytes == 0) {
-            return;
-        }
+    private MemoryReservation reserve(String consumer, long bytes) {
         MemoryReservation r = budget.newReservation(consumer);
         fixed.add(r);
         if (!r.tryGrow(bytes)) {
             throw tooSmall(consumer, bytes);
         }
+        return r;
+    }
+
+    /**
+     * Sets the compaction threads from {@code governance.compaction.task-threads} (else the table's
+     * {@code compaction.task-threads}) and reserves one compaction task's working memory, so one
+     * compaction can always run; further concurrent tasks are admitted by memory.
+     */
+    private void configureCompaction(FileStoreTable given) {
+        int threads = context.options().compactionTaskThreads(given.options());
+        MemoryReservation base = reserve("compaction (one task)", footprint.compactionBytes());
+        fixed.remove(base);
+        context.compactionExecutor()
+                .configure(
+                        threads,
+                        context.options().compactionMaxThreads(),
+                        new CompactionAdmission(budget, footprint.compactionBytes(), base));
     }
 
     private ResourceExhaustedException tooSmall(String consumer, long bytes) {
@@ -256,6 +276,7 @@ public final class GovernedTableWrite implements AutoCloseable {
             throw e;
         }
         writers.put(owned, reservation);
+        context.compactionExecutor().bucketsActive(writers.size());
     }
 
     private String writerName(WriterKey key) {
@@ -323,6 +344,9 @@ public final class GovernedTableWrite implements AutoCloseable {
         long start = System.nanoTime();
         try {
             check(State.OPEN, "prepareCommit");
+            if (waitCompaction && context.compactionExecutor().threadBound() > 1) {
+                triggerEveryBucket();
+            }
             List<CommitMessage> messages =
                     mode == Mode.BATCH ? write.prepareCommit() : write.prepareCommit(waitCompaction, identifier);
             Handoff prepared = new Handoff(messages, fileIO.drain(), identifier);
@@ -340,6 +364,21 @@ public final class GovernedTableWrite implements AutoCloseable {
         } finally {
             context.metrics().recordPrepareCommit(System.nanoTime() - start);
             leave();
+        }
+    }
+
+    /**
+     * Paimon's prepareCommit walks the writers one by one (flush, trigger, wait), so compactions of
+     * different buckets never overlap inside it. Flushing every active bucket and triggering its
+     * compaction first lets them run on all threads; prepareCommit then mostly waits.
+     */
+    private void triggerEveryBucket() throws Exception {
+        Map<BinaryRow, List<Integer>> active = ((AbstractFileStoreWrite<?>) write.getWrite()).getActiveBuckets();
+        for (Map.Entry<BinaryRow, List<Integer>> partition : active.entrySet()) {
+            for (int bucket : partition.getValue()) {
+                context.cancellation().throwIfCancelled();
+                write.compact(partition.getKey(), bucket, false);
+            }
         }
     }
 
@@ -696,8 +735,19 @@ public final class GovernedTableWrite implements AutoCloseable {
         }
     }
 
-    /** Data files: cancellation check at creation, flush timing for the writing thread's files. */
+    /**
+     * Data files: cancellation check at creation, flush timing for the writing thread's files, and
+     * the bucket of a compaction task from the files it touches.
+     */
     private final class FileListener implements TrackingFileIO.Listener {
+        @Override
+        public void touched(Path path) {
+            Path dir = path.getParent();
+            if (dir != null) {
+                context.compactionExecutor().tracker().fileTouched(dir.toString());
+            }
+        }
+
         @Override
         public void beforeCreate(Path path) {
             context.cancellation().throwIfCancelled();

@@ -125,7 +125,14 @@ public final class ResourceContext implements AutoCloseable {
                 ioManager::filesLeft,
                 pool::deniedCount,
                 () -> compaction == null ? 0 : compaction.queuedTasks(),
-                () -> compaction == null ? 0 : compaction.runningTasks());
+                () -> compaction == null ? 0 : compaction.runningTasks(),
+                () -> compaction == null ? 0 : compaction.threadBound(),
+                () -> compaction == null ? 0 : compaction.tracker().peakRunning(),
+                () -> compaction == null ? 0 : compaction.tracker().bucketOverlaps(),
+                () -> compaction == null ? 0 : compaction.tracker().inputBytes(),
+                () -> compaction == null ? 0 : compaction.tracker().outputBytes(),
+                () -> compaction == null ? 0 : compaction.admissionWaits(),
+                () -> compaction == null ? 0 : compaction.tracker().firstStartNanos());
     }
 
     public String name() {

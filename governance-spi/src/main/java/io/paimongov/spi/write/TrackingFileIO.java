@@ -29,6 +29,9 @@ final class TrackingFileIO implements FileIO {
 
     /** Called when a data file is created and when its stream closes. */
     interface Listener {
+        /** A data file is opened for reading or writing, on the calling thread. */
+        void touched(Path path);
+
         void beforeCreate(Path path);
 
         void written(Path path, long bytes, long nanos, Thread writer);
@@ -69,6 +72,7 @@ final class TrackingFileIO implements FileIO {
             return delegate.newOutputStream(path, overwrite);
         }
         listener.beforeCreate(path);
+        listener.touched(path);
         created.add(path);
         PositionOutputStream out = delegate.newOutputStream(path, overwrite);
         return new TimedStream(out, path);
@@ -100,6 +104,9 @@ final class TrackingFileIO implements FileIO {
 
     @Override
     public SeekableInputStream newInputStream(Path path) throws IOException {
+        if (listener != null && isDataFile(path)) {
+            listener.touched(path);
+        }
         return delegate.newInputStream(path);
     }
 

@@ -61,11 +61,29 @@ class GovernanceOptionsTest {
                 "governance.spill.sweep-orphans|yes|'governance.spill.sweep-orphans' = 'yes' must be true or false",
                 "governance.spill.dirs|/no/such/dir|'governance.spill.dirs' names '/no/such/dir', which is not an existing directory",
                 "governance.spill.dirs|' , '|'governance.spill.dirs' = ',' names no directory",
+                "governance.compaction.task-threads|0|'governance.compaction.task-threads' = '0' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
+                "governance.compaction.task-threads|-2|'governance.compaction.task-threads' = '-2' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
+                "governance.compaction.task-threads|many|'governance.compaction.task-threads' = 'many' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
+                "governance.compaction.max-threads|0|'governance.compaction.max-threads' = '0' must be a whole number of at least 1",
             })
     void badValuesNameTheKeyTheValueAndTheRange(String key, String value, String message) {
         assertThatThrownBy(() -> GovernanceOptions.of(Map.of(key, value)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(message);
+    }
+
+    @Test
+    void compactionThreadsComeFromTheGovernanceKeyElseTheTableElseOne() {
+        GovernanceOptions none = GovernanceOptions.defaults();
+        assertThat(none.compactionTaskThreads()).isEmpty();
+        assertThat(none.compactionTaskThreads(Map.of())).isEqualTo(1);
+        assertThat(none.compactionTaskThreads(Map.of("compaction.task-threads", "-1"))).isEqualTo(-1);
+        assertThat(none.compactionMaxThreads()).isEqualTo(8);
+        GovernanceOptions two = GovernanceOptions.of(Map.of(GovernanceOptions.COMPACTION_TASK_THREADS, "2"));
+        assertThat(two.compactionTaskThreads(Map.of("compaction.task-threads", "4"))).isEqualTo(2);
+        assertThatThrownBy(() -> none.compactionTaskThreads(Map.of("compaction.task-threads", "0")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'compaction.task-threads' = '0' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)");
     }
 
     @Test
