@@ -18,9 +18,9 @@ import java.util.Optional;
  *
  * <p>The one factory is {@link #provider()}; the engine each test runs on comes from {@link
  * GovernanceProvider#standalone} unless {@link #engine} is overridden. Optional capabilities are
- * declared by overriding {@link #supportsEngineCancellation()}, {@link #supportsEngineMetrics()}
- * and {@link #supportsParallelCompaction()}; an optional rule that does not apply is skipped with
- * its reason, never passed.
+ * declared by overriding {@link #supportsEngineCancellation()} and {@link
+ * #supportsEngineMetrics()}; an optional rule that does not apply is skipped with its reason, never
+ * passed.
  *
  * <p>Every failure message starts with the rule id ({@code [MEM-4] ...}) and ends with where to
  * look. Tries and sizes come from system properties ({@link TckSettings}). Each test makes its own
@@ -44,10 +44,5 @@ public abstract class GovernanceVerification extends CompactionRules {
     @Override
     protected boolean supportsEngineMetrics() {
         return super.supportsEngineMetrics();
-    }
-
-    @Override
-    protected boolean supportsParallelCompaction() {
-        return super.supportsParallelCompaction();
     }
 }

@@ -30,11 +30,6 @@ public final class OptionalRules implements SkipExecutionHook {
                     case METRICS_3 -> verification.supportsEngineMetrics()
                             ? null
                             : "the verification declares no readable engine metrics (override supportsEngineMetrics)";
-                    case COMPACT_1, COMPACT_2 -> verification.supportsParallelCompaction()
-                            ? null
-                            : "this version compacts each write on one thread (Paimon's behaviour); the rule applies once"
-                                    + " governance.compaction.task-threads is offered and the verification declares"
-                                    + " supportsParallelCompaction";
                     default -> null;
                 };
         return reason == null ? SkipResult.doNotSkip() : SkipResult.skip("[" + rule.id() + "] skipped: " + reason);

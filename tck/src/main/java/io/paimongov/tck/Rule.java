@@ -95,12 +95,12 @@ public enum Rule {
     DISCOVERY_3("DISCOVERY-3", true,
             "An unknown key in the provider's own namespace (governance.<name>.*) is rejected with IllegalArgumentException naming the key.",
             "validate your own keys in open() and name the key in the message."),
-    COMPACT_1("COMPACT-1", false,
-            "Never two compactions of one (partition, bucket) at once.",
-            "the compaction executor must run tasks it is given; do not re-submit them."),
-    COMPACT_2("COMPACT-2", false,
-            "Compaction concurrency never passes the thread setting.",
-            "CompactionThreads.maxThreads() must be what the engine allows.");
+    COMPACT_1("COMPACT-1", true,
+            "With governance.compaction.task-threads=2 on 8 buckets with a backlog, every bucket compacts, the table is right, and never two compactions of one (partition, bucket) run at once.",
+            "CompactionThreads.threadFactory() must start each thread it makes with the task it is given, once."),
+    COMPACT_2("COMPACT-2", true,
+            "Compaction concurrency never passes the thread setting bounded by CompactionThreads.maxThreads(), and reaches it when the work allows.",
+            "CompactionThreads.maxThreads() must be what the engine allows, and the factory must not block or refuse threads.");
 
     private final String id;
     private final boolean required;

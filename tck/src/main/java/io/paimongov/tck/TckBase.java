@@ -37,11 +37,6 @@ abstract class TckBase {
         return false;
     }
 
-    /** Whether the provider's writes compact on more than one thread. */
-    protected boolean supportsParallelCompaction() {
-        return false;
-    }
-
     final TckSettings settings() {
         return TckSettings.fromSystemProperties();
     }

@@ -207,6 +207,22 @@ public final class BrokenProviders {
         }
     }
 
+    /**
+     * Not broken: a provider with no standalone engine, so the kit observes it through its own
+     * allocators and its optional engine rules do not apply.
+     */
+    public static final class NoEngine extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "no-engine";
+        }
+
+        @Override
+        public java.util.Optional<io.paimongov.spi.StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
+            return java.util.Optional.empty();
+        }
+    }
+
     /** Its resources throw when closed a second time. */
     public static final class ClosesTwice extends ReferenceProvider {
         @Override
