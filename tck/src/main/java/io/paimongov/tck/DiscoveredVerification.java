@@ -11,7 +11,8 @@ import java.util.Optional;
 /**
  * The verification {@link TckRunner#runDiscovered} runs: the provider a name found, capabilities
  * read off its standalone engine (it cancels when {@link StandaloneEngine#cancel} says it can; it
- * has metrics when they can be read back after a write). Not for vendors to extend.
+ * has readable metrics when it overrides {@link StandaloneEngine#reportedMetrics}). Not for vendors
+ * to extend.
  */
 public final class DiscoveredVerification extends GovernanceVerification {
 

@@ -204,6 +204,8 @@ abstract class MemoryRules extends TckBase {
             }
             check(Rule.MEM_2, violation.get() == null, violation.get());
             check(Rule.MEM_2, allocator.usedBytes() == 0, "usedBytes() is " + allocator.usedBytes() + " after every thread gave everything back");
+            check(Rule.MEM_2, s.engine.engineUsedBytes() == s.engineStart,
+                    "the engine counter is at " + s.engine.engineUsedBytes() + " after every thread gave everything back; it started at " + s.engineStart);
             resources.close();
         }
     }

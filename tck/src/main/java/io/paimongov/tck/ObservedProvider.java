@@ -20,7 +20,7 @@ import org.apache.paimon.memory.MemorySegment;
 /**
  * The provider under test as the kit sees it: every call passes through to the vendor's provider
  * unchanged, while the kit records what it needs to judge (what the allocator held at close, the
- * threads the engine's factory made, the spill locations given) and can inject one failure.
+ * threads the engine's factory made, grants past the capacity) and can inject one failure.
  *
  * <p>Thread-safe.
  */
@@ -80,13 +80,16 @@ final class ObservedProvider implements GovernanceProvider {
 
     /** What the allocators hold now: live ones ask the allocator, closed ones what they held at close. */
     long allocatorsUsedBytes() {
-        return opened.stream().mapToLong(o -> o.closed.get() ? o.usedAtClose.get() : o.vendor.memory().usedBytes()).sum();
+        return opened.stream().mapToLong(o -> o.closed.get() ? o.usedAfterClose.get() : o.vendor.memory().usedBytes()).sum();
     }
 
     /** The vendor's resources with the kit's observations around them. */
     final class Observed implements EngineResources {
         final EngineResources vendor;
+        /** What the allocator held when the runtime closed the resources, before they released it. */
         final AtomicLong usedAtClose = new AtomicLong(-1);
+        /** What the allocator says it holds once closed: the stand-in engine counter reads this. */
+        final AtomicLong usedAfterClose = new AtomicLong();
         final AtomicInteger closes = new AtomicInteger();
         final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
         private final SegmentAllocator memory;
@@ -133,10 +136,17 @@ final class ObservedProvider implements GovernanceProvider {
         @Override
         public void close() {
             closes.incrementAndGet();
-            if (closed.compareAndSet(false, true)) {
+            boolean first = closed.compareAndSet(false, true);
+            if (first) {
                 usedAtClose.set(vendor.memory().usedBytes());
             }
-            vendor.close();
+            try {
+                vendor.close();
+            } finally {
+                if (first) {
+                    usedAfterClose.set(vendor.memory().usedBytes());
+                }
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.paimongov.tck;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * The outcome of one kit run, rule by rule. Immutable.
@@ -23,8 +24,14 @@ public record TckReport(String provider, List<RuleResult> rules) {
      * @param status passed, failed, or skipped (with the reason in {@code message})
      * @param message the failure or skip reason; empty when passed
      * @param millis how long the rule ran
+     * @param reported what the rule's properties reported, such as jqwik's {@code seed} and {@code
+     *     tries} and the kit's {@code cancel latency ms}; later values of a key replace earlier ones
      */
-    public record RuleResult(String id, boolean required, Status status, String message, long millis) {}
+    public record RuleResult(String id, boolean required, Status status, String message, long millis, Map<String, String> reported) {
+        public RuleResult {
+            reported = Map.copyOf(reported);
+        }
+    }
 
     public TckReport {
         rules = List.copyOf(rules);

@@ -67,6 +67,9 @@ final class TckRun {
     ResourceContext context;
     FileStoreTable table;
     long cancelLatencyNanos = -1;
+    /** Rows written when a row-triggered cancel fired; -1 when it never fired. */
+    int rowsAtCancel = -1;
+    int totalRows;
     int rowsWritten;
     long messageFiles;
     long messageBytes;
@@ -75,11 +78,16 @@ final class TckRun {
     String scopePermissions;
     long peakScopeBytes;
     private Set<String> engineTempBefore;
+    /** Inconsistencies seen in live snapshots while the write ran, and how many were taken. */
+    final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
+    int liveSamples;
+    int pageSize;
     /** Filled by the rule that ran it: what was left, what the table holds, engine violations. */
     List<String> problems = List.of();
     java.util.Map<Long, Workload.Value> content = java.util.Map.of();
     long engineViolations;
     long capacityViolations;
+    boolean scopeUnderRoots;
 
     private TckRun() {}
 
@@ -106,18 +114,21 @@ final class TckRun {
             run.metrics = run.context.snapshot();
             return run;
         }
-        run.execute(s, w, write, plan);
+        run.execute(s, w, write, plan, options);
         return run;
     }
 
-    private void execute(TckSubject s, Workload w, GovernedTableWrite write, Plan plan) {
+    private void execute(TckSubject s, Workload w, GovernedTableWrite write, Plan plan, GovernanceOptions options) {
         AtomicInteger written = new AtomicInteger();
         AtomicBoolean preparing = new AtomicBoolean();
         AtomicLong cancelledAt = new AtomicLong();
+        AtomicBoolean cancelFired = new AtomicBoolean();
         AtomicBoolean done = new AtomicBoolean();
         scope = context.spillScope().dir();
+        totalRows = w.rows();
+        pageSize = options.pageSize();
         Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
-        Thread canceller = startCanceller(s, write, plan, written, preparing, cancelledAt, done);
+        Thread canceller = startCanceller(s, write, plan, written, preparing, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
         try {
             int index = 0;
@@ -141,7 +152,7 @@ final class TckRun {
             long seen = System.nanoTime();
             outcome = Outcome.CANCELLED;
             error = e;
-            if (cancelledAt.get() > 0) {
+            if (cancelFired.get()) {
                 cancelLatencyNanos = seen - cancelledAt.get();
             }
         } catch (Throwable t) {
@@ -168,6 +179,7 @@ final class TckRun {
             AtomicInteger written,
             AtomicBoolean preparing,
             AtomicLong cancelledAt,
+            AtomicBoolean cancelFired,
             AtomicBoolean done) {
         Event e = plan.event();
         if (e != Event.CANCEL_AT_ROW && e != Event.CANCEL_IN_PREPARE && e != Event.ENGINE_CANCEL_AT_ROW) {
@@ -189,7 +201,9 @@ final class TckRun {
                     if (done.get()) {
                         return;
                     }
+                    rowsAtCancel = written.get();
                     cancelledAt.set(System.nanoTime());
+                    cancelFired.set(true);
                     if (e == Event.ENGINE_CANCEL_AT_ROW) {
                         s.engine.cancel("tck: engine cancel at row " + plan.at());
                     } else {
@@ -218,6 +232,7 @@ final class TckRun {
 
     private void sampleScope(AtomicBoolean done) {
         while (!done.get()) {
+            checkLive(context.metrics().snapshot());
             try {
                 if (scopePermissions == null && Files.exists(scope)) {
                     scopePermissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(scope));
@@ -228,6 +243,20 @@ final class TckRun {
             }
             sleep(1);
         }
+    }
+
+    /** A snapshot taken while the write runs must already be consistent. */
+    private void checkLive(MetricsSnapshot live) {
+        if (live.peakReservedBytes() < live.reservedBytes()) {
+            liveViolations.add("peak " + live.peakReservedBytes() + " below current " + live.reservedBytes());
+        }
+        if (live.reservedBytes() > live.budgetBytes()) {
+            liveViolations.add("reserved " + live.reservedBytes() + " above the budget " + live.budgetBytes());
+        }
+        if (live.pageBytes() % pageSize != 0 || live.pageBytes() > live.reservedBytes()) {
+            liveViolations.add("pageBytes " + live.pageBytes() + " is not whole pages of " + pageSize + " within reserved " + live.reservedBytes());
+        }
+        liveSamples++;
     }
 
     private static long sizeOf(Path dir) throws IOException {
@@ -322,6 +351,14 @@ final class TckRun {
             throw new UncheckedIOException(e);
         }
         return paths;
+    }
+
+    /**
+     * Whether a row-triggered cancel fired while rows were still to be written: a write that then
+     * commits ignored it. A cancel that fired after the last row may legitimately lose the race.
+     */
+    boolean cancelledMidWrite() {
+        return rowsAtCancel >= 0 && rowsAtCancel < totalRows;
     }
 
     /** A short account of the run for failure messages. */

@@ -69,7 +69,8 @@ public final class TckRunner {
                 methodFor(verification, rule).ifPresent(m -> request.selectors(DiscoverySelectors.selectMethod(verification, m)));
             }
         }
-        request.configurationParameter("jqwik.database", "none")
+        // An empty path turns jqwik's failure database off: runs must not replay each other's samples.
+        request.configurationParameter("jqwik.database", "")
                 .configurationParameter("jqwik.reporting.usejunitplatform", "true");
         LauncherDiscoveryRequest discovery = request.build();
         Collector collector = new Collector();
@@ -86,7 +87,7 @@ public final class TckRunner {
                 continue;
             }
             TckReport.RuleResult r = collector.results.get(rule);
-            results.add(r != null ? r : new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, "the rule did not run", 0));
+            results.add(r != null ? r : new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, "the rule did not run", 0, Map.of()));
         }
         return new TckReport(provider, results);
     }
@@ -134,6 +135,12 @@ public final class TckRunner {
     /** Collects one result per rule from the platform's events. */
     private static final class Collector implements TestExecutionListener {
         final Map<Rule, TckReport.RuleResult> results = new EnumMap<>(Rule.class);
+        private final Map<Rule, Map<String, String>> reported = new ConcurrentHashMap<>();
+
+        @Override
+        public void reportingEntryPublished(TestIdentifier id, org.junit.platform.engine.reporting.ReportEntry entry) {
+            ruleOf(id).ifPresent(rule -> reported.computeIfAbsent(rule, r -> new java.util.TreeMap<>()).putAll(entry.getKeyValuePairs()));
+        }
         private final Map<String, Long> started = new ConcurrentHashMap<>();
 
         @Override
@@ -143,7 +150,7 @@ public final class TckRunner {
 
         @Override
         public void executionSkipped(TestIdentifier id, String reason) {
-            ruleOf(id).ifPresent(rule -> results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.SKIPPED, reason, 0)));
+            ruleOf(id).ifPresent(rule -> results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.SKIPPED, reason, 0, Map.of())));
         }
 
         @Override
@@ -162,7 +169,7 @@ public final class TckRunner {
                         case FAILED -> t instanceof TestAbortedException ? TckReport.Status.SKIPPED : TckReport.Status.FAILED;
                     };
             String message = t == null ? "" : leadWithRule(rule, String.valueOf(t.getMessage()));
-            results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), status, message, millis));
+            results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), status, message, millis, reported.getOrDefault(rule, Map.of())));
         }
     }
 

@@ -2,7 +2,8 @@ package io.paimongov.tck;
 
 /**
  * How hard the kit tries, from system properties, with small defaults for CI and a documented deep
- * setting ({@code docs/tck.md}). Read once per run; immutable.
+ * setting ({@code docs/tck.md}). Read from the system properties by every rule as it starts, so a
+ * runner may set them before a run; the record itself is immutable.
  *
  * <ul>
  *   <li>{@code governance.tck.tries}: tries of the cheap properties (allocator sequences); default

@@ -57,6 +57,7 @@ abstract class WriteRules extends MemoryRules {
             run.content = run.outcome == TckRun.Outcome.COMMITTED ? Workload.read(run.table) : Map.of();
             run.engineViolations = s.provider.engineViolations();
             run.capacityViolations = s.provider.capacityViolations();
+            run.scopeUnderRoots = run.scope != null && TckRun.spillRoots(s).contains(run.scope.getParent());
             return run;
         }
     }

@@ -44,6 +44,15 @@ class BrokenProvidersTest {
     }
 
     @Test
+    void aProviderWithoutAnEngineIsJudgedByItsOwnCounters() {
+        Set<Rule> rules = Set.of(Rule.MEM_2, Rule.MEM_6, Rule.CANCEL_3, Rule.SPILL_2);
+        TckReport report = TckRunner.runDiscovered("no-engine", loader, rules, null);
+        for (Rule rule : rules) {
+            assertEquals(TckReport.Status.PASSED, report.rule(rule.id()).status(), report.rule(rule.id()).toString());
+        }
+    }
+
+    @Test
     void optionalRulesAreSkippedWithTheirReasonNeverPassed() {
         TckReport report = TckRunner.runDiscovered("no-engine", loader, Set.of(Rule.CANCEL_5, Rule.METRICS_3), null);
         for (Rule rule : Set.of(Rule.CANCEL_5, Rule.METRICS_3)) {

@@ -48,7 +48,8 @@ public final class ResourceContext implements AutoCloseable {
     private final CompactionExecutor compaction;
     private final WriterMetrics metrics;
     private final int sweptScopes;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private volatile boolean closed;
     private volatile MetricsSnapshot last;
 
     private ResourceContext(String name, GovernanceOptions options, EngineResources engine) {
@@ -191,13 +192,14 @@ public final class ResourceContext implements AutoCloseable {
     }
 
     void ensureOpen() {
-        if (closed.get()) {
+        if (closing.get()) {
             throw new GovernanceClosedException("resource context '" + name + "' is closed");
         }
     }
 
+    /** Whether {@link #close()} has finished: everything was given back. */
     public boolean isClosed() {
-        return closed.get();
+        return closed;
     }
 
     /**
@@ -209,7 +211,7 @@ public final class ResourceContext implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!closing.compareAndSet(false, true)) {
             return;
         }
         if (!compaction.stop(COMPACTION_STOP_MILLIS)) {
@@ -225,6 +227,10 @@ public final class ResourceContext implements AutoCloseable {
             LOG.warn("metrics reporter failed on close of '{}'", name, e);
         }
         token.close();
-        engine.close();
+        try {
+            engine.close();
+        } finally {
+            closed = true;
+        }
     }
 }
