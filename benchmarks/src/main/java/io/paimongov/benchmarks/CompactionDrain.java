@@ -1,0 +1,196 @@
+package io.paimongov.benchmarks;
+
+import io.paimongov.heap.HeapGovernanceProvider;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.ResourceContext;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.types.DataTypes;
+
+/**
+ * Backlog drain time with 1, 2 and -1 compaction threads, side by side in one run.
+ *
+ * <p>How: one primary-key table of {@value #BUCKETS} buckets gets a level-0 backlog from plain
+ * write-only commits (every bucket holds {@code commits} sorted runs, past Paimon's compaction
+ * trigger). For each setting, a copy of that warehouse is drained by a governed write that touches
+ * every bucket and commits; the time is {@code prepareCommit} plus commit, when the writer is idle
+ * and only compaction works. Settings alternate over the repetitions and the medians are compared,
+ * since one machine's noise hits all settings alike.
+ */
+public final class CompactionDrain {
+
+    public static final int BUCKETS = 8;
+    private static final List<String> SETTINGS = List.of("1", "2", "-1");
+
+    /**
+     * @param medianMillis drain time per setting ("1", "2", "-1"), median over the repetitions
+     * @param compactions compactions completed per drain, per setting (the last repetition)
+     * @param peakRunning the most compactions at once, per setting (the last repetition)
+     */
+    public record Result(
+            Map<String, Long> medianMillis, Map<String, Long> compactions, Map<String, Long> peakRunning, int repetitions) {
+
+        /** T(1 thread) / T(2 threads). */
+        public double speedup() {
+            return (double) medianMillis.get("1") / Math.max(1, medianMillis.get("2"));
+        }
+
+        /** T(1 thread) / T(one thread per active bucket). */
+        public double speedupPerBucket() {
+            return (double) medianMillis.get("1") / Math.max(1, medianMillis.get("-1"));
+        }
+    }
+
+    private CompactionDrain() {}
+
+    /**
+     * Builds the backlog under {@code workDir} and drains a copy of it {@code repetitions} times per
+     * setting.
+     */
+    public static Result run(Path workDir, int rowsPerCommit, int commits, int repetitions) throws Exception {
+        Path template = workDir.resolve("backlog");
+        buildBacklog(template, rowsPerCommit, commits);
+        Map<String, List<Long>> times = new LinkedHashMap<>();
+        Map<String, Long> compactions = new LinkedHashMap<>();
+        Map<String, Long> peak = new LinkedHashMap<>();
+        for (int rep = 0; rep < repetitions; rep++) {
+            for (String threads : SETTINGS) {
+                Path copy = workDir.resolve("drain-" + threads.replace('-', 'm') + "-" + rep);
+                copyTree(template, copy);
+                MetricsSnapshot m = drain(copy, workDir, threads);
+                times.computeIfAbsent(threads, t -> new ArrayList<>()).add(m.prepareCommitMillis());
+                compactions.put(threads, m.compactionCount());
+                peak.put(threads, m.compactionPeakRunning());
+                deleteTree(copy);
+            }
+        }
+        Map<String, Long> medians = new LinkedHashMap<>();
+        times.forEach((threads, list) -> medians.put(threads, median(list)));
+        deleteTree(template);
+        return new Result(medians, compactions, peak, repetitions);
+    }
+
+    private static void buildBacklog(Path warehouse, int rowsPerCommit, int commits) throws Exception {
+        FileStoreTable table = createTable(warehouse);
+        FileStoreTable writeOnly = table.copy(Map.of("write-only", "true"));
+        Random random = new Random(42);
+        for (int c = 0; c < commits; c++) {
+            BatchWriteBuilder builder = writeOnly.newBatchWriteBuilder();
+            try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+                for (int i = 0; i < rowsPerCommit; i++) {
+                    int k = random.nextInt(rowsPerCommit * 4);
+                    write.write(GenericRow.of(k, BinaryString.fromString(value(random, c, i))));
+                }
+                commit.commit(write.prepareCommit());
+            }
+        }
+    }
+
+    private static String value(Random random, int commit, int row) {
+        StringBuilder sb = new StringBuilder(64).append(commit).append(':').append(row).append(':');
+        while (sb.length() < 64) {
+            sb.append((char) ('a' + random.nextInt(26)));
+        }
+        return sb.toString();
+    }
+
+    private static MetricsSnapshot drain(Path warehouse, Path workDir, String threads) throws Exception {
+        FileStoreTable table = table(warehouse);
+        GovernanceOptions options =
+                GovernanceOptions.of(
+                        Map.of(
+                                GovernanceOptions.MEMORY_BUDGET, "256m",
+                                GovernanceOptions.SPILL_DIRS, workDir.toString(),
+                                GovernanceOptions.COMPACTION_TASK_THREADS, threads));
+        ResourceContext context =
+                ResourceContext.open("drain-" + threads, new HeapGovernanceProvider(), options, EngineEnvironment.standalone());
+        try (GovernedTableWrite write = GovernedTableWrite.batch(table, context)) {
+            for (int k = 0; k < BUCKETS * 16; k++) {
+                write.write(GenericRow.of(k, BinaryString.fromString("drain")));
+            }
+            write.prepareCommit().commit();
+        }
+        return context.snapshot();
+    }
+
+    private static FileStoreTable createTable(Path warehouse) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
+            catalog.createDatabase("bench", true);
+            catalog.createTable(
+                    Identifier.create("bench", "drain"),
+                    Schema.newBuilder()
+                            .column("k", DataTypes.INT().notNull())
+                            .column("v", DataTypes.STRING())
+                            .primaryKey("k")
+                            .option("bucket", Integer.toString(BUCKETS))
+                            .option("file.format", "parquet")
+                            .build(),
+                    false);
+        }
+        return table(warehouse);
+    }
+
+    private static FileStoreTable table(Path warehouse) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
+            return (FileStoreTable) catalog.getTable(Identifier.create("bench", "drain"));
+        }
+    }
+
+    private static Catalog catalog(Path warehouse) {
+        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
+    }
+
+    static long median(List<Long> values) {
+        List<Long> sorted = new ArrayList<>(values);
+        sorted.sort(Comparator.naturalOrder());
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> walk = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) walk::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
