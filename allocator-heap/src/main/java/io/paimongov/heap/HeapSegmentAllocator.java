@@ -1,8 +1,8 @@
 package io.paimongov.heap;
 
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
+import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -4,6 +4,7 @@ import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.spi.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.spi.spill.SpillScope;
+import io.paimongov.spi.write.CommitFiles;
 import io.paimongov.spi.write.GovernedTableWrite;
 import io.paimongov.spi.write.PreparedCommit;
 import io.paimongov.spi.write.ResourceContext;
@@ -27,7 +28,6 @@ import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
-import org.apache.paimon.table.sink.CommitMessageImpl;
 
 /**
  * One governed write of a {@link Workload} in a {@link TckSubject}, with at most one event (a
@@ -217,17 +217,9 @@ final class TckRun {
     }
 
     private void countFiles(List<CommitMessage> messages) {
-        for (CommitMessage m : messages) {
-            CommitMessageImpl impl = (CommitMessageImpl) m;
-            for (DataFileMeta f : impl.newFilesIncrement().newFiles()) {
-                messageFiles++;
-                messageBytes += f.fileSize();
-            }
-            for (DataFileMeta f : impl.compactIncrement().compactAfter()) {
-                messageFiles++;
-                messageBytes += f.fileSize();
-            }
-        }
+        List<DataFileMeta> files = CommitFiles.dataFiles(messages);
+        messageFiles = files.size();
+        messageBytes = CommitFiles.bytes(files);
     }
 
     private void sampleScope(AtomicBoolean done) {

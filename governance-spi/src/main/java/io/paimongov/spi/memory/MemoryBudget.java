@@ -1,8 +1,8 @@
 package io.paimongov.spi.memory;
 
-import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
+import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.Comparator;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.paimongov.spi.spill;
 
-import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
+import io.paimongov.spi.ResourceExhaustedException;
 import java.io.File;
 import java.io.IOException;
 import java.util.List;

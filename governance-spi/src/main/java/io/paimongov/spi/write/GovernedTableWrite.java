@@ -1,15 +1,14 @@
 package io.paimongov.spi.write;
 
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.compaction.CompactionAdmission;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.spi.compaction.CompactionAdmission;
 import io.paimongov.spi.memory.MemoryBudget;
 import io.paimongov.spi.memory.MemoryReservation;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.spi.metrics.PaimonMetricCapture;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,17 +18,14 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.fs.Path;
-import org.apache.paimon.memory.MemoryOwner;
+import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.sink.CommitMessage;
-import org.apache.paimon.table.sink.CommitMessageImpl;
-import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.sink.TableWriteImpl;
-import org.apache.paimon.utils.InternalRowPartitionComputer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,9 +73,6 @@ public final class GovernedTableWrite implements AutoCloseable {
         STREAM
     }
 
-    /** One (partition, bucket) writer; bucket -1 where the table picks buckets itself. */
-    private record WriterKey(BinaryRow partition, int bucket) {}
-
     private final ResourceContext context;
     private final MemoryBudget budget;
     private final Mode mode;
@@ -90,7 +83,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     private final MemoryPoolFactory poolFactory;
     private final PaimonMetricCapture paimonMetrics = new PaimonMetricCapture();
     private final List<MemoryReservation> fixed = new ArrayList<>();
-    private final Map<WriterKey, MemoryReservation> writers = new HashMap<>();
+    private final WriterAdmission writers;
     private final List<Handoff> pending = new ArrayList<>();
     /** Names of data files in messages that were committed or handed off: never deleted by an abort. */
     private final java.util.Set<String> published = new java.util.HashSet<>();
@@ -118,11 +111,19 @@ public final class GovernedTableWrite implements AutoCloseable {
             configureCompaction(table);
             checkFirstWriterFits();
             this.poolFactory = new MemoryPoolFactory(context.pool());
+            this.writers =
+                    new WriterAdmission(
+                            budget,
+                            context.pool(),
+                            footprint.perWriterBytes(),
+                            this.table.schema().logicalPartitionType(),
+                            poolFactory,
+                            lock::isHeldByCurrentThread);
             this.write = newWrite();
             this.rowSerializer = new InternalRowSerializer(this.table.rowType());
             BucketMode bucketMode = this.table.bucketMode();
             this.knownBuckets = bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE;
-            budget.setReclaimer(this::reclaim);
+            budget.setReclaimer(writers::reclaim);
             context.cancellation().onCancel(this::onCancel);
         } catch (RuntimeException | Error e) {
             fixed.forEach(MemoryReservation::close);
@@ -235,10 +236,10 @@ public final class GovernedTableWrite implements AutoCloseable {
             check(State.OPEN, "write");
             if (knownBuckets) {
                 int bucket = write.getBucket(row);
-                admit(new WriterKey(write.getPartition(row), bucket));
+                admit(write.getPartition(row), bucket);
                 write.write(row, bucket);
             } else {
-                admit(new WriterKey(write.getPartition(row), -1));
+                admit(write.getPartition(row), -1);
                 write.write(row);
             }
             context.metrics().recordInput(1, sizeOf(row));
@@ -249,75 +250,17 @@ public final class GovernedTableWrite implements AutoCloseable {
         }
     }
 
+    private void admit(BinaryRow partition, int bucket) throws Exception {
+        if (writers.admit(partition, bucket)) {
+            context.compactionExecutor().bucketsActive(writers.size());
+        }
+    }
+
     private long sizeOf(InternalRow row) {
         if (row instanceof BinaryRow binary) {
             return binary.getSizeInBytes();
         }
         return rowSerializer.toBinaryRow(row).getSizeInBytes();
-    }
-
-    private void admit(WriterKey key) throws Exception {
-        if (writers.containsKey(key)) {
-            return;
-        }
-        WriterKey owned = new WriterKey(key.partition().copy(), key.bucket());
-        MemoryReservation reservation = budget.newReservation(writerName(owned));
-        try {
-            reservation.grow(footprint.perWriterBytes());
-            long firstPages = (long) MIN_WRITER_PAGES * context.pool().pageSize();
-            if (pageRoom() < firstPages) {
-                reclaim(firstPages);
-                if (pageRoom() < firstPages) {
-                    throw budget.exhausted(writerName(owned) + " first pages", firstPages);
-                }
-            }
-        } catch (Exception e) {
-            reservation.close();
-            throw e;
-        }
-        writers.put(owned, reservation);
-        context.compactionExecutor().bucketsActive(writers.size());
-    }
-
-    private String writerName(WriterKey key) {
-        String partition =
-                InternalRowPartitionComputer.partToSimpleString(table.schema().logicalPartitionType(), key.partition(), "/", 100);
-        return "writer[partition=" + partition + ", bucket=" + key.bucket() + "]";
-    }
-
-    private long pageRoom() {
-        return budget.availableBytes() + (long) context.pool().cachedPages() * context.pool().pageSize();
-    }
-
-    /**
-     * Makes room on the writing thread: cached pages first, then Paimon flushes or spills the writers
-     * holding most memory, largest first, as its own preemption does.
-     */
-    private long reclaim(long needed) throws Exception {
-        long freed = context.pool().releaseCached();
-        if (!lock.isHeldByCurrentThread()) {
-            // Paimon's writers are not thread-safe: only the writing thread may make them flush.
-            return freed;
-        }
-        while (freed < needed) {
-            MemoryOwner largest = null;
-            for (MemoryOwner owner : poolFactory.memoryOwners()) {
-                if (owner != null && owner.memoryOccupancy() > 0
-                        && (largest == null || owner.memoryOccupancy() > largest.memoryOccupancy())) {
-                    largest = owner;
-                }
-            }
-            if (largest == null) {
-                break;
-            }
-            long before = largest.memoryOccupancy();
-            largest.flushMemory();
-            freed += context.pool().releaseCached();
-            if (largest.memoryOccupancy() >= before) {
-                break;
-            }
-        }
-        return freed;
     }
 
     /**
@@ -383,41 +326,17 @@ public final class GovernedTableWrite implements AutoCloseable {
     }
 
     private void recordOutput(List<CommitMessage> messages) {
-        long files = 0;
-        long bytes = 0;
-        for (CommitMessage m : messages) {
-            CommitMessageImpl impl = (CommitMessageImpl) m;
-            for (DataFileMeta f : impl.newFilesIncrement().newFiles()) {
-                files++;
-                bytes += f.fileSize();
-            }
-            for (DataFileMeta f : impl.compactIncrement().compactAfter()) {
-                files++;
-                bytes += f.fileSize();
-            }
-        }
-        context.metrics().recordOutput(files, bytes);
+        List<DataFileMeta> files = CommitFiles.dataFiles(messages);
+        context.metrics().recordOutput(files.size(), CommitFiles.bytes(files));
     }
 
     /** Batch writers are all done after prepareCommit; stream writers Paimon closed are gone. */
     private void releaseClosedWriters() {
         if (mode == Mode.BATCH) {
-            writers.values().forEach(MemoryReservation::close);
-            writers.clear();
-            return;
+            writers.releaseAll();
+        } else {
+            writers.releaseClosed(((AbstractFileStoreWrite<?>) write.getWrite()).getActiveBuckets());
         }
-        Map<BinaryRow, List<Integer>> active = ((AbstractFileStoreWrite<?>) write.getWrite()).getActiveBuckets();
-        writers.entrySet()
-                .removeIf(
-                        e -> {
-                            List<Integer> buckets = active.get(e.getKey().partition());
-                            boolean open =
-                                    buckets != null && (e.getKey().bucket() < 0 || buckets.contains(e.getKey().bucket()));
-                            if (!open) {
-                                e.getValue().close();
-                            }
-                            return !open;
-                        });
     }
 
     /**
@@ -577,8 +496,7 @@ public final class GovernedTableWrite implements AutoCloseable {
         }
         pending.clear();
         first = deleteFiles(fileIO.uncommitted(), first);
-        writers.values().forEach(MemoryReservation::close);
-        writers.clear();
+        writers.releaseAll();
         fixed.forEach(MemoryReservation::close);
         try {
             context.close();
@@ -683,13 +601,7 @@ public final class GovernedTableWrite implements AutoCloseable {
             ensureOwned();
             owned = false;
             pending.remove(this);
-            for (CommitMessage m : messages) {
-                CommitMessageImpl impl = (CommitMessageImpl) m;
-                impl.newFilesIncrement().newFiles().forEach(f -> published.add(f.fileName()));
-                impl.newFilesIncrement().changelogFiles().forEach(f -> published.add(f.fileName()));
-                impl.compactIncrement().compactAfter().forEach(f -> published.add(f.fileName()));
-                impl.compactIncrement().changelogFiles().forEach(f -> published.add(f.fileName()));
-            }
+            published.addAll(CommitFiles.names(messages));
         }
 
         /** A cancelled write's messages were aborted: say so as the cancellation. */
