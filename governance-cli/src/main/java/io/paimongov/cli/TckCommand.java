@@ -185,7 +185,7 @@ final class TckCommand implements Callable<Integer> {
 
     private String startLine(Set<Rule> only, TckSettings settings) {
         int count = only.isEmpty() ? Rule.values().length : only.size();
-        return "tck: " + count + " rules against provider '" + provider + "' (tries " + settings.tries()
+        return "tck: " + count + (count == 1 ? " rule" : " rules") + " against provider '" + provider + "' (tries " + settings.tries()
                 + ", write tries " + settings.writeTries() + ", rows " + settings.rows() + ") ...";
     }
 
