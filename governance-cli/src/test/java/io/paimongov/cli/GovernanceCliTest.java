@@ -12,7 +12,7 @@ class GovernanceCliTest {
 
         assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
         assertThat(run.out()).isEmpty();
-        assertThat(run.err()).contains("Missing command").contains("demo").contains("providers");
+        assertThat(run.err()).contains("Missing command").contains("demo").contains("providers").contains("tck");
     }
 
     @Test
@@ -21,6 +21,17 @@ class GovernanceCliTest {
 
         assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
         assertThat(run.err()).contains("'deom'").contains("demo").contains("--help");
+    }
+
+    @Test
+    void tckHelpListsEveryOptionAndTheExitCodes() {
+        CliRun run = CliRun.of("tck", "--help");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.err()).as("picocli's warnings about the help text").isEmpty();
+        assertThat(run.out())
+                .contains("--provider", "--classpath", "--tries", "--write-tries", "--rows", "--rule", "--junit-xml", "--json")
+                .contains("Exit codes");
     }
 
     @Test

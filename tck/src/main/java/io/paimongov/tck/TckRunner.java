@@ -2,7 +2,10 @@ package io.paimongov.tck;
 
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.Providers;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -69,8 +72,10 @@ public final class TckRunner {
                 methodFor(verification, rule).ifPresent(m -> request.selectors(DiscoverySelectors.selectMethod(verification, m)));
             }
         }
-        // An empty path turns jqwik's failure database off: runs must not replay each other's samples.
-        request.configurationParameter("jqwik.database", "")
+        // jqwik keeps failed tries in a database it replays next time; a run must replay nothing from
+        // an earlier one (another provider's samples), so the database lives only as long as the run.
+        Path jqwikDir = temporaryDirectory();
+        request.configurationParameter("jqwik.database", jqwikDir.resolve("jqwik-database").toString())
                 .configurationParameter("jqwik.reporting.usejunitplatform", "true");
         LauncherDiscoveryRequest discovery = request.build();
         Collector collector = new Collector();
@@ -80,7 +85,11 @@ public final class TckRunner {
         if (reportsDir != null) {
             listeners.add(new org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener(reportsDir, new java.io.PrintWriter(System.err)));
         }
-        launcher.execute(discovery, listeners.toArray(new TestExecutionListener[0]));
+        try {
+            launcher.execute(discovery, listeners.toArray(new TestExecutionListener[0]));
+        } finally {
+            TckSubject.deleteTree(jqwikDir);
+        }
         List<TckReport.RuleResult> results = new ArrayList<>();
         for (Rule rule : Rule.values()) {
             if (!only.isEmpty() && !only.contains(rule)) {
@@ -90,6 +99,14 @@ public final class TckRunner {
             results.add(r != null ? r : new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, "the rule did not run", 0, Map.of()));
         }
         return new TckReport(provider, results);
+    }
+
+    private static Path temporaryDirectory() {
+        try {
+            return Files.createTempDirectory("paimon-gov-tck-jqwik-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Optional<Method> methodFor(Class<?> type, Rule rule) {

@@ -1,0 +1,201 @@
+package io.paimongov.cli;
+
+import io.paimongov.spi.Providers;
+import io.paimongov.tck.Rule;
+import io.paimongov.tck.TckReport;
+import io.paimongov.tck.TckRunner;
+import io.paimongov.tck.TckSettings;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tck}: runs the conformance kit against a provider found by name, in the CLI's class path
+ * or in the vendor jars given with {@code --classpath}, and prints the report rule by rule (see
+ * {@code docs/cli.md}). Every argument is checked before the kit starts; a bad one is a {@link
+ * ParameterException} naming it (exit code 2). An unknown provider lists the names found, an unknown
+ * rule id lists the valid ones.
+ *
+ * <p>Exit code 0 when every required rule passed and no rule failed; 1 when a rule failed or a
+ * required rule did not pass (an optional rule may skip, but one that ran and failed is a defect of
+ * the provider, as it is when a vendor runs the kit in its own build). Output: the report on
+ * stdout, as text or, with {@code --json}, as exactly one JSON object; a start line and the log on
+ * stderr.
+ *
+ * <p>Picocli creates one instance per execution; not thread-safe, and one run per JVM at a time
+ * (the kit's settings are system properties, see {@link RunScope}).
+ */
+@Command(
+        name = "tck",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        description = {
+            "Runs the conformance kit (the TCK) against an allocator module's provider and reports rule by"
+                    + " rule. The provider is found by name with ServiceLoader, on the CLI's class path or in"
+                    + " the jars given with --classpath.",
+            "With the defaults the whole kit takes a few minutes; --tries, --write-tries, --rows and --rule"
+                    + " make it shorter, larger values make it deeper."
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every required rule passed and none failed",
+            "1:a rule failed, or a required rule did not pass",
+            "2:bad arguments",
+            "3:the kit could not run (the error is printed)"
+        })
+final class TckCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--provider", paramLabel = "NAME", required = true,
+            description = "The provider to verify, by name (see 'providers'; with --classpath, the vendor's too).")
+    String provider;
+
+    @Option(names = "--classpath", paramLabel = "JAR",
+            description = "A vendor jar or class directory holding the provider and its"
+                    + " META-INF/services/io.paimongov.spi.GovernanceProvider; repeat it, or join paths with '${sys:path.separator}'.")
+    List<String> classPath = new ArrayList<>();
+
+    @Option(names = "--tries", paramLabel = "N",
+            description = "Tries of the cheap properties; sets " + TckSettings.TRIES + " (default 50).")
+    Integer tries;
+
+    @Option(names = "--write-tries", paramLabel = "N",
+            description = "Tries of the properties that write real tables; sets " + TckSettings.WRITE_TRIES + " (default 3).")
+    Integer writeTries;
+
+    @Option(names = "--rows", paramLabel = "N",
+            description = "Rows of the largest workload; sets " + TckSettings.ROWS + " (default 20000).")
+    Integer rows;
+
+    @Option(names = "--rule", paramLabel = "ID",
+            description = "Run only this rule, such as MEM-1; repeat it for several. Default: every rule.")
+    List<String> rules = new ArrayList<>();
+
+    @Option(names = "--junit-xml", paramLabel = "DIR",
+            description = "Also write JUnit XML reports (the legacy format CI servers read) into DIR.")
+    Path junitXml;
+
+    @Option(names = "--json", description = "Print the report as one JSON object (keys in docs/cli.md).")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        Set<Rule> only = rules();
+        Map<String, String> settings = settings();
+        Path reports = reportsDir();
+        // Taken before RunScope points System.out elsewhere: picocli creates its writer on first use.
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        TckReport report;
+        RunScope scope = new RunScope(settings);
+        try (VendorClassPath vendor = vendorClassPath()) {
+            checkProvider(vendor.loader());
+            // Read here too so that a bad value given with JAVA_OPTS=-D... stops the run before it starts.
+            TckSettings effective = TckSettings.fromSystemProperties();
+            if (!json) {
+                err.println(startLine(only, effective));
+                err.flush();
+            }
+            report = TckRunner.runDiscovered(provider, vendor.loader(), only, reports);
+        } finally {
+            scope.close();
+        }
+        out.print(json ? Json.write(TckReportPrinter.json(report)) + System.lineSeparator() : TckReportPrinter.text(report));
+        out.flush();
+        return report.requiredPassed() && report.count(TckReport.Status.FAILED) == 0
+                ? GovernanceCli.EXIT_OK
+                : GovernanceCli.EXIT_VERIFICATION_FAILED;
+    }
+
+    /** The rules named with {@code --rule} (ids in any case); empty means every rule. */
+    private Set<Rule> rules() {
+        Map<String, Rule> byId = new LinkedHashMap<>();
+        for (Rule rule : Rule.values()) {
+            byId.put(rule.id(), rule);
+        }
+        Set<Rule> only = EnumSet.noneOf(Rule.class);
+        for (String id : rules) {
+            Rule rule = byId.get(id.strip().toUpperCase(Locale.ROOT));
+            if (rule == null) {
+                throw invalid("--rule", "'" + id + "' is not a rule id; valid ids: " + String.join(", ", byId.keySet()));
+            }
+            only.add(rule);
+        }
+        return only;
+    }
+
+    /** The kit's system properties for the options given; absent options keep what the JVM has. */
+    private Map<String, String> settings() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        put(settings, TckSettings.TRIES, tries, "--tries");
+        put(settings, TckSettings.WRITE_TRIES, writeTries, "--write-tries");
+        put(settings, TckSettings.ROWS, rows, "--rows");
+        return settings;
+    }
+
+    private void put(Map<String, String> settings, String key, Integer value, String option) {
+        if (value != null) {
+            require(value >= 1, option, "must be at least 1 but was " + value);
+            settings.put(key, value.toString());
+        }
+    }
+
+    private Path reportsDir() {
+        if (junitXml == null) {
+            return null;
+        }
+        try {
+            return Files.createDirectories(junitXml).toAbsolutePath();
+        } catch (IOException e) {
+            throw invalid("--junit-xml", "cannot create directory '" + junitXml + "': " + e);
+        }
+    }
+
+    private VendorClassPath vendorClassPath() {
+        try {
+            return VendorClassPath.parse(classPath, GovernanceCli.class.getClassLoader());
+        } catch (IllegalArgumentException e) {
+            throw invalid("--classpath", e.getMessage());
+        }
+    }
+
+    /** Fails as a bad argument before the kit starts; the runner would fail the same way, later. */
+    private void checkProvider(ClassLoader loader) {
+        try {
+            Providers.load(provider, loader);
+        } catch (IllegalArgumentException e) {
+            throw invalid("--provider", e.getMessage());
+        }
+    }
+
+    private String startLine(Set<Rule> only, TckSettings settings) {
+        int count = only.isEmpty() ? Rule.values().length : only.size();
+        return "tck: " + count + (count == 1 ? " rule" : " rules") + " against provider '" + provider + "' (tries " + settings.tries()
+                + ", write tries " + settings.writeTries() + ", rows " + settings.rows() + ") ...";
+    }
+
+    private void require(boolean ok, String option, String message) {
+        if (!ok) {
+            throw invalid(option, message);
+        }
+    }
+
+    private ParameterException invalid(String option, String message) {
+        return new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': " + message);
+    }
+}

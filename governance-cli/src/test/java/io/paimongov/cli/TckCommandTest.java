@@ -1,0 +1,191 @@
+package io.paimongov.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.paimongov.tck.TckSettings;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code tck} command run in process on a few rules with few tries: the JSON contract of
+ * docs/cli.md, the text table, a vendor's provider found only through {@code --classpath} (a broken
+ * one fails the rule that names its fault, a correct one passes it), and bad arguments.
+ */
+class TckCommandTest {
+
+    /** The keys docs/cli.md promises, in order: of the report, then of each rule. */
+    static final List<String> KEYS = List.of("provider", "passed", "failed", "skipped", "requiredPassed", "rules");
+    static final List<String> RULE_KEYS = List.of("id", "required", "status", "message", "millis");
+
+    /** Few tries and small tables: each run takes seconds. */
+    static final String[] FAST = {"--tries", "5", "--write-tries", "1", "--rows", "3000"};
+
+    @TempDir static Path vendorDir;
+    static Path outsideJar;
+
+    @TempDir Path tmp;
+
+    @BeforeAll
+    static void buildTheVendorJar() throws Exception {
+        outsideJar = OutsideProviderJar.build(vendorDir);
+    }
+
+    @Test
+    void heapPassesAsOneJsonObjectWithEveryKey() throws Exception {
+        String triesBefore = System.getProperty(TckSettings.TRIES);
+
+        CliRun run = tck("--provider", "heap", "--json", "--rule", "MEM-1", "--rule", "DISCOVERY-1",
+                "--rule", "discovery-2", "--rule", "WRITE-1");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode json = run.json();
+        assertThat(fieldNames(json)).containsExactlyElementsOf(KEYS);
+        assertThat(json.get("provider").asText()).isEqualTo("heap");
+        assertThat(json.get("requiredPassed").asBoolean()).isTrue();
+        assertThat(json.get("passed").asInt()).isEqualTo(4);
+        assertThat(json.get("failed").asInt()).isZero();
+        assertThat(json.get("skipped").asInt()).isZero();
+        List<String> ids = new ArrayList<>();
+        for (JsonNode rule : json.get("rules")) {
+            assertThat(fieldNames(rule)).containsExactlyElementsOf(RULE_KEYS);
+            assertThat(rule.get("status").asText()).as(rule.toString()).isEqualTo("PASSED");
+            assertThat(rule.get("required").asBoolean()).isTrue();
+            assertThat(rule.get("message").asText()).isEmpty();
+            assertThat(rule.get("millis").asLong()).isNotNegative();
+            ids.add(rule.get("id").asText());
+        }
+        assertThat(ids).containsExactly("MEM-1", "WRITE-1", "DISCOVERY-1", "DISCOVERY-2");
+        assertThat(System.getProperty(TckSettings.TRIES)).as("the JVM's tries after the run").isEqualTo(triesBefore);
+    }
+
+    @Test
+    void textIsATableThatEndsWithTheSummary() {
+        CliRun run = tck("--provider", "heap", "--rule", "MEM-1", "--rule", "COMPACT-1");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines.get(0)).startsWith("RULE").contains("REQUIRED", "STATUS", "MILLIS", "MESSAGE");
+        assertThat(lines.get(1)).matches("MEM-1 +required +PASSED +\\d+");
+        assertThat(lines.get(2)).matches("COMPACT-1 +optional +SKIPPED +\\d+ +\\[COMPACT-1\\] skipped: .+");
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("1 passed, 0 failed, 1 skipped");
+        assertThat(lines).hasSize(4);
+        assertThat(run.err()).contains("2 rules against provider 'heap'");
+    }
+
+    @Test
+    void junitXmlGoesToTheDirectory() throws Exception {
+        Path reports = tmp.resolve("reports");
+
+        CliRun run = tck("--provider", "heap", "--rule", "DISCOVERY-1", "--junit-xml", reports.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        try (Stream<Path> files = Files.list(reports)) {
+            List<Path> xml = files.filter(p -> p.getFileName().toString().endsWith(".xml")).toList();
+            assertThat(xml).isNotEmpty();
+            assertThat(Files.readString(xml.get(0))).contains("<testsuite").contains("DISCOVERY1");
+        }
+    }
+
+    @Test
+    void anOutsideProviderThatIgnoresTheBudgetFailsMem1() throws Exception {
+        CliRun run = tck("--provider", OutsideProviderJar.BROKEN, "--classpath", outsideJar.toString(),
+                "--rule", "MEM-1", "--json");
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(GovernanceCli.EXIT_VERIFICATION_FAILED);
+        JsonNode json = run.json();
+        assertThat(json.get("provider").asText()).isEqualTo(OutsideProviderJar.BROKEN);
+        assertThat(json.get("requiredPassed").asBoolean()).isFalse();
+        JsonNode mem1 = json.get("rules").get(0);
+        assertThat(mem1.get("id").asText()).isEqualTo("MEM-1");
+        assertThat(mem1.get("status").asText()).isEqualTo("FAILED");
+        assertThat(mem1.get("message").asText()).startsWith("[MEM-1]").contains("passed the capacity");
+    }
+
+    @Test
+    void theSameOutsideProviderWithTheBudgetPassesMem1() throws Exception {
+        // A jar and an (empty) class directory in one argument, joined as for java -cp.
+        String classPath = outsideJar + File.pathSeparator + tmp;
+        CliRun run = tck("--provider", OutsideProviderJar.CORRECT, "--classpath", classPath, "--rule", "MEM-1", "--json");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        JsonNode json = run.json();
+        assertThat(json.get("requiredPassed").asBoolean()).isTrue();
+        assertThat(json.get("rules").get(0).get("status").asText()).isEqualTo("PASSED");
+    }
+
+    @Test
+    void anUnknownProviderIsAUsageErrorListingTheFoundOnes() {
+        CliRun run = tck("--provider", "nope", "--classpath", outsideJar.toString(), "--rule", "MEM-1");
+
+        assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains("--provider", "'nope'", "heap", OutsideProviderJar.CORRECT, OutsideProviderJar.BROKEN);
+    }
+
+    @Test
+    void anUnknownRuleIsAUsageErrorListingTheValidIds() {
+        CliRun run = tck("--provider", "heap", "--rule", "MEM-99");
+
+        assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains("--rule", "'MEM-99'", "MEM-1", "SPILL-7", "COMPACT-2");
+    }
+
+    @Test
+    void aMissingClassPathEntryIsAUsageErrorNamingIt() {
+        Path missing = tmp.resolve("no-such.jar");
+
+        CliRun run = tck("--provider", "heap", "--classpath", missing.toString(), "--rule", "MEM-1");
+
+        assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains("--classpath", missing.toString(), "does not exist");
+    }
+
+    @Test
+    void aFileThatIsNotAJarIsAUsageError() throws Exception {
+        Path notAJar = Files.writeString(tmp.resolve("notes.jar"), "not a zip");
+
+        CliRun run = tck("--provider", "heap", "--classpath", notAJar.toString(), "--rule", "MEM-1");
+
+        assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.err()).contains("--classpath", notAJar.toString(), "neither a directory nor a readable jar");
+    }
+
+    @Test
+    void triesBelowOneIsAUsageError() {
+        CliRun run = CliRun.of("tck", "--provider", "heap", "--tries", "0");
+
+        assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.err()).contains("--tries", "at least 1");
+    }
+
+    @Test
+    void theProviderIsRequired() {
+        CliRun run = CliRun.of("tck");
+
+        assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.err()).contains("--provider");
+    }
+
+    private static CliRun tck(String... args) {
+        List<String> all = new ArrayList<>(List.of("tck"));
+        all.addAll(List.of(args));
+        all.addAll(List.of(FAST));
+        return CliRun.of(all.toArray(new String[0]));
+    }
+
+    private static List<String> fieldNames(JsonNode json) {
+        List<String> names = new ArrayList<>();
+        json.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+}
