@@ -59,6 +59,7 @@ final class TckReportPrinter {
         json.put("status", rule.status().name());
         json.put("message", rule.message());
         json.put("millis", rule.millis());
+        json.put("reported", rule.reported());
         return json;
     }
 

@@ -29,7 +29,7 @@ public record TckReport(String provider, List<RuleResult> rules) {
      */
     public record RuleResult(String id, boolean required, Status status, String message, long millis, Map<String, String> reported) {
         public RuleResult {
-            reported = Map.copyOf(reported);
+            reported = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(reported));
         }
     }
 

@@ -154,9 +154,25 @@ public final class TckRunner {
         final Map<Rule, TckReport.RuleResult> results = new EnumMap<>(Rule.class);
         private final Map<Rule, Map<String, String>> reported = new ConcurrentHashMap<>();
 
+        /**
+         * Keeps what a rule's property reported: jqwik's summary table (tries, checks, seed, ...)
+         * parsed into its names and values, and values the kit publishes itself.
+         */
         @Override
         public void reportingEntryPublished(TestIdentifier id, org.junit.platform.engine.reporting.ReportEntry entry) {
-            ruleOf(id).ifPresent(rule -> reported.computeIfAbsent(rule, r -> new java.util.TreeMap<>()).putAll(entry.getKeyValuePairs()));
+            ruleOf(id).ifPresent(rule -> {
+                Map<String, String> into = reported.computeIfAbsent(rule, r -> new java.util.concurrent.ConcurrentSkipListMap<>());
+                entry.getKeyValuePairs().forEach((key, value) -> {
+                    if (value.contains("jqwik")) {
+                        value.lines()
+                                .map(line -> line.split("\\|")[0])
+                                .filter(cell -> cell.contains("="))
+                                .forEach(cell -> into.put(cell.substring(0, cell.indexOf('=')).strip(), cell.substring(cell.indexOf('=') + 1).strip()));
+                    } else {
+                        into.put(key, value);
+                    }
+                });
+            });
         }
         private final Map<String, Long> started = new ConcurrentHashMap<>();
 
