@@ -183,7 +183,8 @@ public final class CompactionDrain {
         }
     }
 
-    static void deleteTree(Path root) {
+    /** Deletes {@code root} and everything under it. */
+    public static void deleteTree(Path root) {
         if (!Files.exists(root)) {
             return;
         }

@@ -32,6 +32,11 @@ final class Json {
             out.append("null");
         } else if (value instanceof Boolean || value instanceof Integer || value instanceof Long) {
             out.append(value);
+        } else if (value instanceof Double d) {
+            if (d.isNaN() || d.isInfinite()) {
+                throw new IllegalArgumentException("JSON has no form for " + d);
+            }
+            out.append(d);
         } else if (value instanceof String s) {
             string(out, s);
         } else if (value instanceof Map<?, ?> map) {

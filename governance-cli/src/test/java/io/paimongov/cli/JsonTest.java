@@ -15,6 +15,13 @@ import org.junit.jupiter.api.Test;
 class JsonTest {
 
     @Test
+    void doublesAreNumbersAndNonFiniteOnesAreRefused() {
+        org.assertj.core.api.Assertions.assertThat(Json.write(java.util.Map.of("ratio", 1.75))).contains("\"ratio\": 1.75");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Json.write(java.util.Map.of("x", Double.NaN)))
+                .hasMessage("JSON has no form for NaN");
+    }
+
+    @Test
     void nestedValuesAndAwkwardStringsParseBackUnchanged() throws Exception {
         String awkward = "quote \" backslash \\ newline \n tab \t bell \u0007 nul \u0000 é ✓ /";
         Map<String, Object> value = new LinkedHashMap<>();
