@@ -5,9 +5,9 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ManualCancellation;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.metrics.LastSnapshotReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The heap provider's engine on its own: a {@link HeapMemoryPool}, a manual cancel and a metrics
@@ -17,18 +17,11 @@ final class HeapStandaloneEngine implements StandaloneEngine {
 
     private final HeapMemoryPool pool;
     private final ManualCancellation cancellation = CancellationSignal.manual();
-    private final AtomicReference<MetricsSnapshot> reported = new AtomicReference<>();
+    private final LastSnapshotReporter sink = new LastSnapshotReporter();
     private final EngineEnvironment environment;
 
     HeapStandaloneEngine(long budgetBytes) {
         this.pool = new HeapMemoryPool(budgetBytes);
-        MetricsReporter sink =
-                new MetricsReporter() {
-                    @Override
-                    public void writeClosed(String writeName, MetricsSnapshot last) {
-                        reported.set(last);
-                    }
-                };
         this.environment =
                 EngineEnvironment.builder()
                         .with(HeapMemoryPool.class, pool)
@@ -55,7 +48,7 @@ final class HeapStandaloneEngine implements StandaloneEngine {
 
     @Override
     public Optional<MetricsSnapshot> reportedMetrics() {
-        return Optional.ofNullable(reported.get());
+        return sink.last();
     }
 
     @Override

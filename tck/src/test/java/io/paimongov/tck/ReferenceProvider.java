@@ -13,6 +13,7 @@ import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.metrics.LastSnapshotReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.paimon.memory.MemorySegment;
 
 /**
@@ -135,18 +135,11 @@ public class ReferenceProvider implements GovernanceProvider {
     static final class Standalone implements StandaloneEngine {
         final Engine engine;
         final ManualCancellation cancel = CancellationSignal.manual();
-        final AtomicReference<MetricsSnapshot> reported = new AtomicReference<>();
+        final LastSnapshotReporter sink = new LastSnapshotReporter();
         final EngineEnvironment environment;
 
         Standalone(Engine engine, Path tempDir) {
             this.engine = engine;
-            MetricsReporter sink =
-                    new MetricsReporter() {
-                        @Override
-                        public void writeClosed(String writeName, MetricsSnapshot last) {
-                            reported.set(last);
-                        }
-                    };
             this.environment =
                     EngineEnvironment.builder()
                             .with(Engine.class, engine)
@@ -174,7 +167,7 @@ public class ReferenceProvider implements GovernanceProvider {
 
         @Override
         public Optional<MetricsSnapshot> reportedMetrics() {
-            return Optional.ofNullable(reported.get());
+            return sink.last();
         }
 
         @Override
