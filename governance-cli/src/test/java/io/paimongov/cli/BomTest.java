@@ -43,7 +43,8 @@ class BomTest {
             assertThat(text(dependency, "version")).isEqualTo("${project.version}");
             managed.add(text(dependency, "artifactId"));
         }
-        assertThat(managed).containsExactlyInAnyOrder("governance-spi", "allocator-heap", "tck", "governance-cli");
+        assertThat(managed).containsExactlyInAnyOrder(
+                "governance-spi", "allocator-heap", "allocator-offheap", "tck", "governance-cli");
         assertThat(modules).as("the parent's modules").containsAll(managed).contains("governance-bom");
     }
 

@@ -8,14 +8,16 @@ import org.junit.jupiter.api.Test;
 class ProvidersCommandTest {
 
     @Test
-    void jsonListsTheHeapProviderWithItsClass() throws Exception {
+    void jsonListsTheHeapAndOffheapProvidersWithTheirClasses() throws Exception {
         CliRun run = CliRun.of("providers", "--json");
 
         assertThat(run.exitCode()).isZero();
         JsonNode providers = run.json().get("providers");
-        assertThat(providers.size()).isEqualTo(1);
+        assertThat(providers.size()).isEqualTo(2);
         assertThat(providers.get(0).get("name").asText()).isEqualTo("heap");
         assertThat(providers.get(0).get("class").asText()).isEqualTo("io.paimongov.heap.HeapGovernanceProvider");
+        assertThat(providers.get(1).get("name").asText()).isEqualTo("offheap");
+        assertThat(providers.get(1).get("class").asText()).isEqualTo("io.paimongov.offheap.OffheapGovernanceProvider");
     }
 
     @Test
@@ -23,6 +25,7 @@ class ProvidersCommandTest {
         CliRun run = CliRun.of("providers");
 
         assertThat(run.exitCode()).isZero();
-        assertThat(run.out()).contains("heap").contains("io.paimongov.heap.HeapGovernanceProvider");
+        assertThat(run.out()).contains("heap").contains("io.paimongov.heap.HeapGovernanceProvider")
+                .contains("offheap").contains("io.paimongov.offheap.OffheapGovernanceProvider");
     }
 }
