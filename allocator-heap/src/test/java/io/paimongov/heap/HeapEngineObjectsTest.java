@@ -98,6 +98,34 @@ class HeapEngineObjectsTest {
     }
 
     @Test
+    void anEngineAskingForMemoryBackMakesAnIdleWriteSpillAndTheTableIsStillRight() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
+        TestTables.Workload w = TestTables.Workload.random(47, 40_000, 10_000, 2, 32);
+        try (GovernedTableWrite write = h.batch(table, h.options("8m", "governance.memory.page-size", "16k"))) {
+            int half = w.rows().size() / 2;
+            for (InternalRow row : w.rows().subList(0, half)) {
+                write.write(row);
+            }
+            long before = h.context.engineUsedBytes();
+            long spillsBefore = write.metrics().spillBytes();
+            java.util.concurrent.atomic.AtomicLong given = new java.util.concurrent.atomic.AtomicLong();
+            Thread engine = new Thread(() -> given.set(h.provider.relief.get().relieve(4 << 20)));
+            engine.start();
+            engine.join();
+            assertThat(given.get()).as("bytes given back").isPositive();
+            assertThat(h.context.engineUsedBytes()).isEqualTo(before - given.get());
+            assertThat(write.metrics().spillBytes()).as("the buffers spilled to give memory back").isGreaterThan(spillsBefore);
+            for (InternalRow row : w.rows().subList(half, w.rows().size())) {
+                write.write(row);
+            }
+            write.prepareCommit().commit();
+        }
+        assertThat(TestTables.read(table)).isEqualTo(w.expected());
+        assertThat(h.context.snapshot().reservedBytes()).isZero();
+    }
+
+    @Test
     void theStandaloneEngineReadsTheSharedPool() {
         StandaloneEngine engine = new HeapGovernanceProvider().standalone(2 << 20, dir).orElseThrow();
         try (ResourceContext ctx = ResourceContext.open("s", new HeapGovernanceProvider(), options("2m"), engine.environment())) {

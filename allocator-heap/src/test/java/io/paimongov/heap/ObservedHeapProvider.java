@@ -24,6 +24,9 @@ final class ObservedHeapProvider implements GovernanceProvider {
     /** What the engine still held when the runtime closed it; -1 until then. */
     final AtomicLong usedAtClose = new AtomicLong(-1);
 
+    /** The relief the runtime handed the allocator of the last write opened. */
+    final java.util.concurrent.atomic.AtomicReference<io.paimongov.spi.MemoryRelief> relief = new java.util.concurrent.atomic.AtomicReference<>();
+
     /** Throws from the Nth page allocation when positive. */
     final AtomicInteger failAllocationAt = new AtomicInteger();
 
@@ -117,6 +120,11 @@ final class ObservedHeapProvider implements GovernanceProvider {
         @Override
         public void release(long bytes) {
             inner.release(bytes);
+        }
+
+        @Override
+        public void bindRelief(io.paimongov.spi.MemoryRelief given) {
+            relief.set(given);
         }
     }
 }

@@ -64,4 +64,11 @@ public interface SegmentAllocator {
 
     /** Returns bytes that {@link #tryReserve} reserved. Infallible: never throws. */
     void release(long bytes);
+
+    /**
+     * Receives, once when the write opens, how to ask the write for memory back; an allocator over
+     * an engine that spills cooperatively keeps it and calls it from its spill callback. The
+     * default ignores it.
+     */
+    default void bindRelief(MemoryRelief relief) {}
 }

@@ -3,6 +3,7 @@ package io.paimongov.spi.compaction;
 import io.paimongov.spi.memory.MemoryBudget;
 import io.paimongov.spi.memory.MemoryReservation;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * Admits compaction tasks by memory. Each task needs its working memory (merge readers and one
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class CompactionAdmission {
 
     private final MemoryBudget budget;
+    private final LongSupplier releaseCached;
     private final long perTaskBytes;
     private final MemoryReservation base;
     private final LongAdder waits = new LongAdder();
@@ -24,9 +26,12 @@ public final class CompactionAdmission {
     /**
      * @param base the reservation of one task's working memory, already grown by {@code
      *     perTaskBytes}; owned by this admission from now on
+     * @param releaseCached gives the write's cached pages back, returning the bytes freed. Only that:
+     *     a waiting task must never make Paimon flush, since a flush may wait for this very task
      */
-    public CompactionAdmission(MemoryBudget budget, long perTaskBytes, MemoryReservation base) {
+    public CompactionAdmission(MemoryBudget budget, long perTaskBytes, MemoryReservation base, LongSupplier releaseCached) {
         this.budget = budget;
+        this.releaseCached = releaseCached;
         this.perTaskBytes = perTaskBytes;
         this.base = base;
     }
@@ -53,7 +58,7 @@ public final class CompactionAdmission {
                 }
             }
             MemoryReservation extra = budget.newReservation("compaction task");
-            if (extra.tryGrow(perTaskBytes) || (budget.reclaim(perTaskBytes) > 0 && extra.tryGrow(perTaskBytes))) {
+            if (extra.tryGrow(perTaskBytes) || (releaseCached.getAsLong() > 0 && extra.tryGrow(perTaskBytes))) {
                 return extra::close;
             }
             extra.close();

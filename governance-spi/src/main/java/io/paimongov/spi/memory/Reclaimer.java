@@ -5,9 +5,10 @@ package io.paimongov.spi.memory;
  * makes Paimon flush or spill a writer. Installed once by the runtime when a write opens.
  *
  * <p><b>Who calls:</b> {@link MemoryReservation#grow}, on the thread that asked for memory, which
- * may be any thread: a reclaimer must be thread-safe. The governed write's reclaimer makes Paimon
- * flush only on the writing thread inside a write call; on any other thread it only releases cached
- * pages. <b>Re-entrancy:</b> must not grow any reservation; it may shrink them. <b>May throw:</b>
+ * may be any thread, and by an engine through {@link io.paimongov.spi.MemoryRelief}: a reclaimer
+ * must be thread-safe and must not block. The governed write's reclaimer makes Paimon flush only
+ * when it gets the write's call lock at once (the writing thread inside a call, or any thread while
+ * the write is idle); otherwise it only releases cached pages. <b>Re-entrancy:</b> must not grow any reservation; it may shrink them. <b>May throw:</b>
  * what the flush throws (I/O errors, cancellation).
  */
 @FunctionalInterface

@@ -118,7 +118,7 @@ public final class GovernedTableWrite implements AutoCloseable {
                             footprint.perWriterBytes(),
                             this.table.schema().logicalPartitionType(),
                             poolFactory,
-                            lock::isHeldByCurrentThread);
+                            lock);
             this.write = newWrite();
             this.rowSerializer = new InternalRowSerializer(this.table.rowType());
             BucketMode bucketMode = this.table.bucketMode();
@@ -199,7 +199,7 @@ public final class GovernedTableWrite implements AutoCloseable {
                 .configure(
                         threads,
                         context.options().compactionMaxThreads(),
-                        new CompactionAdmission(budget, footprint.compactionBytes(), base));
+                        new CompactionAdmission(budget, footprint.compactionBytes(), base, context.pool()::releaseCached));
     }
 
     private ResourceExhaustedException tooSmall(String consumer, long bytes) {

@@ -68,6 +68,7 @@ public final class ResourceContext implements AutoCloseable {
             this.compaction =
                     new CompactionExecutor(engine.compaction(), token::throwIfCancelled, metrics::recordCompaction);
             token.onCancel(metrics::recordCancelled);
+            engine.memory().bindRelief(budget::reclaim);
         } catch (RuntimeException | Error e) {
             if (scope != null) {
                 scope.delete();

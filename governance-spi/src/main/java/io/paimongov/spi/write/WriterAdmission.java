@@ -7,7 +7,7 @@ import io.paimongov.spi.memory.MemoryReservation;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.memory.MemoryOwner;
 import org.apache.paimon.memory.MemoryPoolFactory;
@@ -22,9 +22,10 @@ import org.apache.paimon.utils.InternalRowPartitionComputer;
  * first, as Paimon's own preemption does. Otherwise the write fails with {@link
  * ResourceExhaustedException}.
  *
- * <p><b>Thread-safety:</b> {@link #admit} and {@link #release} run on the writing thread; {@link
- * #reclaim} runs on any thread but makes Paimon flush only where {@code onWritingThread} says so,
- * since Paimon's writers are not thread-safe.
+ * <p><b>Thread-safety:</b> {@link #admit} and the release methods run on the writing thread inside
+ * a write call; {@link #reclaim} runs on any thread but makes Paimon flush only while it holds the
+ * write's call lock without waiting for it (the writing thread inside a call, or any thread while
+ * the write is idle), since Paimon's writers are not thread-safe.
  */
 final class WriterAdmission {
 
@@ -36,7 +37,7 @@ final class WriterAdmission {
     private final long perWriterBytes;
     private final RowType partitionType;
     private final MemoryPoolFactory owners;
-    private final BooleanSupplier onWritingThread;
+    private final ReentrantLock callLock;
     private final Map<WriterKey, MemoryReservation> writers = new HashMap<>();
 
     WriterAdmission(
@@ -45,13 +46,13 @@ final class WriterAdmission {
             long perWriterBytes,
             RowType partitionType,
             MemoryPoolFactory owners,
-            BooleanSupplier onWritingThread) {
+            ReentrantLock callLock) {
         this.budget = budget;
         this.pool = pool;
         this.perWriterBytes = perWriterBytes;
         this.partitionType = partitionType;
         this.owners = owners;
-        this.onWritingThread = onWritingThread;
+        this.callLock = callLock;
     }
 
     /**
@@ -99,16 +100,25 @@ final class WriterAdmission {
     }
 
     /**
-     * Makes room: cached pages first, then (on the writing thread only) Paimon flushes or spills the
-     * writers holding most memory, largest first.
+     * Makes room: cached pages first, then, when the write's call lock can be had at once, Paimon
+     * flushes or spills the writers holding most memory, largest first.
      *
      * @return the bytes freed
      */
     long reclaim(long needed) throws Exception {
         long freed = pool.releaseCached();
-        if (!onWritingThread.getAsBoolean()) {
+        if (freed >= needed || !callLock.tryLock()) {
             return freed;
         }
+        try {
+            return freed + flushLargest(needed - freed);
+        } finally {
+            callLock.unlock();
+        }
+    }
+
+    private long flushLargest(long needed) throws Exception {
+        long freed = 0;
         while (freed < needed) {
             MemoryOwner largest = null;
             for (MemoryOwner owner : owners.memoryOwners()) {

@@ -19,7 +19,7 @@ class CompactionAdmissionTest {
     private CompactionAdmission admission(long perTask) {
         MemoryReservation base = budget.newReservation("compaction (one task)");
         base.grow(perTask);
-        return new CompactionAdmission(budget, perTask, base);
+        return new CompactionAdmission(budget, perTask, base, () -> 0);
     }
 
     @Test
