@@ -33,8 +33,8 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     /**
-     * The JVM sets no thread limit of its own; governance.compaction.task-threads and max-threads
-     * are the real bound.
+     * The JVM sets no compaction thread limit of its own: this is a safety cap above any sane
+     * setting; governance.compaction.task-threads (and max-threads for -1) decide below it.
      */
     static final int MAX_COMPACTION_THREADS = 64;
 

@@ -36,9 +36,10 @@ import org.apache.paimon.types.DataTypes;
  * <p>How: one primary-key table of {@value #BUCKETS} buckets gets a level-0 backlog from plain
  * write-only commits (every bucket holds {@code commits} sorted runs, past Paimon's compaction
  * trigger). For each setting, a copy of that warehouse is drained by a governed write that touches
- * every bucket and commits; the time is {@code prepareCommit} plus commit, when the writer is idle
- * and only compaction works. Settings alternate over the repetitions and the medians are compared,
- * since one machine's noise hits all settings alike.
+ * every bucket and commits; the time is its {@code prepareCommit}, when the writer is idle and
+ * only compaction works. One untimed round warms the JVM up first; then the settings alternate,
+ * each repetition starting with the next setting, and the medians are compared, since one
+ * machine's noise and the JIT's warm-up then fall on all settings alike.
  */
 public final class CompactionDrain {
 
@@ -76,8 +77,15 @@ public final class CompactionDrain {
         Map<String, List<Long>> times = new LinkedHashMap<>();
         Map<String, Long> compactions = new LinkedHashMap<>();
         Map<String, Long> peak = new LinkedHashMap<>();
+        for (String threads : SETTINGS) {
+            Path warmUp = workDir.resolve("warm-up-" + threads.replace('-', 'm'));
+            copyTree(template, warmUp);
+            drain(warmUp, workDir, threads);
+            deleteTree(warmUp);
+        }
         for (int rep = 0; rep < repetitions; rep++) {
-            for (String threads : SETTINGS) {
+            for (int i = 0; i < SETTINGS.size(); i++) {
+                String threads = SETTINGS.get((rep + i) % SETTINGS.size());
                 Path copy = workDir.resolve("drain-" + threads.replace('-', 'm') + "-" + rep);
                 copyTree(template, copy);
                 MetricsSnapshot m = drain(copy, workDir, threads);
@@ -88,7 +96,9 @@ public final class CompactionDrain {
             }
         }
         Map<String, Long> medians = new LinkedHashMap<>();
-        times.forEach((threads, list) -> medians.put(threads, median(list)));
+        for (String threads : SETTINGS) {
+            medians.put(threads, median(times.get(threads)));
+        }
         deleteTree(template);
         return new Result(medians, compactions, peak, repetitions);
     }

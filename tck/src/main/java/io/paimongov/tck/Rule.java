@@ -96,7 +96,7 @@ public enum Rule {
             "An unknown key in the provider's own namespace (governance.<name>.*) is rejected with IllegalArgumentException naming the key.",
             "validate your own keys in open() and name the key in the message."),
     COMPACT_1("COMPACT-1", true,
-            "With governance.compaction.task-threads=2 on 8 buckets with a backlog, every bucket compacts, the table is right, and never two compactions of one (partition, bucket) run at once.",
+            "With governance.compaction.task-threads=2 on 8 buckets with a backlog, the backlog drains (at least one compaction per bucket's worth), the table is right, and never two compactions of one (partition, bucket) run at once.",
             "CompactionThreads.threadFactory() must start each thread it makes with the task it is given, once."),
     COMPACT_2("COMPACT-2", true,
             "Compaction concurrency never passes the thread setting bounded by CompactionThreads.maxThreads(), and reaches it when the work allows.",

@@ -201,7 +201,6 @@ final class TckRun {
                     if (done.get()) {
                         return;
                     }
-                    rowsAtCancel = written.get();
                     cancelledAt.set(System.nanoTime());
                     cancelFired.set(true);
                     if (e == Event.ENGINE_CANCEL_AT_ROW) {
@@ -209,6 +208,9 @@ final class TckRun {
                     } else {
                         write.cancel("tck: cancel (" + e + " " + plan.at() + ")");
                     }
+                    // Read after the cancel returned: a write that still had rows to go then and
+                    // commits anyway ignored it; one that had finished merely won the race.
+                    rowsAtCancel = written.get();
                 });
     }
 

@@ -13,8 +13,8 @@ import java.util.TreeMap;
  * the same keys work in engine configs, table options and the CLI. Every key, its default and its
  * range is listed in {@link #KEYS} and in {@code docs/configuration.md}.
  *
- * <p>Keys under {@code governance.memory.}, {@code governance.spill.} and {@code
- * governance.provider} belong to the runtime and are validated here: an unknown key or a bad value
+ * <p>Keys under {@code governance.memory.}, {@code governance.spill.}, {@code
+ * governance.compaction.} and {@code governance.provider} belong to the runtime and are validated here: an unknown key or a bad value
  * gets an {@link IllegalArgumentException} that names the key, the value and the accepted range.
  * Every other key (by convention {@code governance.<provider>.*}) is passed through unchecked for
  * providers to read with {@link #raw}; providers validate their own keys.

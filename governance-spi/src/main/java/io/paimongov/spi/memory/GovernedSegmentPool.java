@@ -26,8 +26,8 @@ import org.apache.paimon.memory.MemorySegmentPool;
  * <p><b>Thread-safety:</b> thread-safe. The pool's lock guards only its own lists; the engine's
  * allocator is never called under it, so an engine that calls back into the runtime to spill while
  * holding its own lock cannot deadlock with a writer. <b>Who calls:</b> Paimon's writers on the
- * writing thread; {@link #releaseCached()} and {@link #close()} also on the thread that cancels or
- * closes the write.
+ * writing thread; {@link #releaseCached()} also on compaction threads waiting for memory and on an
+ * engine's thread asking for memory back; {@link #close()} on the thread that closes the write.
  */
 public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseable {
 

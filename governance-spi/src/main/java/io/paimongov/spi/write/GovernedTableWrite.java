@@ -311,7 +311,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     }
 
     /**
-     * Paimon's prepareCommit walks the writers one by one (flush, trigger, wait), so compactions of
+     * Paimon's prepareCommit walks the writers one by one (flush, wait, trigger, wait), so compactions of
      * different buckets never overlap inside it. Flushing every active bucket and triggering its
      * compaction first lets them run on all threads; prepareCommit then mostly waits.
      */

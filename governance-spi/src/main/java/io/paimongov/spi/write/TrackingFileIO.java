@@ -27,7 +27,7 @@ final class TrackingFileIO implements FileIO {
 
     private static final long serialVersionUID = 1L;
 
-    /** Called when a data file is created and when its stream closes. */
+    /** Called when a data file is opened (for reading or writing), created, and its stream closed. */
     interface Listener {
         /** A data file is opened for reading or writing, on the calling thread. */
         void touched(Path path);

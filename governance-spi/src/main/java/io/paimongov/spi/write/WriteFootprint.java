@@ -141,7 +141,10 @@ public final class WriteFootprint {
         return spillIo;
     }
 
-    /** Reserved once per compaction thread: merge readers plus one output writer. */
+    /**
+     * One compaction task's working memory, merge readers plus one output writer: reserved once
+     * when the write opens, and once more for every further task running at the same time.
+     */
     public long compactionBytes() {
         return compaction;
     }
