@@ -13,7 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.paimon.data.InternalRow;
+import java.io.IOException;
+import org.apache.paimon.fs.PositionOutputStream;
+import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,26 +31,26 @@ class HeapCancellationTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 8, "parquet");
         TestTables.Workload w = TestTables.Workload.random(21, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
-        AtomicLong written = new AtomicLong();
-        AtomicLong cancelledAt = new AtomicLong();
-        long cancelAfter = w.rows().size() / 2;
+        int cancelAt = w.rows().size() / 2;
         int threadsBefore = compactionThreads().size();
         GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
-        Thread canceller =
-                new Thread(
-                        () -> {
-                            while (written.get() < cancelAfter) {
-                                Thread.onSpinWait();
-                            }
-                            cancelledAt.set(System.nanoTime());
-                            write.cancel("test: cancel mid-write");
-                        });
-        canceller.start();
+        AtomicLong cancelledAt = new AtomicLong();
+        int written = 0;
         long seenAt = 0;
         try {
             for (InternalRow row : w.rows()) {
+                if (written == cancelAt) {
+                    // Another thread cancels while the write is mid-way (between two rows), and is
+                    // done before the writer goes on: deterministic on a loaded machine too.
+                    Thread canceller = new Thread(() -> {
+                        cancelledAt.set(System.nanoTime());
+                        write.cancel("test: cancel mid-write");
+                    });
+                    canceller.start();
+                    canceller.join();
+                }
                 write.write(row);
-                written.incrementAndGet();
+                written++;
             }
             write.prepareCommit().commit();
         } catch (WriteCancelledException e) {
@@ -54,12 +58,10 @@ class HeapCancellationTest {
             assertThat(e).hasMessage("write cancelled: test: cancel mid-write");
         } finally {
             write.close();
-            canceller.join();
         }
         assertThat(seenAt).as("the writer saw the cancel").isPositive();
-        long latencyMillis = TimeUnit.NANOSECONDS.toMillis(seenAt - cancelledAt.get());
-        System.out.printf("cancel mid-write seen after %d ms, %d rows written%n", latencyMillis, written.get());
-        assertThat(written.get()).isLessThan(w.rows().size());
+        System.out.printf("cancel mid-write seen after %d us%n", TimeUnit.NANOSECONDS.toMicros(seenAt - cancelledAt.get()));
+        assertThat(written).as("no row was accepted after the cancel").isEqualTo(cancelAt);
         assertThat(h.context.snapshot().cancellations()).isEqualTo(1);
         h.assertNothingLeft(table);
         assertThat(compactionThreads()).hasSizeLessThanOrEqualTo(threadsBefore);
@@ -68,38 +70,57 @@ class HeapCancellationTest {
     @Test
     void cancelFromAnotherThreadMidPrepareCommit() throws Exception {
         WriteHarness h = new WriteHarness(dir);
-        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 8, "parquet");
+        FileStoreTable created = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 8, "parquet");
+        // The table's file system holds the writer at its first data file until the cancel was
+        // made from another thread: the cancel lands inside prepareCommit on any machine.
+        PausingFileIO fileIO = new PausingFileIO();
+        FileStoreTable table = FileStoreTableFactory.create(fileIO, created.location(), created.schema());
         TestTables.Workload w = TestTables.Workload.random(23, WriteHarness.ROWS, WriteHarness.ROWS, 2, 64);
         GovernedTableWrite write = h.batch(table, h.options("256m"));
         for (InternalRow row : w.rows()) {
             write.write(row);
         }
-        CountDownLatch preparing = new CountDownLatch(1);
+        fileIO.armed = true;
         Thread canceller =
                 new Thread(
                         () -> {
                             try {
-                                preparing.await();
-                                while (WriteHarness.dataFiles(table).isEmpty()) {
-                                    Thread.onSpinWait();
-                                }
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
+                                fileIO.reached.await();
+                                write.cancel("test: cancel mid-prepareCommit");
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            } finally {
+                                fileIO.cancelled.countDown();
                             }
-                            write.cancel("test: cancel mid-prepareCommit");
                         });
         canceller.start();
-        preparing.countDown();
-        assertThatThrownBy(
-                        () -> {
-                            PreparedCommit prepared = write.prepareCommit();
-                            prepared.commit();
-                        })
+        assertThatThrownBy(write::prepareCommit)
                 .isInstanceOf(WriteCancelledException.class)
                 .hasMessageContaining("cancel mid-prepareCommit");
         canceller.join();
         write.close();
-        h.assertNothingLeft(table);
+        h.assertNothingLeft(created);
+    }
+
+    /** Local files; once armed, the first data file waits for {@link #cancelled}. */
+    private static final class PausingFileIO extends LocalFileIO {
+        private static final long serialVersionUID = 1L;
+        final transient CountDownLatch reached = new CountDownLatch(1);
+        final transient CountDownLatch cancelled = new CountDownLatch(1);
+        volatile boolean armed;
+
+        @Override
+        public PositionOutputStream newOutputStream(org.apache.paimon.fs.Path path, boolean overwrite) throws IOException {
+            if (armed && path.getName().startsWith("data-") && reached.getCount() > 0) {
+                reached.countDown();
+                try {
+                    cancelled.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.newOutputStream(path, overwrite);
+        }
     }
 
     @Test
