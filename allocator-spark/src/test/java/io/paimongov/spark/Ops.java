@@ -1,11 +1,13 @@
 package io.paimongov.spark;
 
 import java.io.Serializable;
-import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
@@ -31,25 +33,34 @@ final class Ops implements Serializable {
         this.keysPerPartition = keysPerPartition;
     }
 
-    /** The rows of Spark partition {@code slice}, as Paimon rows (p INT, k INT, v STRING). */
+    /** The rows of Spark partition {@code slice}, as Paimon rows (p INT, k INT, v STRING), made lazily. */
     Iterator<InternalRow> rows(int slice) {
         Random random = new Random(slice * 7919L + 17);
-        Map<List<Integer>, String> live = new TreeMap<>(Ops::compare);
-        List<InternalRow> out = new ArrayList<>(rowsPerPartition);
-        for (int i = 0; i < rowsPerPartition; i++) {
-            int p = random.nextInt(3);
-            int k = random.nextInt(keysPerPartition) * partitions + slice;
-            List<Integer> key = List.of(p, k);
-            if (random.nextInt(10) == 0 && live.containsKey(key)) {
-                out.add(GenericRow.ofKind(RowKind.DELETE, p, k, null));
-                live.remove(key);
-            } else {
-                String v = slice + "/" + i + ":" + "x".repeat(40 + random.nextInt(40));
-                out.add(GenericRow.of(p, k, BinaryString.fromString(v)));
-                live.put(key, v);
+        Set<List<Integer>> live = new HashSet<>();
+        return new Iterator<>() {
+            int i;
+
+            @Override
+            public boolean hasNext() {
+                return i < rowsPerPartition;
             }
-        }
-        return out.iterator();
+
+            @Override
+            public InternalRow next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                int p = random.nextInt(3);
+                int k = random.nextInt(keysPerPartition) * partitions + slice;
+                List<Integer> key = List.of(p, k);
+                int row = i++;
+                if (random.nextInt(10) == 0 && live.remove(key)) {
+                    return GenericRow.ofKind(RowKind.DELETE, p, k, null);
+                }
+                live.add(key);
+                return GenericRow.of(p, k, BinaryString.fromString(slice + "/" + row + ":" + "x".repeat(40 + random.nextInt(40))));
+            }
+        };
     }
 
     /** What the table must hold after every partition's rows are committed. */

@@ -142,7 +142,7 @@ class SparkLocalJobTest {
         try {
             assertThatThrownBy(() -> spark.parallelize(slices(ops), ops.partitions)
                     .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(
-                            signalAfter(ops.rows(s.next()), 50_000), location, governance)).iterator())
+                            signalAfter(ops.rows(s.next()), 20_000), location, governance)).iterator())
                     .collect())
                     .hasMessageContaining("cancelled");
         } finally {
