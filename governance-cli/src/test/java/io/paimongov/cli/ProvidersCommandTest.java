@@ -8,16 +8,18 @@ import org.junit.jupiter.api.Test;
 class ProvidersCommandTest {
 
     @Test
-    void jsonListsTheHeapAndOffheapProvidersWithTheirClasses() throws Exception {
+    void jsonListsTheHeapOffheapAndSparkProvidersWithTheirClasses() throws Exception {
         CliRun run = CliRun.of("providers", "--json");
 
         assertThat(run.exitCode()).isZero();
         JsonNode providers = run.json().get("providers");
-        assertThat(providers.size()).isEqualTo(2);
+        assertThat(providers.size()).isEqualTo(3);
         assertThat(providers.get(0).get("name").asText()).isEqualTo("heap");
         assertThat(providers.get(0).get("class").asText()).isEqualTo("io.paimongov.heap.HeapGovernanceProvider");
         assertThat(providers.get(1).get("name").asText()).isEqualTo("offheap");
         assertThat(providers.get(1).get("class").asText()).isEqualTo("io.paimongov.offheap.OffheapGovernanceProvider");
+        assertThat(providers.get(2).get("name").asText()).isEqualTo("spark");
+        assertThat(providers.get(2).get("class").asText()).isEqualTo("io.paimongov.spark.SparkGovernanceProvider");
     }
 
     @Test
@@ -26,6 +28,7 @@ class ProvidersCommandTest {
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("heap").contains("io.paimongov.heap.HeapGovernanceProvider")
-                .contains("offheap").contains("io.paimongov.offheap.OffheapGovernanceProvider");
+                .contains("offheap").contains("io.paimongov.offheap.OffheapGovernanceProvider")
+                .contains("spark").contains("io.paimongov.spark.SparkGovernanceProvider");
     }
 }

@@ -1,0 +1,110 @@
+package io.paimongov.spark;
+
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.CompactionThreads;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.config.GovernanceOptions;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.TaskContext;
+import org.apache.spark.memory.TaskMemoryManager;
+
+/**
+ * Provider {@code spark}: a write's memory is Spark task memory. Each write is one {@code
+ * MemoryConsumer} on the task's {@link TaskMemoryManager}; its pages ({@code byte[]}) and byte
+ * reservations are acquired from Spark's execution memory, and Spark asks it to spill when other
+ * consumers of the task need memory. Spill files go under Spark's local dirs, the task's kill or
+ * failure cancels the write, and the task's metrics get the spilled bytes.
+ *
+ * <p>What the engine passes in the {@link EngineEnvironment}: the task's {@link TaskContext} (inside
+ * a task: {@code TaskContext.get()}), or, outside a task, a {@link TaskMemoryManager} on its own
+ * (then a {@link CancellationSignal} and a {@link MetricsReporter} may come along, as for the heap
+ * provider); a {@code DiskBlockManager} names the local dirs when {@code SparkEnv} has none.
+ *
+ * <p>The budget: {@code governance.memory.budget} is the write's capacity in Spark's execution
+ * memory; size it within the task's guaranteed share (see docs/allocators/spark.md).
+ *
+ * <p>Stateless apart from thread and held-bytes counters; thread-safe. {@link #open} may be called
+ * from many task threads at once.
+ */
+public final class SparkGovernanceProvider implements GovernanceProvider {
+
+    public static final String NAME = "spark";
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * @throws IllegalArgumentException for any {@code governance.spark.*} key (the provider has no
+     *     options of its own, so such a key is a typo)
+     * @throws IllegalStateException when the environment has neither a {@link TaskContext} nor a
+     *     {@link TaskMemoryManager} (the message names {@code TaskContext})
+     */
+    @Override
+    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+        rejectOwnKeys(options);
+        TaskContext task = environment.find(TaskContext.class).orElse(null);
+        TaskMemoryManager tmm =
+                task != null
+                        ? task.taskMemoryManager()
+                        : environment.find(TaskMemoryManager.class)
+                                .orElseGet(() -> environment.require(TaskContext.class, NAME).taskMemoryManager());
+        SpillLocations spill = SparkSpillRoots.resolve(options, environment);
+        int cpus = task != null ? Math.max(1, task.cpus()) : Runtime.getRuntime().availableProcessors();
+        CompactionThreads threads = CompactionThreads.of(SparkGovernanceProvider::compactionThread, cpus);
+        SparkSegmentAllocator memory = new SparkSegmentAllocator(tmm, options.pageSize(), options.budgetBytes());
+        MetricsReporter engineMetrics = environment.find(MetricsReporter.class).orElse(MetricsReporter.none());
+        MetricsReporter metrics = new SparkTaskMetricsReporter(task, memory, engineMetrics);
+        if (task == null) {
+            CancellationSignal cancellation = environment.find(CancellationSignal.class).orElse(CancellationSignal.never());
+            return new SparkResources(memory, spill, cancellation, metrics, threads);
+        }
+        SparkTaskCancellation cancellation = new SparkTaskCancellation(task);
+        TaskLifecycle.bind(task, cancellation, memory);
+        return new SparkResources(memory, spill, cancellation, metrics, threads);
+    }
+
+    /**
+     * A {@link TaskMemoryManager} over a {@code UnifiedMemoryManager} whose execution memory is
+     * {@code budgetBytes}, local dirs under {@code tempDir}, a manual cancel and a metrics sink.
+     */
+    @Override
+    public Optional<StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
+        return Optional.of(new SparkStandaloneEngine(budgetBytes, tempDir));
+    }
+
+    /**
+     * Bytes every open write of this provider in this JVM holds from Spark now (exact): 0 once all
+     * writes closed or their tasks ended. A value that stays above 0 with no write running is a leak.
+     */
+    public static long heldBytes() {
+        return SparkSegmentAllocator.HELD.sum();
+    }
+
+    private static void rejectOwnKeys(GovernanceOptions options) {
+        options.asMap().keySet().stream()
+                .filter(k -> k.startsWith("governance." + NAME + "."))
+                .findFirst()
+                .ifPresent(k -> {
+                    throw new IllegalArgumentException(
+                            "unknown option '" + k + "': the spark provider has no options of its own; see governance.memory.*"
+                                    + " for the budget and page size; memory comes from the task's TaskMemoryManager");
+                });
+    }
+
+    private static Thread compactionThread(Runnable task) {
+        Thread t = new Thread(task, "paimon-gov-spark-compaction-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    }
+}

@@ -1,0 +1,247 @@
+package io.paimongov.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.spark.SparkConf;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.memory.MemoryConsumer;
+import org.apache.spark.memory.MemoryMode;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Spark jobs in local[2] writing a primary-key table through {@link GovernedPaimonWriter}: tasks
+ * write and hand off, the driver commits, Paimon reads back what a model says. Spark fails a task
+ * that leaks execution memory ({@code spark.unsafe.exceptionOnMemoryLeak=true}).
+ */
+class SparkLocalJobTest {
+
+    private static JavaSparkContext spark;
+    private static final AtomicLong MEMORY_SPILLED = new AtomicLong();
+    private static final AtomicLong DISK_SPILLED = new AtomicLong();
+    /** Counted down by a task of the cancel test once it has written rows; static: local mode shares the JVM. */
+    private static volatile CountDownLatch writing;
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void startSpark() {
+        SparkConf conf = new SparkConf()
+                .setMaster("local[2]")
+                .setAppName("paimon-governance-spark-test")
+                .set("spark.testing.memory", Long.toString(600L << 20))
+                .set("spark.driver.bindAddress", "127.0.0.1")
+                .set("spark.driver.host", "127.0.0.1")
+                .set("spark.ui.enabled", "false")
+                .set("spark.unsafe.exceptionOnMemoryLeak", "true");
+        spark = new JavaSparkContext(conf);
+        spark.sc().addSparkListener(new SparkListener() {
+            @Override
+            public void onTaskEnd(SparkListenerTaskEnd end) {
+                if (end.taskMetrics() != null) {
+                    MEMORY_SPILLED.addAndGet(end.taskMetrics().memoryBytesSpilled());
+                    DISK_SPILLED.addAndGet(end.taskMetrics().diskBytesSpilled());
+                }
+            }
+        });
+    }
+
+    @AfterAll
+    static void stopSpark() {
+        if (spark != null) {
+            spark.stop();
+        }
+    }
+
+    @BeforeEach
+    void resetCounters() {
+        MEMORY_SPILLED.set(0);
+        DISK_SPILLED.set(0);
+    }
+
+    @Test
+    void aJobWritesAPrimaryKeyTableThatEqualsTheModelAndLeavesNothingBehind() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir, "t");
+        Ops ops = new Ops(4, 40_000, 8_000);
+        String location = table.location().toString();
+        Map<String, String> governance = Map.of("governance.memory.budget", "3m", "governance.memory.page-size", "16k");
+
+        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
+                .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(ops.rows(s.next()), location, governance)).iterator())
+                .collect();
+        GovernedPaimonWriter.commit(table, messages);
+
+        assertThat(Tables.read(table)).isEqualTo(ops.expected());
+        waitForListenerBus();
+        assertThat(DISK_SPILLED.get()).as("diskBytesSpilled of the job's tasks").isPositive();
+        assertThat(SparkGovernanceProvider.heldBytes()).isZero();
+        assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+    }
+
+    @Test
+    void anotherConsumerOfTheTaskMakesTheWriteSpillAndTheTableIsStillRight() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir, "t");
+        Ops ops = new Ops(1, 60_000, 40_000);
+        String location = table.location().toString();
+        Map<String, String> governance = Map.of("governance.memory.budget", "64m", "governance.memory.page-size", "32k");
+
+        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
+                .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(
+                        hogAfter(ops.rows(s.next()), ops.rowsPerPartition / 2), location, governance)).iterator())
+                .collect();
+        GovernedPaimonWriter.commit(table, messages);
+
+        assertThat(Tables.read(table)).isEqualTo(ops.expected());
+        waitForListenerBus();
+        assertThat(MEMORY_SPILLED.get()).as("memoryBytesSpilled: what the write gave back when Spark asked").isPositive();
+        assertThat(DISK_SPILLED.get()).as("diskBytesSpilled").isPositive();
+        assertThat(SparkGovernanceProvider.heldBytes()).isZero();
+    }
+
+    @Test
+    void aCancelledJobLeavesNoSnapshotNoSpillFilesAndNoMemory() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir, "t");
+        Ops ops = new Ops(2, 2_000_000, 100_000);
+        String location = table.location().toString();
+        Map<String, String> governance = Map.of("governance.memory.budget", "2m", "governance.memory.page-size", "16k");
+        writing = new CountDownLatch(ops.partitions);
+        Thread canceller = new Thread(() -> {
+            try {
+                if (writing.await(60, TimeUnit.SECONDS)) {
+                    spark.cancelJobGroup("governed-write");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        canceller.start();
+        spark.setJobGroup("governed-write", "a governed write to cancel", true);
+        try {
+            assertThatThrownBy(() -> spark.parallelize(slices(ops), ops.partitions)
+                    .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(
+                            signalAfter(ops.rows(s.next()), 20_000), location, governance)).iterator())
+                    .collect())
+                    .hasMessageContaining("cancelled");
+        } finally {
+            spark.clearJobGroup();
+            canceller.join();
+        }
+
+        assertThat(table.snapshotManager().latestSnapshot()).isNull();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while ((SparkGovernanceProvider.heldBytes() != 0 || !spillScopesInSparkLocalDirs().isEmpty()) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark after the kill").isZero();
+        assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+    }
+
+    private static List<Integer> slices(Ops ops) {
+        return IntStream.range(0, ops.partitions).boxed().toList();
+    }
+
+    /**
+     * Rows that, before row {@code at}, make a second consumer of the task take as much execution
+     * memory as Spark allows, so Spark asks the governed write to spill; it then frees it again.
+     */
+    private static Iterator<InternalRow> hogAfter(Iterator<InternalRow> rows, int at) {
+        return new Iterator<>() {
+            int seen;
+
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public InternalRow next() {
+                if (seen++ == at) {
+                    Hog hog = new Hog();
+                    long got = hog.acquireMemory(1L << 40);
+                    hog.freeMemory(got);
+                }
+                return rows.next();
+            }
+        };
+    }
+
+    /** Rows that count the latch down after {@code at} rows and then slow down, so a cancel lands mid-write. */
+    private static Iterator<InternalRow> signalAfter(Iterator<InternalRow> rows, int at) {
+        return new Iterator<>() {
+            int seen;
+
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public InternalRow next() {
+                if (++seen == at) {
+                    writing.countDown();
+                }
+                if (seen > at && seen % 1000 == 0) {
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return rows.next();
+            }
+        };
+    }
+
+    /** A consumer that never spills itself: Spark has to take memory from the others. */
+    private static final class Hog extends MemoryConsumer {
+        Hog() {
+            super(TaskContext.get().taskMemoryManager(), MemoryMode.ON_HEAP);
+        }
+
+        @Override
+        public long spill(long size, MemoryConsumer trigger) {
+            return 0;
+        }
+    }
+
+    private static void waitForListenerBus() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (DISK_SPILLED.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(200);
+    }
+
+    private static List<Path> spillScopesInSparkLocalDirs() throws IOException {
+        List<Path> scopes = new ArrayList<>();
+        for (File local : SparkEnv.get().blockManager().diskBlockManager().localDirs()) {
+            try (Stream<Path> children = Files.list(local.toPath())) {
+                children.filter(p -> p.getFileName().toString().startsWith("paimon-gov-")).forEach(scopes::add);
+            }
+        }
+        return scopes;
+    }
+}

@@ -1,0 +1,27 @@
+package io.paimongov.spark;
+
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.tck.GovernanceVerification;
+
+/**
+ * The Spark allocator runs the whole kit in its own build, on its standalone engine: a
+ * TaskMemoryManager whose execution memory is the budget and whose own counter the kit reads, a
+ * manual cancel and a metrics sink.
+ */
+class SparkVerificationTest extends GovernanceVerification {
+
+    @Override
+    protected GovernanceProvider provider() {
+        return new SparkGovernanceProvider();
+    }
+
+    @Override
+    protected boolean supportsEngineCancellation() {
+        return true;
+    }
+
+    @Override
+    protected boolean supportsEngineMetrics() {
+        return true;
+    }
+}
