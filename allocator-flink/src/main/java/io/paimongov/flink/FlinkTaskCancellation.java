@@ -1,0 +1,46 @@
+package io.paimongov.flink;
+
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.ManualCancellation;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The cancel state of one Flink task as the governed write sees it. Two sources: the task's own
+ * flag ({@code StreamTask.isCanceled()}), polled at every check point of the write, so a cancel
+ * stops a write that is busy inside a call within one check point; and a manual signal the writer
+ * operator fires from {@code close()} when the task ends without finishing (cancelled or failed),
+ * which pushes the cancel to the runtime's listener.
+ *
+ * <p>Thread-safe: the runtime polls from the task thread and compaction threads.
+ */
+final class FlinkTaskCancellation implements CancellationSignal {
+
+    static final String TASK_CANCELLED = "the Flink task was cancelled";
+
+    private final ManualCancellation closed = CancellationSignal.manual();
+    private final BooleanSupplier taskCancelled;
+
+    FlinkTaskCancellation(BooleanSupplier taskCancelled) {
+        this.taskCancelled = taskCancelled;
+    }
+
+    /** Fires the signal; the reason is what the write's {@code WriteCancelledException} says. */
+    void cancel(String reason) {
+        closed.cancel(reason);
+    }
+
+    @Override
+    public Optional<String> cancelReason() {
+        Optional<String> reason = closed.cancelReason();
+        if (reason.isPresent() || !taskCancelled.getAsBoolean()) {
+            return reason;
+        }
+        return Optional.of(TASK_CANCELLED);
+    }
+
+    @Override
+    public AutoCloseable onCancel(Runnable listener) {
+        return closed.onCancel(listener);
+    }
+}
