@@ -1,18 +1,12 @@
 package io.paimongov.flink;
 
-import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.ManualCancellation;
-import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.metrics.LastSnapshotReporter;
-import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.ManualStandaloneEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import org.apache.flink.runtime.memory.MemoryManager;
 
 /**
@@ -26,14 +20,12 @@ import org.apache.flink.runtime.memory.MemoryManager;
  *
  * <p>Thread-safe. {@link #close()} shuts the manager down; idempotent.
  */
-final class FlinkStandaloneEngine implements StandaloneEngine {
+final class FlinkStandaloneEngine extends ManualStandaloneEngine {
 
     static final int PAGE_SIZE = 64 << 10;
 
     private final long budgetBytes;
     private final MemoryManager manager;
-    private final ManualCancellation cancellation = CancellationSignal.manual();
-    private final LastSnapshotReporter sink = new LastSnapshotReporter();
     private final EngineEnvironment environment;
 
     FlinkStandaloneEngine(long budgetBytes, Path tempDir) {
@@ -46,11 +38,9 @@ final class FlinkStandaloneEngine implements StandaloneEngine {
             throw new UncheckedIOException(e);
         }
         this.environment =
-                EngineEnvironment.builder()
+                environmentWith()
                         .with(MemoryManager.class, manager)
                         .with(FlinkSlot.class, new FlinkSlot(budgetBytes, List.of(spill)))
-                        .with(CancellationSignal.class, cancellation)
-                        .with(MetricsReporter.class, sink)
                         .build();
     }
 
@@ -62,17 +52,6 @@ final class FlinkStandaloneEngine implements StandaloneEngine {
     @Override
     public long engineUsedBytes() {
         return budgetBytes - manager.availableMemory();
-    }
-
-    @Override
-    public boolean cancel(String reason) {
-        cancellation.cancel(reason);
-        return true;
-    }
-
-    @Override
-    public Optional<MetricsSnapshot> reportedMetrics() {
-        return sink.last();
     }
 
     @Override

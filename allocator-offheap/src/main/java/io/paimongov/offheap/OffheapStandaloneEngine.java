@@ -1,13 +1,7 @@
 package io.paimongov.offheap;
 
-import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.ManualCancellation;
-import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.metrics.LastSnapshotReporter;
-import io.paimongov.spi.metrics.MetricsSnapshot;
-import java.util.Optional;
+import io.paimongov.spi.ManualStandaloneEngine;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -20,20 +14,16 @@ import org.apache.arrow.memory.RootAllocator;
  * <p>Thread-safe. {@link #close()} closes the root; Arrow throws {@link IllegalStateException} from
  * it when a write's child allocator is still open or left memory behind.
  */
-final class OffheapStandaloneEngine implements StandaloneEngine {
+final class OffheapStandaloneEngine extends ManualStandaloneEngine {
 
     private final RootAllocator root;
-    private final ManualCancellation cancellation = CancellationSignal.manual();
-    private final LastSnapshotReporter sink = new LastSnapshotReporter();
     private final EngineEnvironment environment;
 
     OffheapStandaloneEngine(long budgetBytes) {
         this.root = new RootAllocator(budgetBytes);
         this.environment =
-                EngineEnvironment.builder()
+                environmentWith()
                         .with(BufferAllocator.class, root)
-                        .with(CancellationSignal.class, cancellation)
-                        .with(MetricsReporter.class, sink)
                         .build();
     }
 
@@ -45,17 +35,6 @@ final class OffheapStandaloneEngine implements StandaloneEngine {
     @Override
     public long engineUsedBytes() {
         return root.getAllocatedMemory();
-    }
-
-    @Override
-    public boolean cancel(String reason) {
-        cancellation.cancel(reason);
-        return true;
-    }
-
-    @Override
-    public Optional<MetricsSnapshot> reportedMetrics() {
-        return sink.last();
     }
 
     @Override

@@ -1,14 +1,8 @@
 package io.paimongov.spark;
 
-import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.ManualCancellation;
-import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.metrics.LastSnapshotReporter;
-import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.spi.ManualStandaloneEngine;
 import java.nio.file.Path;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.SparkConf;
 import org.apache.spark.memory.TaskMemoryManager;
@@ -26,14 +20,12 @@ import org.apache.spark.storage.DiskBlockManager;
  * <p>Thread-safe. {@link #close()} frees whatever the task still holds and deletes the local dirs;
  * idempotent.
  */
-final class SparkStandaloneEngine implements StandaloneEngine {
+final class SparkStandaloneEngine extends ManualStandaloneEngine {
 
     private static final AtomicLong TASK_IDS = new AtomicLong();
 
     private final TaskMemoryManager tmm;
     private final DiskBlockManager disks;
-    private final ManualCancellation cancellation = CancellationSignal.manual();
-    private final LastSnapshotReporter sink = new LastSnapshotReporter();
     private final EngineEnvironment environment;
 
     SparkStandaloneEngine(long budgetBytes, Path tempDir) {
@@ -41,11 +33,9 @@ final class SparkStandaloneEngine implements StandaloneEngine {
         this.tmm = new TaskMemoryManager(new UnifiedMemoryManager(conf, budgetBytes, 0, 1), TASK_IDS.incrementAndGet());
         this.disks = new DiskBlockManager(conf, true, false);
         this.environment =
-                EngineEnvironment.builder()
+                environmentWith()
                         .with(TaskMemoryManager.class, tmm)
                         .with(DiskBlockManager.class, disks)
-                        .with(CancellationSignal.class, cancellation)
-                        .with(MetricsReporter.class, sink)
                         .build();
     }
 
@@ -57,17 +47,6 @@ final class SparkStandaloneEngine implements StandaloneEngine {
     @Override
     public long engineUsedBytes() {
         return tmm.getMemoryConsumptionForThisTask();
-    }
-
-    @Override
-    public boolean cancel(String reason) {
-        cancellation.cancel(reason);
-        return true;
-    }
-
-    @Override
-    public Optional<MetricsSnapshot> reportedMetrics() {
-        return sink.last();
     }
 
     @Override

@@ -6,15 +6,13 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.ManualCancellation;
+import io.paimongov.spi.ManualStandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.metrics.LastSnapshotReporter;
-import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Collections;
@@ -132,21 +130,13 @@ public class ReferenceProvider implements GovernanceProvider {
     }
 
     /** The engine on its own: the counter, a manual cancel, a metrics sink, its temp space. */
-    static final class Standalone implements StandaloneEngine {
+    static final class Standalone extends ManualStandaloneEngine {
         final Engine engine;
-        final ManualCancellation cancel = CancellationSignal.manual();
-        final LastSnapshotReporter sink = new LastSnapshotReporter();
         final EngineEnvironment environment;
 
         Standalone(Engine engine, Path tempDir) {
             this.engine = engine;
-            this.environment =
-                    EngineEnvironment.builder()
-                            .with(Engine.class, engine)
-                            .with(Path.class, tempDir)
-                            .with(CancellationSignal.class, cancel)
-                            .with(MetricsReporter.class, sink)
-                            .build();
+            this.environment = environmentWith().with(Engine.class, engine).with(Path.class, tempDir).build();
         }
 
         @Override
@@ -157,17 +147,6 @@ public class ReferenceProvider implements GovernanceProvider {
         @Override
         public long engineUsedBytes() {
             return engine.used.get();
-        }
-
-        @Override
-        public boolean cancel(String reason) {
-            cancel.cancel(reason);
-            return true;
-        }
-
-        @Override
-        public Optional<MetricsSnapshot> reportedMetrics() {
-            return sink.last();
         }
 
         @Override
