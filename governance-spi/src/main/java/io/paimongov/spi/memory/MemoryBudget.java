@@ -133,7 +133,8 @@ public final class MemoryBudget {
 
     /** The most bytes ever reserved at once (exact). */
     public long peakBytes() {
-        return peak.get();
+        // The peak is raised right after the counter, so a reader between the two sees the counter.
+        return Math.max(peak.get(), reserved.get());
     }
 
     /** Bytes not reserved now. */

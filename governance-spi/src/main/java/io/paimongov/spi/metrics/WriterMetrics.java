@@ -105,7 +105,8 @@ public final class WriterMetrics {
         return new MetricsSnapshot(
                 sources.budgetBytes().getAsLong(),
                 reserved,
-                sources.peakReservedBytes().getAsLong(),
+                // The budget raises its peak just after its current value: never report below current.
+                Math.max(sources.peakReservedBytes().getAsLong(), reserved),
                 pages,
                 Math.max(0, reserved - pages),
                 inputRows.sum(),
