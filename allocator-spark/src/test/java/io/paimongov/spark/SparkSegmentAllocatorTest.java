@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.memory.MemorySegment;
-import org.apache.spark.memory.MemoryConsumer;
-import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +24,7 @@ class SparkSegmentAllocatorTest {
     void aPartialGrantFromSparkIsGivenBackAndThePageRefused() {
         try (SparkStandaloneEngine engine = new SparkStandaloneEngine(1 << 20, dir)) {
             TaskMemoryManager tmm = engine.environment().find(TaskMemoryManager.class).orElseThrow();
-            Other other = new Other(tmm);
+            StubbornConsumer other = new StubbornConsumer(tmm);
             other.acquireMemory((1 << 20) - (48 << 10));
             SparkSegmentAllocator memory = new SparkSegmentAllocator(tmm, 16 << 10, 1 << 20);
             List<MemorySegment> pages = new ArrayList<>();
@@ -57,7 +55,7 @@ class SparkSegmentAllocatorTest {
             });
 
             assertThat(memory.spill(1 << 20, memory)).as("asked while it is the requester").isZero();
-            assertThat(memory.spill(1 << 20, new Other(tmm))).isEqualTo(4 * (16 << 10));
+            assertThat(memory.spill(1 << 20, new StubbornConsumer(tmm))).isEqualTo(4 * (16 << 10));
             assertThat(engine.engineUsedBytes()).isEqualTo(4 * (16 << 10));
             assertThat(memory.givenBackBySpill()).isEqualTo(4 * (16 << 10));
             assertThatThrownBy(memory::close).isInstanceOf(IllegalStateException.class).hasMessageContaining("still held");
@@ -78,15 +76,4 @@ class SparkSegmentAllocatorTest {
                 .hasMessageStartingWith("unknown option 'governance.spark.floor'");
     }
 
-    /** Another consumer of the task that never spills. */
-    private static final class Other extends MemoryConsumer {
-        Other(TaskMemoryManager tmm) {
-            super(tmm, MemoryMode.ON_HEAP);
-        }
-
-        @Override
-        public long spill(long size, MemoryConsumer trigger) {
-            return 0;
-        }
-    }
 }

@@ -19,6 +19,13 @@ import org.apache.paimon.memory.MemorySegmentPool;
  *
  * <p>Pages Paimon returns are cached and handed out again within the write; {@link
  * #releaseCached()} gives cached pages back to the engine when another consumer needs the budget.
+ *
+ * <p>First-pages floor. A Paimon writer fails hard when it cannot get its first pages (when it is
+ * created, and again when it resets its buffer after a flush). {@link #holdFirstPages(int)} takes
+ * that many pages from the engine into the cache before a writer is created, and from then on
+ * {@link #releaseCached()} leaves that many cached: the floor is always in hand, whatever another
+ * consumer of the engine takes in between. The floor pages are ordinary pages to Paimon (any writer
+ * may use them) and go back to the engine at {@link #close()}.
  * Pages go back to the engine only through {@link #releaseCached()} and {@link #close()}: {@link
  * #close()} must run only after the Paimon write is closed, since Paimon keeps using pages it has
  * not returned.
@@ -39,6 +46,7 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
     private final ArrayDeque<MemorySegment> cached = new ArrayDeque<>();
     private final Set<MemorySegment> owned = Collections.newSetFromMap(new IdentityHashMap<>());
     private final LongAdder denied = new LongAdder();
+    private int floor;
     private boolean closed;
 
     /**
@@ -70,8 +78,16 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
                 return page;
             }
         }
-        if (!pages.tryGrow(pageSize)) {
+        MemorySegment page = takeFromEngine();
+        if (page == null) {
             denied.increment();
+        }
+        return page;
+    }
+
+    /** One new page from the engine, accounted and owned; null when the budget or engine is short or the pool closed. */
+    private MemorySegment takeFromEngine() {
+        if (!pages.tryGrow(pageSize)) {
             return null;
         }
         List<MemorySegment> got = new ArrayList<>(1);
@@ -79,7 +95,6 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             allocator.allocate(got, 1);
         } catch (ResourceExhaustedException e) {
             pages.shrink(pageSize);
-            denied.increment();
             return null;
         }
         MemorySegment page = got.get(0);
@@ -92,6 +107,36 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
         allocator.release(got);
         pages.shrink(pageSize);
         return null;
+    }
+
+    /**
+     * Raises the first-pages floor to {@code count} and makes sure that many pages are cached,
+     * taking the missing ones from the engine. Runs the cancellation check first. Nothing is
+     * flushed here: when this returns false, the caller makes room and asks again.
+     *
+     * @return whether {@code count} pages are cached now; false when the budget or the engine is
+     *     short (the pages taken so far stay cached) or the pool is closed
+     */
+    public boolean holdFirstPages(int count) {
+        beforeAllocate.run();
+        while (true) {
+            synchronized (this) {
+                if (closed) {
+                    return false;
+                }
+                floor = Math.max(floor, count);
+                if (cached.size() >= count) {
+                    return true;
+                }
+            }
+            MemorySegment page = takeFromEngine();
+            if (page == null) {
+                return false;
+            }
+            synchronized (this) {
+                cached.addLast(page);
+            }
+        }
     }
 
     @Override
@@ -110,15 +155,19 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
         return (int) Math.min(Integer.MAX_VALUE, free);
     }
 
-    /** Gives cached (unused) pages back to the engine; returns the bytes freed. */
+    /**
+     * Gives cached (unused) pages back to the engine, all but the first-pages floor; returns the
+     * bytes freed.
+     */
     public long releaseCached() {
-        List<MemorySegment> free;
+        List<MemorySegment> free = new ArrayList<>();
         synchronized (this) {
-            if (cached.isEmpty()) {
+            while (cached.size() > floor) {
+                free.add(cached.pollLast());
+            }
+            if (free.isEmpty()) {
                 return 0;
             }
-            free = new ArrayList<>(cached);
-            cached.clear();
             free.forEach(owned::remove);
         }
         allocator.release(free);

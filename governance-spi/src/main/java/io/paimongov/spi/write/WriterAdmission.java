@@ -17,10 +17,13 @@ import org.apache.paimon.utils.InternalRowPartitionComputer;
 /**
  * Admits (partition, bucket) writers into a write's budget and makes room for them. A new writer
  * holds a reservation of its per-writer estimate for as long as Paimon keeps it, and is admitted
- * only when its first pages (Paimon needs {@value GovernedTableWrite#MIN_WRITER_PAGES}) fit; to make
- * them fit, cached pages go back first, then the writers holding most memory flush or spill, largest
- * first, as Paimon's own preemption does. Otherwise the write fails with {@link
- * ResourceExhaustedException}.
+ * only when its first pages (Paimon needs {@value GovernedTableWrite#MIN_WRITER_PAGES}) are in hand:
+ * taken from the engine into the pool's first-pages floor ({@link
+ * GovernedSegmentPool#holdFirstPages}) before Paimon creates the writer, so the engine cannot refuse
+ * them afterwards. To make room, cached pages go back first, then the writers holding most memory
+ * flush or spill, largest first, as Paimon's own preemption does. Otherwise the write fails with
+ * {@link ResourceExhaustedException}, whose requester says whether the engine refused pages the
+ * budget had room for.
  *
  * <p><b>Thread-safety:</b> {@link #admit} and the release methods run on the writing thread inside
  * a write call; {@link #reclaim} runs on any thread but makes Paimon flush only while it holds the
@@ -70,11 +73,15 @@ final class WriterAdmission {
         MemoryReservation reservation = budget.newReservation(name(key));
         try {
             reservation.grow(perWriterBytes);
-            long firstPages = (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
-            if (pageRoom() < firstPages) {
-                reclaim(firstPages);
-                if (pageRoom() < firstPages) {
-                    throw budget.exhausted(name(key) + " first pages", firstPages);
+            int first = GovernedTableWrite.MIN_WRITER_PAGES;
+            if (!pool.holdFirstPages(first)) {
+                long firstBytes = (long) first * pool.pageSize();
+                reclaim(firstBytes);
+                if (!pool.holdFirstPages(first)) {
+                    boolean engineShort = budget.availableBytes() >= firstBytes;
+                    throw budget.exhausted(
+                            name(key) + " first pages" + (engineShort ? " (refused by the engine; the budget had room)" : ""),
+                            firstBytes);
                 }
             }
         } catch (Exception e) {
@@ -93,10 +100,6 @@ final class WriterAdmission {
     private String name(WriterKey key) {
         String partition = InternalRowPartitionComputer.partToSimpleString(partitionType, key.partition(), "/", 100);
         return "writer[partition=" + partition + ", bucket=" + key.bucket() + "]";
-    }
-
-    private long pageRoom() {
-        return budget.availableBytes() + (long) pool.cachedPages() * pool.pageSize();
     }
 
     /**

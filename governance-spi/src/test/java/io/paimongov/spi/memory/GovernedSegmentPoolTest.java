@@ -44,6 +44,44 @@ class GovernedSegmentPoolTest {
     }
 
     @Test
+    void theFirstPagesFloorIsTakenFromTheEngineAndNeverReleasedWhileOpen() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        assertThat(pool.holdFirstPages(3)).isTrue();
+        assertThat(pool.cachedPages()).isEqualTo(3);
+        assertThat(allocator.usedBytes()).isEqualTo(3 * 4096);
+        assertThat(pool.releaseCached()).as("the floor stays").isZero();
+
+        List<MemorySegment> used = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            used.add(pool.nextSegment());
+        }
+        assertThat(pool.cachedPages()).isZero();
+        pool.returnAll(used);
+        assertThat(pool.releaseCached()).isEqualTo(2 * 4096);
+        assertThat(pool.cachedPages()).isEqualTo(3);
+        assertThat(budget.reservedBytes()).isEqualTo(3 * 4096);
+
+        pool.close();
+        assertThat(allocator.usedBytes()).isZero();
+        assertThat(budget.reservedBytes()).isZero();
+        assertThat(pool.holdFirstPages(3)).isFalse();
+    }
+
+    @Test
+    void holdingTheFirstPagesFailsWhenTheBudgetIsShortAndKeepsWhatItTook() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        MemoryReservation encoder = budget.newReservation("encoder");
+        encoder.grow(6 * 4096);
+        assertThat(pool.holdFirstPages(3)).isFalse();
+        assertThat(pool.cachedPages()).isEqualTo(2);
+        assertThat(budget.reservedBytes()).isEqualTo(8 * 4096);
+        encoder.close();
+        assertThat(pool.holdFirstPages(3)).isTrue();
+        pool.close();
+        assertThat(allocator.usedBytes()).isZero();
+    }
+
+    @Test
     void otherConsumersShareTheSameBudget() {
         GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
         budget.newReservation("encoder").grow(6 * 4096);

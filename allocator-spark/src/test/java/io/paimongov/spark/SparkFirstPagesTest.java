@@ -1,0 +1,84 @@
+package io.paimongov.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.ResourceContext;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.spark.memory.TaskMemoryManager;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A writer gets its first pages from Spark before Paimon creates it: when another consumer of the
+ * task holds the memory and will not spill, the write fails with a typed error naming the writer,
+ * instead of a Paimon writer failing without its first page; when the write's own writers can
+ * flush, the new writer is made room for.
+ */
+class SparkFirstPagesTest {
+
+    private static final long ENGINE = 8 << 20;
+    private static final int PAGE = 64 << 10;
+
+    @TempDir Path dir;
+
+    @Test
+    void aNewWriterWhoseFirstPagesSparkCannotGrantFailsTypedAndGivesEverythingBack() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("warehouse"), "t");
+        try (SparkStandaloneEngine engine = new SparkStandaloneEngine(ENGINE, dir.resolve("engine"))) {
+            StubbornConsumer other = new StubbornConsumer(engine.environment().find(TaskMemoryManager.class).orElseThrow());
+            GovernedTableWrite write = GovernedTableWrite.batch(table, open(engine, "4m"));
+            // Room for the writer's estimate and one page, not the three a Paimon writer needs.
+            other.acquireMemory(ENGINE - engine.engineUsedBytes() - write.footprint().perWriterBytes() - PAGE);
+
+            assertThatThrownBy(() -> write.write(GenericRow.of(1, 1, BinaryString.fromString("a"))))
+                    .isInstanceOf(ResourceExhaustedException.class)
+                    .hasMessageContaining("first pages")
+                    .hasMessageContaining("bucket=");
+            write.close();
+
+            assertThat(engine.engineUsedBytes()).isEqualTo(other.getUsed());
+            other.freeMemory(other.getUsed());
+            assertThat(engine.engineUsedBytes()).isZero();
+            assertThat(Tables.read(table)).isEmpty();
+        }
+    }
+
+    @Test
+    void aNewWriterGetsItsFirstPagesByFlushingTheWritesOwnWriters() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("warehouse"), "t");
+        try (SparkStandaloneEngine engine = new SparkStandaloneEngine(ENGINE, dir.resolve("engine"))) {
+            StubbornConsumer other = new StubbornConsumer(engine.environment().find(TaskMemoryManager.class).orElseThrow());
+            GovernedTableWrite write = GovernedTableWrite.batch(table, open(engine, "4m"));
+            int k = 0;
+            while (k < 100_000 && (k % 1000 != 0 || write.metrics().pageBytes() < 8 * PAGE)) {
+                write.write(GenericRow.of(1, k, BinaryString.fromString("value-" + k)));
+                k++;
+            }
+            assertThat(write.metrics().pageBytes()).as("the first writer's pages").isGreaterThanOrEqualTo(8 * PAGE);
+            other.acquireMemory(ENGINE - engine.engineUsedBytes() - write.footprint().perWriterBytes() - PAGE);
+
+            write.write(GenericRow.of(2, 0, BinaryString.fromString("new partition")));
+            write.prepareCommit().commit();
+            write.close();
+
+            assertThat(Tables.read(table)).hasSize(k + 1).containsEntry(List.of(2, 0), "new partition");
+            assertThat(engine.engineUsedBytes()).isEqualTo(other.getUsed());
+            other.freeMemory(other.getUsed());
+        }
+    }
+
+    private static ResourceContext open(SparkStandaloneEngine engine, String budget) {
+        GovernanceOptions options = GovernanceOptions.of(Map.of(
+                GovernanceOptions.MEMORY_BUDGET, budget, GovernanceOptions.PAGE_SIZE, String.valueOf(PAGE)));
+        return ResourceContext.open("first-pages", new SparkGovernanceProvider(), options, engine.environment());
+    }
+}
