@@ -160,11 +160,11 @@ final class DemoCommand implements Callable<Integer> {
                 "'" + warehouse + "' already holds table " + DemoTable.DATABASE + "." + DemoTable.TABLE
                         + "; give a new or empty directory");
         return new DemoSettings(provider(), options(), rows, keys, partitions, buckets, valueBytes, format,
-                warehouse == null ? null : warehouse.toAbsolutePath(), keep, cancelAt, seed, timeline());
+                warehouse == null ? null : warehouse.toAbsolutePath(), keep, cancelAt, seed, timelineFile());
     }
 
     /** The absolute timeline file, checked now so that a bad one fails before anything is written. */
-    private Path timeline() {
+    private Path timelineFile() {
         if (timeline == null) {
             return null;
         }
