@@ -4,8 +4,10 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.Providers;
 import io.paimongov.spi.config.GovernanceOptions;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -112,6 +114,11 @@ final class DemoCommand implements Callable<Integer> {
             description = "Seed of the generated input. Default: ${DEFAULT-VALUE}.")
     long seed;
 
+    @Option(names = "--timeline", paramLabel = "FILE.svg",
+            description = "Also draw the write's accounted memory over time against the budget, with spills and"
+                    + " flushes marked, as an SVG chart into FILE.svg (its directory must exist).")
+    Path timeline;
+
     @Option(names = "--json", description = "Print the report as one JSON object (keys in docs/cli.md), no progress bar.")
     boolean json;
 
@@ -153,7 +160,25 @@ final class DemoCommand implements Callable<Integer> {
                 "'" + warehouse + "' already holds table " + DemoTable.DATABASE + "." + DemoTable.TABLE
                         + "; give a new or empty directory");
         return new DemoSettings(provider(), options(), rows, keys, partitions, buckets, valueBytes, format,
-                warehouse == null ? null : warehouse.toAbsolutePath(), keep, cancelAt, seed);
+                warehouse == null ? null : warehouse.toAbsolutePath(), keep, cancelAt, seed, timelineFile());
+    }
+
+    /** The absolute timeline file, checked now so that a bad one fails before anything is written. */
+    private Path timelineFile() {
+        if (timeline == null) {
+            return null;
+        }
+        Path file = timeline.toAbsolutePath().normalize();
+        Path name = file.getFileName();
+        require(name != null && name.toString().toLowerCase(Locale.ROOT).endsWith(".svg"), "--timeline",
+                "'" + timeline + "' must name an .svg file");
+        require(!Files.isDirectory(file), "--timeline", "'" + timeline + "' is a directory; name an .svg file in it");
+        Path dir = file.getParent();
+        require(dir != null && Files.isDirectory(dir), "--timeline",
+                "the directory of '" + timeline + "' (" + dir + ") does not exist");
+        require(Files.isWritable(dir) && (!Files.exists(file) || Files.isWritable(file)), "--timeline",
+                "'" + timeline + "' cannot be written");
+        return file;
     }
 
     private GovernanceProvider provider() {

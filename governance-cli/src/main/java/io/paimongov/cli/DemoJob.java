@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.apache.paimon.table.FileStoreTable;
 import org.slf4j.Logger;
@@ -51,6 +52,8 @@ final class DemoJob {
         Path spillScope;
         DemoWorkload.Verification verification;
         long writeMillis;
+        TimelineRecorder.Timeline timeline;
+        Path timelineFile;
         String error;
     }
 
@@ -76,10 +79,11 @@ final class DemoJob {
             // Also after an Error such as OutOfMemoryError: a temporary warehouse is never left.
             kept = removeTemporary(warehouse);
         }
+        drawTimeline(run);
         return new DemoReport(
                 settings, run.rowsWritten, run.deletes, run.committed, run.cancelled, run.metrics,
                 run.engineUsedAfterClose, run.spillFilesLeft, run.spillScope, run.verification, run.writeMillis,
-                millisSince(start), kept, run.error);
+                millisSince(start), kept, run.timeline, run.timelineFile, run.error);
     }
 
     private void write(FileStoreTable table, DemoWorkload workload, Run run) throws Exception {
@@ -88,6 +92,7 @@ final class DemoJob {
                 ResourceContext.open("paimon-governance-demo", settings.provider(), settings.options(),
                         EngineEnvironment.standalone());
         run.spillScope = ctx.spillScope().dir();
+        TimelineRecorder timeline = settings.timeline() == null ? null : TimelineRecorder.start(ctx.metrics());
         try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx);
                 CancelAfterRows rows = CancelAfterRows.start(settings.cancelAfterRows(), ctx.cancellation())) {
             for (int i = 0; i < settings.rows(); i++) {
@@ -104,11 +109,37 @@ final class DemoJob {
             // The write closed the context already (also when it failed to open); closing again is
             // a no-op that makes "after close" below true by construction.
             ctx.close();
+            if (timeline != null) {
+                timeline.stop();
+                run.timeline = timeline.timeline();
+            }
             run.writeMillis = millisSince(start);
             run.deletes = workload.deletes();
             run.metrics = ctx.snapshot();
             run.engineUsedAfterClose = ctx.engineUsedBytes();
             run.spillFilesLeft = countFiles(ctx.spillScope().dir());
+        }
+    }
+
+    /**
+     * Draws the recorded timeline into {@code --timeline}, also after a failed or cancelled write
+     * (the chart shows what happened up to then). A chart that cannot be written is the run's error
+     * unless it already has one.
+     */
+    private void drawTimeline(Run run) {
+        if (run.timeline == null) {
+            return;
+        }
+        String subtitle = String.format(Locale.ROOT, "provider '%s', %,d rows, %d partitions x %d buckets, %s",
+                settings.provider().name(), run.rowsWritten, settings.partitions(), settings.buckets(), settings.format());
+        try {
+            TimelineChart.write(run.timeline, subtitle, settings.timeline());
+            run.timelineFile = settings.timeline();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("the timeline could not be drawn", e);
+            if (run.error == null) {
+                run.error = "cannot write --timeline " + settings.timeline() + ": " + e;
+            }
         }
     }
 

@@ -25,6 +25,9 @@ import java.util.function.ToLongFunction;
  * @param writeMillis from opening the write to its close, commit included
  * @param elapsedMillis the whole run: table creation, write, read-back, clean-up
  * @param warehouse the warehouse directory if it still exists, null when it was removed
+ * @param timeline what the {@code --timeline} sampler recorded; null without {@code --timeline} or
+ *     when the write never opened
+ * @param timelineFile the SVG file the timeline was drawn into; null when none was written
  * @param error the failure's message; null unless the run failed (a cancel is not a failure)
  */
 record DemoReport(
@@ -41,6 +44,8 @@ record DemoReport(
         long writeMillis,
         long elapsedMillis,
         Path warehouse,
+        TimelineRecorder.Timeline timeline,
+        Path timelineFile,
         String error) {
 
     /** Text width of {@link #toText()} and the indent of its items' text. */
@@ -94,6 +99,7 @@ record DemoReport(
         json.put("elapsedMillis", elapsedMillis);
         json.put("warehouse", warehouse == null ? null : warehouse.toString());
         json.put("error", error);
+        json.put("timeline", timelineFile == null ? null : timelineFile.toString());
         return Json.write(json);
     }
 
@@ -120,6 +126,13 @@ record DemoReport(
         outcomeLines(out);
         line(out, "time", String.format(Locale.ROOT, "%.1f s in all; the write and commit took %.1f s",
                 elapsedMillis / 1000.0, writeMillis / 1000.0));
+        if (timelineFile != null) {
+            line(out, "timeline", String.format(Locale.ROOT,
+                    "%s: accounted memory against the budget, %,d samples over %.1f s, %,d spills and %,d"
+                            + " flushes marked", timelineFile, timeline.samples().size(),
+                    timeline.samples().get(timeline.samples().size() - 1).millis() / 1000,
+                    timeline.total(TimelineRecorder.Kind.SPILL), timeline.total(TimelineRecorder.Kind.FLUSH)));
+        }
         line(out, "warehouse", warehouse == null
                 ? "temporary, removed (keep it with --keep, or choose one with --warehouse DIR)"
                 : warehouse + " (table " + DemoTable.DATABASE + "." + DemoTable.TABLE + ")");

@@ -20,6 +20,7 @@ import java.nio.file.Path;
  * @param keep whether to keep a temporary warehouse after the run
  * @param cancelAfterRows cancel from another thread once this many rows were written; -1 for never
  * @param seed the generator's seed
+ * @param timeline the SVG file to draw the write's memory timeline into, or null for none
  */
 record DemoSettings(
         GovernanceProvider provider,
@@ -33,7 +34,8 @@ record DemoSettings(
         Path warehouse,
         boolean keep,
         long cancelAfterRows,
-        long seed) {
+        long seed,
+        Path timeline) {
 
     boolean cancels() {
         return cancelAfterRows >= 0;

@@ -27,7 +27,7 @@ class DemoCommandTest {
                     "expectedRows", "rowsReadBack", "verified", "mismatch", "peakReservedBytes",
                     "reservedAfterClose", "engineUsedAfterClose", "spillCount", "spillFiles", "spillBytes",
                     "spillFilesLeft", "outputFiles", "outputBytes", "flushCount", "writeMillis", "elapsedMillis",
-                    "warehouse", "error");
+                    "warehouse", "error", "timeline");
 
     /** Small enough to run in a few seconds, small enough a budget to spill. */
     static final String[] SMALL_SPILLING_JOB = {
