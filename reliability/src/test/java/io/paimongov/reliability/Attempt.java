@@ -111,9 +111,6 @@ final class Attempt {
         } catch (WriteCancelledException e) {
             end(Outcome.CANCELLED, e);
         } catch (Throwable t) {
-            if (Boolean.getBoolean("governance.reliability.trace")) {
-                t.printStackTrace();
-            }
             end(Outcome.FAILED, t);
         } finally {
             try {

@@ -93,7 +93,7 @@ final class Cell {
         }
         outcome = a.describe();
         checks.phase(AFTER_FAULT);
-        checks.check("outcome", fault.allowed.contains(a.outcome) && a.closeError == null, a.describe(), "one of " + fault.allowed + ", close without error");
+        checks.check("outcome", fault.allows(a.outcome, a.error) && a.closeError == null, a.describe(), fault.expectation() + ", close without error");
         checks.check("fault struck", setup.struck(a), setup.evidence(a), "the fault happened and reached the write");
         boolean landed = a.outcome == Outcome.COMMITTED;
         leftovers(a.finalMetrics(), landed ? workload.applyTo(committed) : committed, landed);
@@ -101,8 +101,11 @@ final class Cell {
         if (landed) {
             committed = workload.applyTo(committed);
         }
-        Throwable closed = world.restartEngine();
-        checks.check("engine closes cleanly", closed == null, closed == null ? "closed" : Errors.summary(closed), "no leak reported by the engine");
+        engineClosed(world.restartEngine());
+    }
+
+    private void engineClosed(Throwable error) {
+        checks.check("engine closes cleanly", error == null, error == null ? "closed" : Errors.summary(error), "no leak reported by the engine");
     }
 
     private void killed(Path log) throws Exception {
@@ -130,6 +133,7 @@ final class Cell {
         checks.check("outcome", a.outcome == Outcome.COMMITTED && a.closeError == null, a.describe(), "COMMITTED");
         Map<List<Integer>, String> expected = workload.applyTo(committed);
         leftovers(a.finalMetrics(), expected, true);
+        engineClosed(world.closeEngine());
         if (killedScope != null) {
             checks.check(
                     "dead scope swept",

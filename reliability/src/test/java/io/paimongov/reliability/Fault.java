@@ -1,5 +1,6 @@
 package io.paimongov.reliability;
 
+import io.paimongov.spi.ResourceExhaustedException;
 import java.util.Set;
 
 /**
@@ -7,13 +8,19 @@ import java.util.Set;
  * against every {@link Allocator}; {@code docs/reliability.md} describes each.
  */
 enum Fault {
-    ALLOCATOR_THROWS("allocator-throws", "the allocator throws an unexpected exception on a page allocation", Set.of(Outcome.FAILED), 0),
+    ALLOCATOR_THROWS("allocator-throws", "the allocator throws an unexpected exception on a page allocation", Set.of(Outcome.FAILED), 0, IllegalStateException.class),
     ALLOCATOR_GRANTS_NOTHING(
             "allocator-grants-nothing",
             "mid-write, another consumer takes all the engine's free memory, so the allocator grants nothing more",
             Set.of(Outcome.COMMITTED, Outcome.FAILED),
-            0),
-    SPILL_BUDGET_EXCEEDED("spill-budget-exceeded", "the write spills more than governance.spill.max-bytes (1m)", Set.of(Outcome.FAILED), 0),
+            0,
+            ResourceExhaustedException.class),
+    SPILL_BUDGET_EXCEEDED(
+            "spill-budget-exceeded",
+            "the write spills more than governance.spill.max-bytes (1m)",
+            Set.of(Outcome.FAILED),
+            0,
+            ResourceExhaustedException.class),
     SPILL_IO_ERROR(
             "spill-io-error",
             "mid-write, the spill scope vanishes under the I/O manager: the next spill-file create or run read fails",
@@ -38,12 +45,29 @@ enum Fault {
     final String description;
     final Set<Outcome> allowed;
     final long cancellations;
+    /** What the caller must get when the write fails; null when any error will do. */
+    final Class<? extends Throwable> failsWith;
 
     Fault(String id, String description, Set<Outcome> allowed, long cancellations) {
+        this(id, description, allowed, cancellations, null);
+    }
+
+    Fault(String id, String description, Set<Outcome> allowed, long cancellations, Class<? extends Throwable> failsWith) {
         this.id = id;
         this.description = description;
         this.allowed = allowed;
         this.cancellations = cancellations;
+        this.failsWith = failsWith;
+    }
+
+    /** Whether a write that ended with {@code outcome} and {@code error} answered this fault as it may. */
+    boolean allows(Outcome outcome, Throwable error) {
+        return allowed.contains(outcome) && (outcome != Outcome.FAILED || failsWith == null || failsWith.isInstance(error));
+    }
+
+    /** The allowed outcomes in words. */
+    String expectation() {
+        return "one of " + allowed + (failsWith == null ? "" : ", a failure as " + failsWith.getSimpleName());
     }
 
     /** How a write ended. */

@@ -78,7 +78,12 @@ final class World implements AutoCloseable {
         return error;
     }
 
-    private Throwable closeEngine() {
+    /**
+     * Closes the engine (idempotent).
+     *
+     * @return what closing it threw (an engine's own leak check), or null
+     */
+    Throwable closeEngine() {
         try {
             engine.close();
             return null;

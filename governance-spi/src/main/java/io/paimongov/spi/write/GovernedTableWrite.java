@@ -508,7 +508,9 @@ public final class GovernedTableWrite implements AutoCloseable {
 
     /**
      * Turns a failure into the error the caller gets, after undoing the write: the cancellation if
-     * the write was cancelled, a budget failure as itself, anything else unchanged.
+     * the write was cancelled, a budget failure as itself, Paimon failing for want of a page as a
+     * {@link ResourceExhaustedException} (with Paimon's error as its cause), anything else
+     * unchanged.
      */
     private RuntimeException fail(Throwable t) throws Exception {
         if (t instanceof GovernanceClosedException closed) {
@@ -516,6 +518,9 @@ public final class GovernedTableWrite implements AutoCloseable {
         }
         cancelIfInterrupted(t);
         attachFileError(t);
+        // Built before the release, so that it carries the budget's numbers of the moment.
+        ResourceExhaustedException denied =
+                find(t, ResourceExhaustedException.class) == null && isPageDenied(t) ? pageDenied(t) : null;
         if (state != State.DONE) {
             Exception error = release(false);
             if (error != null && error != t) {
@@ -531,6 +536,9 @@ public final class GovernedTableWrite implements AutoCloseable {
         if (exhausted != null) {
             return exhausted;
         }
+        if (denied != null) {
+            return denied;
+        }
         if (t instanceof RuntimeException r) {
             return r;
         }
@@ -538,6 +546,27 @@ public final class GovernedTableWrite implements AutoCloseable {
             throw e;
         }
         throw (Exception) t;
+    }
+
+    /**
+     * Paimon's sort buffer must have a page to (re)start a writer; when the pool has none it fails
+     * with "Error getting first segment", caused by this EOFException. It is the engine refusing
+     * memory, so the caller gets it as {@link ResourceExhaustedException}.
+     */
+    private static boolean isPageDenied(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.io.EOFException && String.valueOf(c.getMessage()).contains("memorySource depleted")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private ResourceExhaustedException pageDenied(Throwable cause) {
+        ResourceExhaustedException denied =
+                budget.exhausted("write buffer (a writer needs a page to go on and the engine granted none)", context.pool().pageSize());
+        denied.initCause(cause);
+        return denied;
     }
 
     private static <T extends Throwable> T find(Throwable t, Class<T> type) {
