@@ -19,7 +19,10 @@ final class FileFaults {
 
     private FileFaults() {}
 
-    /** The Nth data file ({@code data-*}, counted from now) fails once {@code afterBytes} were written to it. */
+    /**
+     * The Nth data file ({@code data-*}, counted from now) fails: at creation when {@code afterBytes}
+     * is 0, else on the first write that would take it past {@code afterBytes}.
+     */
     static Plan failDataFile(int nth, long afterBytes) {
         return arm(new Plan(nth, afterBytes, 0, false));
     }
