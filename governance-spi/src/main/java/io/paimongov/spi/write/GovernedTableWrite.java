@@ -8,24 +8,35 @@ import io.paimongov.spi.memory.MemoryBudget;
 import io.paimongov.spi.memory.MemoryReservation;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.spi.metrics.PaimonMetricCapture;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.manifest.ManifestList;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.TableCommitImpl;
 import org.apache.paimon.table.sink.TableWriteImpl;
+import org.apache.paimon.utils.SnapshotManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +58,22 @@ import org.slf4j.LoggerFactory;
  * context deletes the spill scope, returns the pages (only now: Paimon uses them until its write is
  * closed) and closes the engine's resources.
  *
+ * <p>An interrupt of the writing thread is a cancel: engines interrupt the task thread when they
+ * cancel it (Flink does). A call that finds its thread interrupted at a check point, or that fails
+ * with an interruption ({@link InterruptedException}, {@link ClosedByInterruptException}, {@link
+ * InterruptedIOException}) cancels the write with the reason {@value #INTERRUPTED}, counts it in
+ * {@code cancellations} and throws {@link WriteCancelledException}; the cleanup runs with the
+ * interrupt flag cleared (so waiting for compaction threads and closing files work) and sets it
+ * again before the call returns.
+ *
+ * <p>A commit that throws is settled before {@link PreparedCommit#commit()} returns: the table's
+ * snapshots since the commit began are read, and a snapshot with this write's commit user and
+ * commit identifier means the commit landed (it then returns normally, the error logged, and the
+ * manifest files of Paimon's failed attempts that no snapshot references are deleted); none means it
+ * did not land, and the commit's data files and the manifest files its attempts wrote are deleted
+ * before the error is rethrown. Only when the snapshots cannot be read are the files left,
+ * and the error says so.
+ *
  * <p><b>Thread-safety:</b> one writing thread calls {@link #write}, {@link #prepareCommit} and
  * {@link #close}; {@link #cancel} may be called from any thread at any time, also while a write call
  * is blocked. If the write is idle, the cancelling thread cleans up at once; otherwise the writing
@@ -58,6 +85,9 @@ public final class GovernedTableWrite implements AutoCloseable {
 
     /** Set while {@link #cancel} runs the token on this thread, which then cleans up itself. */
     private static final ThreadLocal<Boolean> CANCELLING_HERE = new ThreadLocal<>();
+
+    /** The cancel reason when the writing thread was interrupted. */
+    public static final String INTERRUPTED = "the writing thread was interrupted";
 
     /** Pages Paimon's sort buffer takes when a writer is created or re-initialised. */
     public static final int MIN_WRITER_PAGES = 3;
@@ -88,6 +118,8 @@ public final class GovernedTableWrite implements AutoCloseable {
     /** Names of data files in messages that were committed or handed off: never deleted by an abort. */
     private final java.util.Set<String> published = new java.util.HashSet<>();
     private final ReentrantLock lock = new ReentrantLock();
+    /** The first I/O error a data file of this write met: Paimon's cleanup may throw another one instead. */
+    private final AtomicReference<IOException> firstFileError = new AtomicReference<>();
     private final TableWriteImpl<?> write;
     private final InternalRowSerializer rowSerializer;
     private final boolean knownBuckets;
@@ -426,7 +458,47 @@ public final class GovernedTableWrite implements AutoCloseable {
             String why = state == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
             throw new GovernanceClosedException("cannot " + call + ": the write is " + why);
         }
+        cancelIfInterrupted(null);
         context.cancellation().throwIfCancelled();
+    }
+
+    /**
+     * Cancels the write when the calling (writing) thread was interrupted or {@code failure} is an
+     * interruption. The interrupt flag stays as it is. Runs inside a call, so the cancel cleans
+     * nothing up itself: the call's failure path does.
+     */
+    private void cancelIfInterrupted(Throwable failure) {
+        if (context.cancellation().isCancelled()) {
+            return;
+        }
+        if (Thread.currentThread().isInterrupted() || isInterruption(failure)) {
+            CANCELLING_HERE.set(Boolean.TRUE);
+            try {
+                context.cancellation().cancel(INTERRUPTED);
+            } finally {
+                CANCELLING_HERE.remove();
+            }
+        }
+    }
+
+    private static boolean isInterruption(Throwable t) {
+        return find(t, InterruptedException.class) != null
+                || find(t, ClosedByInterruptException.class) != null
+                || find(t, InterruptedIOException.class) != null;
+    }
+
+    /** Adds the first data-file I/O error to {@code t} when Paimon's cleanup replaced it with another. */
+    private void attachFileError(Throwable t) {
+        IOException first = firstFileError.get();
+        if (first == null) {
+            return;
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c == first || java.util.Arrays.asList(c.getSuppressed()).contains(first)) {
+                return;
+            }
+        }
+        t.addSuppressed(first);
     }
 
     private void leave() {
@@ -436,12 +508,19 @@ public final class GovernedTableWrite implements AutoCloseable {
 
     /**
      * Turns a failure into the error the caller gets, after undoing the write: the cancellation if
-     * the write was cancelled, a budget failure as itself, anything else unchanged.
+     * the write was cancelled, a budget failure as itself, Paimon failing for want of a page as a
+     * {@link ResourceExhaustedException} (with Paimon's error as its cause), anything else
+     * unchanged.
      */
     private RuntimeException fail(Throwable t) throws Exception {
         if (t instanceof GovernanceClosedException closed) {
             return closed;
         }
+        cancelIfInterrupted(t);
+        attachFileError(t);
+        // Built before the release, so that it carries the budget's numbers of the moment.
+        ResourceExhaustedException denied =
+                find(t, ResourceExhaustedException.class) == null && isPageDenied(t) ? pageDenied(t) : null;
         if (state != State.DONE) {
             Exception error = release(false);
             if (error != null && error != t) {
@@ -457,6 +536,9 @@ public final class GovernedTableWrite implements AutoCloseable {
         if (exhausted != null) {
             return exhausted;
         }
+        if (denied != null) {
+            return denied;
+        }
         if (t instanceof RuntimeException r) {
             return r;
         }
@@ -464,6 +546,27 @@ public final class GovernedTableWrite implements AutoCloseable {
             throw e;
         }
         throw (Exception) t;
+    }
+
+    /**
+     * Paimon's sort buffer must have a page to (re)start a writer; when the pool has none it fails
+     * with "Error getting first segment", caused by this EOFException. It is the engine refusing
+     * memory, so the caller gets it as {@link ResourceExhaustedException}.
+     */
+    private static boolean isPageDenied(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.io.EOFException && String.valueOf(c.getMessage()).contains("memorySource depleted")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private ResourceExhaustedException pageDenied(Throwable cause) {
+        ResourceExhaustedException denied =
+                budget.exhausted("write buffer (a writer needs a page to go on and the engine granted none)", context.pool().pageSize());
+        denied.initCause(cause);
+        return denied;
     }
 
     private static <T extends Throwable> T find(Throwable t, Class<T> type) {
@@ -485,6 +588,18 @@ public final class GovernedTableWrite implements AutoCloseable {
      * @return the first error met; every step ran regardless
      */
     private Exception release(boolean orderly) {
+        // Waiting for compaction threads and closing files fail at once on an interrupted thread.
+        boolean interrupted = Thread.interrupted();
+        try {
+            return releaseAll(orderly);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Exception releaseAll(boolean orderly) {
         state = State.DONE;
         context.metrics().recordPaimon(paimonMetrics.read());
         if (!orderly || context.cancellation().isCancelled()) {
@@ -576,17 +691,108 @@ public final class GovernedTableWrite implements AutoCloseable {
         public void commit() throws Exception {
             lock.lock();
             try {
-                // A failed commit may still have been published, so its files are never aborted.
                 take();
-                commitNow();
+                Long before = table.snapshotManager().latestSnapshotIdFromFileSystem();
+                fileIO.startCommit();
+                try {
+                    commitNow();
+                    fileIO.endCommit();
+                } catch (Exception | Error e) {
+                    settle(e, before, fileIO.endCommit());
+                }
             } finally {
                 lock.unlock();
             }
         }
 
+        /**
+         * A commit threw: returns when its snapshot is in the table anyway; otherwise deletes what it
+         * wrote (data files, manifests) and rethrows. Undecided (the snapshots cannot be read):
+         * rethrows with the reason added, deleting nothing.
+         */
+        private void settle(Throwable error, Long before, List<Path> manifests) throws Exception {
+            boolean landed;
+            try {
+                landed = landed(before);
+            } catch (IOException | RuntimeException e) {
+                error.addSuppressed(e);
+                LOG.warn("the commit of '{}' failed and whether it landed cannot be told: its files are kept", context.name(), error);
+                throw rethrow(error);
+            }
+            if (landed) {
+                LOG.warn("the commit of '{}' threw, but its snapshot is in the table: the commit is published", context.name(), error);
+                Exception cleanup = deleteFiles(unreferenced(before, manifests), null);
+                if (cleanup != null) {
+                    LOG.warn("cannot delete the manifest files of the failed attempts of the commit of '{}'", context.name(), cleanup);
+                }
+                return;
+            }
+            owned = true;
+            published.removeAll(CommitFiles.names(messages));
+            Exception cleanup = abortIfOwned(null, true);
+            cleanup = deleteFiles(manifests, cleanup);
+            if (cleanup != null) {
+                error.addSuppressed(cleanup);
+            }
+            LOG.warn("the commit of '{}' failed and did not land: its data and manifest files were deleted", context.name());
+            throw rethrow(error);
+        }
+
+        /** Whether a snapshot after {@code before} carries this write's commit user and this identifier. */
+        private boolean landed(Long before) throws IOException {
+            SnapshotManager snapshots = table.snapshotManager();
+            Long latest = snapshots.latestSnapshotIdFromFileSystem();
+            if (latest == null) {
+                return false;
+            }
+            for (long id = before == null ? Snapshot.FIRST_SNAPSHOT_ID : before + 1; id <= latest; id++) {
+                Snapshot s;
+                try {
+                    s = snapshots.tryGetSnapshot(id);
+                } catch (FileNotFoundException expired) {
+                    continue;
+                }
+                if (commitUser.equals(s.commitUser()) && s.commitIdentifier() == identifier) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * The manifest files among {@code written} that no snapshot since {@code before} references:
+         * what Paimon's failed attempts of a commit that finally landed left behind. Nothing when the
+         * snapshots cannot be read.
+         */
+        private List<Path> unreferenced(Long before, List<Path> written) {
+            try {
+                java.util.Set<String> used = new java.util.HashSet<>();
+                SnapshotManager snapshots = table.snapshotManager();
+                ManifestList lists = table.store().manifestListFactory().create();
+                Long latest = snapshots.latestSnapshotIdFromFileSystem();
+                for (long id = before == null ? Snapshot.FIRST_SNAPSHOT_ID : before + 1; latest != null && id <= latest; id++) {
+                    Snapshot s = snapshots.tryGetSnapshot(id);
+                    used.add(s.baseManifestList());
+                    used.add(s.deltaManifestList());
+                    used.add(s.changelogManifestList());
+                    used.add(s.indexManifest());
+                    lists.readAllManifests(s).forEach(m -> used.add(m.fileName()));
+                    lists.readChangelogManifests(s).forEach(m -> used.add(m.fileName()));
+                }
+                return written.stream().filter(p -> !used.contains(p.getName())).toList();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("cannot tell which manifest files the commit of '{}' left unused; keeping them", context.name(), e);
+                return List.of();
+            }
+        }
+
         private void commitNow() throws Exception {
             if (mode == Mode.BATCH) {
-                try (var commit = table.newBatchWriteBuilder().newCommit()) {
+                // The write's own commit user (not a builder's random one), so a failed commit can be
+                // looked for in the snapshots. Otherwise what BatchWriteBuilder.newCommit() makes.
+                try (TableCommitImpl commit = table.newCommit(commitUser)) {
+                    commit.ignoreEmptyCommit(
+                            Options.fromMap(table.options()).getOptional(CoreOptions.SNAPSHOT_IGNORE_EMPTY_COMMIT).orElse(true));
                     commit.commit(messages);
                 }
             } else {
@@ -606,6 +812,7 @@ public final class GovernedTableWrite implements AutoCloseable {
 
         /** A cancelled write's messages were aborted: say so as the cancellation. */
         private void ensureOwned() {
+            cancelIfInterrupted(null);
             if (context.cancellation().isCancelled()) {
                 if (state != State.DONE) {
                     releaseAfterFailure();
@@ -632,6 +839,11 @@ public final class GovernedTableWrite implements AutoCloseable {
         }
 
         Exception abortIfOwned(Exception first) {
+            return abortIfOwned(first, false);
+        }
+
+        /** @param failedCommit the messages' own commit failed: their files are deleted even though taken */
+        private Exception abortIfOwned(Exception first, boolean failedCommit) {
             if (!owned) {
                 return first;
             }
@@ -643,7 +855,8 @@ public final class GovernedTableWrite implements AutoCloseable {
                 first = add(first, e);
             }
             // A stream compaction running at this prepare may be reported in a later, published one.
-            return deleteFiles(files.stream().filter(f -> !published.contains(f.getName())).toList(), first);
+            List<Path> mine = failedCommit ? files : files.stream().filter(f -> !published.contains(f.getName())).toList();
+            return deleteFiles(mine, first);
         }
     }
 
@@ -671,5 +884,17 @@ public final class GovernedTableWrite implements AutoCloseable {
                 context.metrics().recordFlush(nanos);
             }
         }
+
+        @Override
+        public void failed(Path path, IOException error) {
+            firstFileError.compareAndSet(null, error);
+        }
+    }
+
+    private static Exception rethrow(Throwable error) {
+        if (error instanceof Error e) {
+            throw e;
+        }
+        return (Exception) error;
     }
 }

@@ -22,9 +22,18 @@ public interface PreparedCommit {
     List<CommitMessage> messages();
 
     /**
-     * Commits the messages to the table. A write cancelled before this call publishes nothing.
+     * Commits the messages to the table. A write cancelled (or whose thread was interrupted) before
+     * this call publishes nothing.
+     *
+     * <p>When Paimon's commit throws, this settles what happened before it returns: if a snapshot
+     * with the write's commit user and this commit's identifier appeared since the commit began, the
+     * commit landed and this returns normally (the error is logged); otherwise nothing was published,
+     * the messages' data files and the manifest files the commit wrote are deleted, and the error is
+     * rethrown. When the table's snapshots cannot be read to tell, the files are kept and the error
+     * is rethrown with the reason attached as suppressed.
      *
      * @throws io.paimongov.spi.WriteCancelledException when the write was cancelled first
+     * @throws Exception what Paimon's commit threw, when the commit did not land (its files deleted)
      */
     void commit() throws Exception;
 

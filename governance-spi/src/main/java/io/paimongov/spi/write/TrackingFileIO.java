@@ -17,7 +17,10 @@ import org.apache.paimon.fs.SeekableInputStream;
  * tracked until a prepared commit takes them over, timed, and checked against cancellation when
  * created. After a failure or cancel the write deletes what it created and nobody committed, so no
  * orphan data file stays behind even where Paimon's own cleanup misses one (an interrupted or late
- * compaction).
+ * compaction). While the write commits, the manifest files the commit writes are recorded too
+ * ({@link #startCommit()}), so that a commit that failed without landing can remove them; and the
+ * first I/O error a data file met is kept ({@link Listener#failed}), because Paimon's cleanup of
+ * that file often throws a second error that hides the first.
  *
  * <p>Everything else is passed to the table's own FileIO unchanged. <b>Thread-safety:</b>
  * thread-safe; the writing thread and compaction threads create files. Not meant to be serialized:
@@ -35,11 +38,16 @@ final class TrackingFileIO implements FileIO {
         void beforeCreate(Path path);
 
         void written(Path path, long bytes, long nanos, Thread writer);
+
+        /** Creating, writing or closing a data file threw {@code error}. */
+        void failed(Path path, IOException error);
     }
 
     private final FileIO delegate;
     private final transient Listener listener;
     private final transient Set<Path> created = ConcurrentHashMap.newKeySet();
+    private final transient Set<Path> commitFiles = ConcurrentHashMap.newKeySet();
+    private transient volatile boolean committing;
 
     TrackingFileIO(FileIO delegate, Listener listener) {
         this.delegate = delegate;
@@ -66,15 +74,38 @@ final class TrackingFileIO implements FileIO {
         return drained;
     }
 
+    /** From now on, manifest files created are recorded as the commit's, until {@link #endCommit()}. */
+    void startCommit() {
+        commitFiles.clear();
+        committing = true;
+    }
+
+    /** Stops recording and returns the manifest files created since {@link #startCommit()}. */
+    List<Path> endCommit() {
+        committing = false;
+        List<Path> files = List.copyOf(commitFiles);
+        commitFiles.clear();
+        return files;
+    }
+
     @Override
     public PositionOutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
         if (listener == null || !isDataFile(path)) {
+            if (committing && path.getParent() != null && path.getParent().getName().equals("manifest")) {
+                commitFiles.add(path);
+            }
             return delegate.newOutputStream(path, overwrite);
         }
         listener.beforeCreate(path);
         listener.touched(path);
         created.add(path);
-        PositionOutputStream out = delegate.newOutputStream(path, overwrite);
+        PositionOutputStream out;
+        try {
+            out = delegate.newOutputStream(path, overwrite);
+        } catch (IOException e) {
+            listener.failed(path, e);
+            throw e;
+        }
         return new TimedStream(out, path);
     }
 
@@ -182,6 +213,11 @@ final class TrackingFileIO implements FileIO {
             this.path = path;
         }
 
+        private IOException failed(IOException e) {
+            listener.failed(path, e);
+            return e;
+        }
+
         @Override
         public long getPos() throws IOException {
             return out.getPos();
@@ -189,22 +225,38 @@ final class TrackingFileIO implements FileIO {
 
         @Override
         public void write(int b) throws IOException {
-            out.write(b);
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw failed(e);
+            }
         }
 
         @Override
         public void write(byte[] b) throws IOException {
-            out.write(b);
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw failed(e);
+            }
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
+            try {
+                out.write(b, off, len);
+            } catch (IOException e) {
+                throw failed(e);
+            }
         }
 
         @Override
         public void flush() throws IOException {
-            out.flush();
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw failed(e);
+            }
         }
 
         @Override
@@ -213,9 +265,13 @@ final class TrackingFileIO implements FileIO {
                 return;
             }
             closed = true;
-            long bytes = out.getPos();
-            out.close();
-            listener.written(path, bytes, System.nanoTime() - start, writer);
+            try {
+                long bytes = out.getPos();
+                out.close();
+                listener.written(path, bytes, System.nanoTime() - start, writer);
+            } catch (IOException e) {
+                throw failed(e);
+            }
         }
     }
 }

@@ -1,0 +1,284 @@
+package io.paimongov.reliability;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.manifest.ManifestFileMeta;
+import org.apache.paimon.manifest.ManifestList;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.utils.SnapshotManager;
+
+/**
+ * The one table and model helper of the matrix: real primary-key tables under a {@code faulty://}
+ * warehouse on the local disk, workloads with their effect on a reference model, reading a table
+ * back, and what is on disk (files no snapshot references, the state of the snapshot directory).
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class Tables {
+
+    static final int PARTITIONS = 2;
+    static final int BUCKETS = 2;
+    static final int VALUE_BYTES = 200;
+
+    private static final Pattern SNAPSHOT_FILE = Pattern.compile("snapshot-(\\d+)");
+
+    private Tables() {}
+
+    /**
+     * A primary-key table (p INT, k INT, v STRING), partitioned by p, {@value #BUCKETS} buckets,
+     * Parquet. Paimon retries a failed commit twice, quickly: enough to exercise its retry, short
+     * enough that a commit that keeps failing fails in milliseconds.
+     */
+    static FileStoreTable create(Path warehouse, String name) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
+            catalog.createDatabase("db", true);
+            Schema schema =
+                    Schema.newBuilder()
+                            .column("p", DataTypes.INT().notNull())
+                            .column("k", DataTypes.INT().notNull())
+                            .column("v", DataTypes.STRING())
+                            .partitionKeys("p")
+                            .primaryKey("p", "k")
+                            .option("bucket", Integer.toString(BUCKETS))
+                            .option("file.format", "parquet")
+                            .option("commit.max-retries", "2")
+                            .option("commit.min-retry-wait", "1 ms")
+                            .option("commit.max-retry-wait", "10 ms")
+                            .build();
+            catalog.createTable(Identifier.create("db", name), schema, false);
+        }
+        return open(warehouse, name);
+    }
+
+    /** The table as a fresh reader or writer (another process, a retry) finds it. */
+    static FileStoreTable open(Path warehouse, String name) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
+            return (FileStoreTable) catalog.getTable(Identifier.create("db", name));
+        }
+    }
+
+    private static Catalog catalog(Path warehouse) {
+        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(FaultyFileIO.uri(warehouse))));
+    }
+
+    /** The table's directory on the local disk. */
+    static Path directory(FileStoreTable table) {
+        return Path.of(table.location().toUri().getPath());
+    }
+
+    /** Rows with repeated keys and deletes; {@link #applyTo} gives the content they leave. */
+    record Workload(long seed, List<InternalRow> rows) {
+
+        static Workload random(long seed, int rows) {
+            Random random = new Random(seed);
+            int keys = Math.max(1, rows / 2);
+            List<InternalRow> out = new ArrayList<>(rows);
+            for (int i = 0; i < rows; i++) {
+                int p = random.nextInt(PARTITIONS);
+                int k = random.nextInt(keys);
+                if (random.nextInt(10) == 0) {
+                    out.add(GenericRow.ofKind(RowKind.DELETE, p, k, null));
+                } else {
+                    out.add(GenericRow.of(p, k, BinaryString.fromString(value(random, seed, i))));
+                }
+            }
+            return new Workload(seed, List.copyOf(out));
+        }
+
+        private static String value(Random random, long seed, int i) {
+            StringBuilder sb = new StringBuilder(VALUE_BYTES).append(seed).append('/').append(i).append(':');
+            while (sb.length() < VALUE_BYTES) {
+                sb.append((char) ('a' + random.nextInt(26)));
+            }
+            return sb.toString();
+        }
+
+        /** The content after these rows are written over {@code before}. */
+        Map<List<Integer>, String> applyTo(Map<List<Integer>, String> before) {
+            Map<List<Integer>, String> after = new TreeMap<>(Tables::compare);
+            after.putAll(before);
+            for (InternalRow row : rows) {
+                List<Integer> key = List.of(row.getInt(0), row.getInt(1));
+                if (row.getRowKind() == RowKind.DELETE) {
+                    after.remove(key);
+                } else {
+                    after.put(key, row.getString(2).toString());
+                }
+            }
+            return after;
+        }
+    }
+
+    /** An empty model. */
+    static Map<List<Integer>, String> emptyModel() {
+        return new TreeMap<>(Tables::compare);
+    }
+
+    private static int compare(List<Integer> a, List<Integer> b) {
+        int c = Integer.compare(a.get(0), b.get(0));
+        return c != 0 ? c : Integer.compare(a.get(1), b.get(1));
+    }
+
+    /** The table's content at its latest snapshot, read by a fresh reader. */
+    static Map<List<Integer>, String> read(FileStoreTable table) throws Exception {
+        Map<List<Integer>, String> content = emptyModel();
+        ReadBuilder builder = table.newReadBuilder();
+        try (RecordReader<InternalRow> reader = builder.newRead().createReader(builder.newScan().plan().splits())) {
+            reader.forEachRemaining(
+                    row -> content.put(List.of(row.getInt(0), row.getInt(1)), row.isNullAt(2) ? null : row.getString(2).toString()));
+        }
+        return content;
+    }
+
+    /** How two contents differ, in a few words; empty when equal. */
+    static String difference(Map<List<Integer>, String> expected, Map<List<Integer>, String> actual) {
+        if (expected.equals(actual)) {
+            return "";
+        }
+        Set<List<Integer>> missing = new TreeSet<>(Tables::compare);
+        missing.addAll(expected.keySet());
+        missing.removeAll(actual.keySet());
+        Set<List<Integer>> extra = new TreeSet<>(Tables::compare);
+        extra.addAll(actual.keySet());
+        extra.removeAll(expected.keySet());
+        long changed =
+                expected.entrySet().stream()
+                        .filter(e -> actual.containsKey(e.getKey()) && !java.util.Objects.equals(actual.get(e.getKey()), e.getValue()))
+                        .count();
+        return missing.size() + " keys missing, " + extra.size() + " extra, " + changed + " with another value";
+    }
+
+    /** Every regular file under the table's directory, relative to it. */
+    static Set<String> files(FileStoreTable table) {
+        Path dir = directory(table);
+        Set<String> files = new TreeSet<>();
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.filter(Files::isRegularFile).forEach(p -> files.add(dir.relativize(p).toString()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
+    }
+
+    /**
+     * File names some snapshot of the table references: snapshot files and their hints, schemas,
+     * manifest lists, manifests, index manifests, statistics, and the data files each snapshot
+     * holds.
+     */
+    static Set<String> referenced(FileStoreTable table) throws IOException {
+        Set<String> names = new HashSet<>(List.of("LATEST", "EARLIEST"));
+        SnapshotManager snapshots = table.snapshotManager();
+        ManifestList manifests = table.store().manifestListFactory().create();
+        for (Snapshot s : snapshots.safelyGetAllSnapshots()) {
+            names.add(SnapshotManager.SNAPSHOT_PREFIX + s.id());
+            names.add(s.baseManifestList());
+            names.add(s.deltaManifestList());
+            addIfSet(names, s.changelogManifestList());
+            addIfSet(names, s.indexManifest());
+            addIfSet(names, s.statistics());
+            for (ManifestFileMeta m : manifests.readAllManifests(s)) {
+                names.add(m.fileName());
+            }
+            for (ManifestEntry e : table.store().newScan().withSnapshot(s).plan().files()) {
+                names.add(e.file().fileName());
+            }
+        }
+        for (long id : table.schemaManager().listAllIds()) {
+            names.add("schema-" + id);
+        }
+        return names;
+    }
+
+    private static void addIfSet(Set<String> names, String name) {
+        if (name != null) {
+            names.add(name);
+        }
+    }
+
+    /** Files that appeared since {@code before} and that no snapshot references. */
+    static List<String> orphans(FileStoreTable table, Set<String> before) throws IOException {
+        Set<String> referenced = referenced(table);
+        List<String> orphans = new ArrayList<>();
+        for (String file : files(table)) {
+            if (!before.contains(file) && !referenced.contains(Path.of(file).getFileName().toString())) {
+                orphans.add(file);
+            }
+        }
+        return orphans;
+    }
+
+    /**
+     * What is wrong with the snapshot directory; empty when it holds exactly {@code expected}
+     * complete snapshots numbered 1.., each readable, Paimon finds the last one as the latest, and
+     * nothing else is there (no temporary or half-written file). A LATEST hint one behind is no
+     * problem: Paimon treats it as a hint and looks further.
+     */
+    static List<String> snapshotProblems(FileStoreTable table, int expected) {
+        List<String> problems = new ArrayList<>();
+        Path dir = directory(table).resolve("snapshot");
+        TreeSet<Long> ids = new TreeSet<>();
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> list = Files.list(dir)) {
+                for (Path p : (Iterable<Path>) list::iterator) {
+                    String name = p.getFileName().toString();
+                    Matcher m = SNAPSHOT_FILE.matcher(name);
+                    if (m.matches()) {
+                        ids.add(Long.parseLong(m.group(1)));
+                    } else if (!name.equals("LATEST") && !name.equals("EARLIEST")) {
+                        problems.add("unexpected file in snapshot/: " + name);
+                    }
+                }
+            } catch (IOException e) {
+                problems.add("cannot list snapshot/: " + e);
+            }
+        }
+        if (ids.size() != expected) {
+            problems.add(ids.size() + " snapshots, expected " + expected);
+        }
+        long n = 1;
+        for (long id : ids) {
+            if (id != n++) {
+                problems.add("snapshot ids are not 1.." + ids.size() + ": " + ids);
+                break;
+            }
+            try {
+                table.snapshotManager().tryGetSnapshot(id);
+            } catch (IOException | RuntimeException e) {
+                problems.add("snapshot " + id + " cannot be read: " + e);
+            }
+        }
+        Long latest = table.snapshotManager().latestSnapshotId();
+        long last = ids.isEmpty() ? 0 : ids.last();
+        if ((latest == null ? 0 : latest) != last) {
+            problems.add("Paimon's latest snapshot is " + latest + ", the last file is snapshot-" + last);
+        }
+        return problems;
+    }
+}
