@@ -5,6 +5,7 @@ import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.MemoryRelief;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
@@ -199,6 +200,12 @@ final class ObservedProvider implements GovernanceProvider {
         @Override
         public void release(long bytes) {
             vendor.release(bytes);
+        }
+
+        /** Passed through, so an engine that spills cooperatively is asked the same way under the kit. */
+        @Override
+        public void bindRelief(MemoryRelief relief) {
+            vendor.bindRelief(relief);
         }
 
         private void checkCapacity() {
