@@ -4,6 +4,7 @@ import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.io.File;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -104,7 +105,15 @@ public final class GovernedIOManager implements IOManager {
             throw new IOException("spill file " + channel.getPath() + " is outside the write's spill scope " + scope);
         }
         String path = channel.getPath();
-        SpillScope.createPrivateFile(file);
+        try {
+            SpillScope.createPrivateFile(file);
+        } catch (IOException e) {
+            // What opening the file would have thrown (the scope removed under the write, a full disk).
+            FileNotFoundException cannot = new FileNotFoundException(
+                    "cannot create spill file " + path + " in the write's spill scope " + scope + ": " + e);
+            cannot.initCause(e);
+            throw cannot;
+        }
         AtomicLong fileBytes = new AtomicLong();
         AtomicLong previous = onDisk.put(path, fileBytes);
         if (previous != null) {
