@@ -49,7 +49,23 @@ public final class ResourceExhaustedException extends RuntimeException {
             long reservedBytes,
             long capacityBytes,
             List<Holder> largestHolders) {
-        super(message(resource, requester, requestedBytes, reservedBytes, capacityBytes, largestHolders));
+        this(resource, requester, requestedBytes, reservedBytes, capacityBytes, largestHolders, null);
+    }
+
+    /**
+     * As above, with {@code remedy} (what to change, naming the option or the engine setting)
+     * appended to the message after {@code "; "}; null for none.
+     */
+    public ResourceExhaustedException(
+            Resource resource,
+            String requester,
+            long requestedBytes,
+            long reservedBytes,
+            long capacityBytes,
+            List<Holder> largestHolders,
+            String remedy) {
+        super(message(resource, requester, requestedBytes, reservedBytes, capacityBytes, largestHolders)
+                + (remedy == null ? "" : "; " + remedy));
         this.resource = Objects.requireNonNull(resource, "resource");
         this.requester = Objects.requireNonNull(requester, "requester");
         this.requestedBytes = requestedBytes;

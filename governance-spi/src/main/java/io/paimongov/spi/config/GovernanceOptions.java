@@ -1,5 +1,8 @@
 package io.paimongov.spi.config;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,7 +54,8 @@ public final class GovernanceOptions {
                             "the writer's whole memory budget: pages plus estimates"),
                     new Key(PAGE_SIZE, "64k", "a power of two from 4k to 16m",
                             "size of one write-buffer page"),
-                    new Key(SPILL_DIRS, "the JVM's java.io.tmpdir", "comma-separated existing directories",
+                    new Key(SPILL_DIRS, "the JVM's java.io.tmpdir",
+                            "comma-separated existing, writable directories without '..' segments",
                             "roots under which each write creates its private spill scope"),
                     new Key(SPILL_MAX_BYTES, "unlimited", "a size of at least 1m, or 'unlimited'",
                             "most bytes of spill files one write may hold on disk at once"),
@@ -146,7 +150,7 @@ public final class GovernanceOptions {
         return pageSize;
     }
 
-    /** {@value #SPILL_DIRS}: absolute spill roots. */
+    /** {@value #SPILL_DIRS}: the spill roots as real paths (absolute, symbolic links resolved). */
     public List<Path> spillDirs() {
         return spillDirs;
     }
@@ -219,23 +223,56 @@ public final class GovernanceOptions {
         return budget;
     }
 
+    /**
+     * Each entry must name an existing, writable directory without a {@code ..} segment. A relative
+     * entry is resolved against the working directory now, and every entry is replaced by its real
+     * path (symbolic links resolved), so the roots cannot change meaning later.
+     */
     private static List<Path> parseDirs(String text) {
         List<Path> dirs = new ArrayList<>();
         for (String part : text.split(",")) {
             if (part.isBlank()) {
                 continue;
             }
-            Path dir = Path.of(part.trim()).toAbsolutePath().normalize();
-            if (!dir.toFile().isDirectory()) {
-                throw new IllegalArgumentException(
-                        "'" + SPILL_DIRS + "' names '" + part.trim() + "', which is not an existing directory");
-            }
-            dirs.add(dir);
+            dirs.add(spillRoot(part.trim()));
         }
         if (dirs.isEmpty()) {
             throw new IllegalArgumentException("'" + SPILL_DIRS + "' = '" + text + "' names no directory");
         }
         return List.copyOf(dirs);
+    }
+
+    private static Path spillRoot(String entry) {
+        Path given;
+        try {
+            given = Path.of(entry);
+        } catch (InvalidPathException e) {
+            throw badRoot(entry, "which is not a valid path (" + e.getReason() + ")");
+        }
+        for (Path segment : given) {
+            if (segment.toString().equals("..")) {
+                throw badRoot(entry, "which has a '..' segment; name the directory itself");
+            }
+        }
+        Path dir = given.toAbsolutePath().normalize();
+        if (Files.isRegularFile(dir)) {
+            throw badRoot(entry, "which is a file, not a directory");
+        }
+        if (!Files.isDirectory(dir)) {
+            throw badRoot(entry, "which is not an existing directory");
+        }
+        if (!Files.isWritable(dir)) {
+            throw badRoot(entry, "which this process cannot write to");
+        }
+        try {
+            return dir.toRealPath();
+        } catch (IOException e) {
+            throw badRoot(entry, "whose real path cannot be read (" + e + ")");
+        }
+    }
+
+    private static IllegalArgumentException badRoot(String entry, String why) {
+        return new IllegalArgumentException("'" + SPILL_DIRS + "' names '" + entry + "', " + why);
     }
 
     private static long parseSpillMax(String text) {

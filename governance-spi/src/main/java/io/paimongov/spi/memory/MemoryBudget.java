@@ -4,6 +4,8 @@ import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.config.Sizes;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -112,13 +114,49 @@ public final class MemoryBudget {
     }
 
     /**
-     * Counts a refused request and builds its error, with the budget's numbers and its five largest
-     * holders.
+     * Counts a refused request and builds its error, with the budget's numbers, its five largest
+     * holders and the remedy: when the budget itself had room for {@code bytes}, the engine refused
+     * (other writes or consumers hold its memory) and the message says so instead of pointing at
+     * {@value GovernanceOptions#MEMORY_BUDGET}.
      */
     public ResourceExhaustedException exhausted(String requester, long bytes) {
         exhausted.increment();
+        long reservedNow = reservedBytes();
         return new ResourceExhaustedException(
-                Resource.MEMORY, requester, bytes, reservedBytes(), capacity, largestHolders(5));
+                Resource.MEMORY, requester, bytes, reservedNow, capacity, largestHolders(5), remedy(reservedNow, bytes));
+    }
+
+    /**
+     * The error for a request a write needs just to open (its fixed reservations, its first writer):
+     * when the budget is short it names {@value GovernanceOptions#MEMORY_BUDGET} and the smallest
+     * budget that would have held the request next to what is reserved; when the engine is short it
+     * says so.
+     */
+    public ResourceExhaustedException tooSmall(String requester, long bytes) {
+        exhausted.increment();
+        long reservedNow = reservedBytes();
+        String remedy =
+                engineShort(reservedNow, bytes)
+                        ? remedy(reservedNow, bytes)
+                        : "the budget is too small for this table: raise '" + GovernanceOptions.MEMORY_BUDGET + "' from "
+                                + Sizes.format(capacity) + " to at least " + Sizes.format(reservedNow + bytes);
+        return new ResourceExhaustedException(
+                Resource.MEMORY, requester, bytes, reservedNow, capacity, largestHolders(5), remedy);
+    }
+
+    private boolean engineShort(long reservedNow, long bytes) {
+        return capacity - reservedNow >= bytes;
+    }
+
+    private String remedy(long reservedNow, long bytes) {
+        if (engineShort(reservedNow, bytes)) {
+            return "the write's budget had room, the engine did not (it holds "
+                    + Sizes.format(allocator.usedBytes())
+                    + " for this write; the rest of its memory is taken by other writes or consumers):"
+                    + " give the engine more memory or run fewer writes at once; raising '"
+                    + GovernanceOptions.MEMORY_BUDGET + "' does not help";
+        }
+        return "raise '" + GovernanceOptions.MEMORY_BUDGET + "' (now " + Sizes.format(capacity) + ")";
     }
 
     /** The budget in bytes. */

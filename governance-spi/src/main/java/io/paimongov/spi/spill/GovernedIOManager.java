@@ -4,7 +4,9 @@ import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.io.File;
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -26,6 +28,11 @@ import org.apache.paimon.memory.Buffer;
  * write-buffer-spill.max-disk-size} is only checked when a writer is preempted; this budget is
  * checked on every block written.
  *
+ * <p>Confinement: a channel whose path, normalised, is not inside the scope is refused with an
+ * {@link IOException} before anything is created. Each spill file is created owner-only (0600 on
+ * POSIX file systems) before Paimon opens it, so its bytes are never readable by another user even
+ * for a moment; elsewhere the file system's defaults apply.
+ *
  * <p>Disk use is the bytes written to spill files that still exist. Paimon deletes spill files by
  * path, so deletions are noticed by looking at the tracked files when the budget would be
  * exceeded, before failing.
@@ -41,6 +48,7 @@ public final class GovernedIOManager implements IOManager {
     private static final Pattern SPILL_RUN = Pattern.compile(".*\\.\\d{6}\\.channel$");
 
     private final SpillScope scope;
+    private final Path scopeDir;
     private final long maxBytes;
     private final Runnable beforeCreate;
     private final File[] dirs;
@@ -58,6 +66,7 @@ public final class GovernedIOManager implements IOManager {
      */
     public GovernedIOManager(SpillScope scope, long maxBytes, Runnable beforeCreate) {
         this.scope = scope;
+        this.scopeDir = scope.dir().toAbsolutePath().normalize();
         this.maxBytes = maxBytes;
         this.beforeCreate = beforeCreate;
         this.dirs = new File[] {scope.dir().toFile()};
@@ -91,9 +100,19 @@ public final class GovernedIOManager implements IOManager {
     @Override
     public BufferFileWriter createBufferFileWriter(FileIOChannel.ID channel) throws IOException {
         beforeCreate.run();
+        Path file = channel.getPathFile().toPath().toAbsolutePath().normalize();
+        if (!file.startsWith(scopeDir) || file.equals(scopeDir)) {
+            throw new IOException("spill file " + channel.getPath() + " is outside the write's spill scope " + scope);
+        }
         String path = channel.getPath();
-        if (!path.startsWith(dirs[0].getAbsolutePath() + File.separator)) {
-            throw new IOException("spill file " + path + " is outside the write's spill scope " + scope);
+        try {
+            SpillScope.createPrivateFile(file);
+        } catch (IOException e) {
+            // What opening the file would have thrown (the scope removed under the write, a full disk).
+            FileNotFoundException cannot = new FileNotFoundException(
+                    "cannot create spill file " + path + " in the write's spill scope " + scope + ": " + e);
+            cannot.initCause(e);
+            throw cannot;
         }
         AtomicLong fileBytes = new AtomicLong();
         AtomicLong previous = onDisk.put(path, fileBytes);

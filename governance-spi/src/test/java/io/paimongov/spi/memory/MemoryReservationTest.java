@@ -76,7 +76,7 @@ class MemoryReservationTest {
                         })
                 .hasMessage(
                         "memory exhausted: 'writer[bucket=3]' asked for 4096 bytes; 1048476 of 1048576 bytes are"
-                                + " reserved, 100 free; largest holders: write-buffer pages=1048476");
+                                + " reserved, 100 free; largest holders: write-buffer pages=1048476; raise 'governance.memory.budget' (now 1m)");
         assertThat(asked).containsExactly(4096L);
         assertThat(small.bytes()).isZero();
         assertThat(budget.exhaustedCount()).isEqualTo(1);

@@ -1,0 +1,172 @@
+package io.paimongov.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator;
+import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.config.GovernanceOptions;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.paimon.memory.MemorySegment;
+
+/**
+ * Random page and byte requests from several threads on several writes' allocators that share one
+ * standalone engine (the provider's own engine: its pool, allocator or memory manager) smaller than
+ * the writes' budgets together. A sampler thread reads the engine's own counter and every
+ * allocator's {@code usedBytes()} throughout; each page carries its owner's stamp, checked before
+ * it is released (no page is handed out twice). Everything is given back at the end and the engine
+ * counts zero. Copied into each allocator module's tests (a test cannot depend on another module's
+ * tests); only the package differs.
+ */
+final class SharedEngineStress {
+
+    static final int OPS = Integer.getInteger("governance.reliability.ops", 4000);
+    static final int PAGE = 64 << 10;
+    static final int WRITES = 3;
+    static final int THREADS = 4;
+
+    /** What one run saw. */
+    record Result(long seed, long ops, long refused, long samples, long peakEngine, long violations, long aliased) {}
+
+    private SharedEngineStress() {}
+
+    static Result run(GovernanceProvider provider, Path dir) throws Exception {
+        long seed = System.nanoTime();
+        long engineBytes = 48L * PAGE;
+        GovernanceOptions options = GovernanceOptions.of(Map.of(
+                GovernanceOptions.MEMORY_BUDGET, Long.toString(32L * PAGE),
+                GovernanceOptions.PAGE_SIZE, Integer.toString(PAGE),
+                GovernanceOptions.SPILL_DIRS, dir.toString()));
+        try (StandaloneEngine engine = provider.standalone(engineBytes, dir).orElseThrow()) {
+            List<EngineResources> writes = new ArrayList<>();
+            for (int i = 0; i < WRITES; i++) {
+                writes.add(provider.open(options, engine.environment()));
+            }
+            AtomicLong violations = new AtomicLong();
+            AtomicLong samples = new AtomicLong();
+            AtomicLong peak = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            AtomicLong aliased = new AtomicLong();
+            AtomicBoolean running = new AtomicBoolean(true);
+            Thread sampler = new Thread(() -> {
+                while (running.get()) {
+                    long used = engine.engineUsedBytes();
+                    peak.accumulateAndGet(used, Math::max);
+                    if (used > engineBytes) {
+                        violations.incrementAndGet();
+                    }
+                    for (EngineResources w : writes) {
+                        if (w.memory().usedBytes() > w.memory().capacityBytes()) {
+                            violations.incrementAndGet();
+                        }
+                    }
+                    samples.incrementAndGet();
+                    Thread.yield();
+                }
+            }, "engine-sampler");
+            sampler.start();
+            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            try {
+                for (int t = 0; t < THREADS; t++) {
+                    SegmentAllocator memory = writes.get(t % WRITES).memory();
+                    Random random = new Random(seed + t);
+                    long stamp = (long) (t + 1) << 40;
+                    done.add(pool.submit(() -> {
+                        start.await();
+                        work(memory, random, stamp, refused, aliased);
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (Future<?> f : done) {
+                    f.get(10, TimeUnit.MINUTES);
+                }
+            } finally {
+                pool.shutdownNow();
+                running.set(false);
+                sampler.join();
+            }
+            for (EngineResources w : writes) {
+                assertThat(w.memory().usedBytes()).as("allocator holds nothing at the end").isZero();
+            }
+            assertThat(engine.engineUsedBytes()).as("engine counts zero at the end, seed " + seed).isZero();
+            for (EngineResources w : writes) {
+                w.close();
+            }
+            Result result = new Result(seed, OPS, refused.get(), samples.get(), peak.get(), violations.get(), aliased.get());
+            System.out.println(provider.name() + " shared-engine stress: " + result);
+            assertThat(result.violations()).as("samples over a capacity, seed " + seed).isZero();
+            assertThat(result.aliased()).as("pages handed out twice, seed " + seed).isZero();
+            assertThat(result.samples()).isPositive();
+            assertThat(result.refused()).as("the engine ran short at times").isPositive();
+            return result;
+        }
+    }
+
+    private static void work(SegmentAllocator memory, Random random, long stamp, AtomicLong refused, AtomicLong aliased) {
+        List<List<MemorySegment>> pages = new ArrayList<>();
+        List<Long> reserved = new ArrayList<>();
+        long next = stamp;
+        for (int i = 0; i < OPS / THREADS; i++) {
+            switch (random.nextInt(4)) {
+                case 0 -> {
+                    List<MemorySegment> got = new ArrayList<>();
+                    try {
+                        memory.allocate(got, 1 + random.nextInt(4));
+                        for (MemorySegment page : got) {
+                            page.putLong(0, next);
+                            page.putLong(PAGE - 8, next++);
+                        }
+                        pages.add(got);
+                    } catch (ResourceExhaustedException e) {
+                        refused.incrementAndGet();
+                        if (!got.isEmpty()) {
+                            aliased.incrementAndGet();
+                        }
+                    }
+                }
+                case 1 -> {
+                    if (!pages.isEmpty()) {
+                        List<MemorySegment> batch = pages.remove(random.nextInt(pages.size()));
+                        for (MemorySegment page : batch) {
+                            if (page.getLong(0) != page.getLong(PAGE - 8) || (page.getLong(0) & ~((1L << 40) - 1)) != stamp) {
+                                aliased.incrementAndGet();
+                            }
+                        }
+                        memory.release(batch);
+                    }
+                }
+                case 2 -> {
+                    long bytes = 1 + random.nextInt(3 * PAGE);
+                    if (memory.tryReserve(bytes)) {
+                        reserved.add(bytes);
+                    } else {
+                        refused.incrementAndGet();
+                    }
+                }
+                default -> {
+                    if (!reserved.isEmpty()) {
+                        memory.release(reserved.remove(random.nextInt(reserved.size())));
+                    }
+                }
+            }
+        }
+        pages.forEach(memory::release);
+        reserved.forEach(memory::release);
+    }
+}

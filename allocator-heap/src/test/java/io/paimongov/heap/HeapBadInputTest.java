@@ -1,0 +1,185 @@
+package io.paimongov.heap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.spi.write.RowShape;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Bad input at the write level, on real tables: an unknown provider, a budget below what the
+ * table needs to open, and rows that are null or do not match the schema. Each fails with an error
+ * naming what is wrong, and nothing is lost: the failed write gives every byte back and leaves no
+ * spill scope, and what was committed before is intact.
+ */
+@Tag("reliability")
+class HeapBadInputTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void anUnknownProviderNamesTheKeyAndListsTheProvidersFound() {
+        GovernanceOptions options = GovernanceOptions.of(Map.of(GovernanceOptions.PROVIDER, "hepa"));
+        assertThatThrownBy(() -> ResourceContext.open("w", options, EngineEnvironment.standalone()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("unknown governance provider 'hepa' ('governance.provider'); found: ")
+                .hasMessageContaining("heap");
+    }
+
+    /**
+     * The table's floor: fixed reservations plus one writer's estimate and its {@value
+     * GovernedTableWrite#MIN_WRITER_PAGES} pages. One page below it fails at open, naming the option;
+     * at it the write opens and writes.
+     */
+    @Test
+    void aBudgetBelowTheTablesMinimumFailsAtOpenNamingTheOptionAndLeavesNothing() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        long minimum = minimumBudget(h, table);
+        System.out.printf("minimum budget of a PK parquet table with 64k pages: %d bytes%n", minimum);
+        Throwable below = catchThrowable(() -> h.batch(table, h.options(Long.toString(minimum - 64 * 1024))));
+        assertThat(below)
+                .isInstanceOf(ResourceExhaustedException.class)
+                .hasMessageContaining("raise 'governance.memory.budget'");
+        assertThat(h.context.isClosed()).isTrue();
+        assertThat(h.provider.usedAtClose.get()).isZero();
+        assertThat(h.spillScopes()).isEmpty();
+        h.writeAndCommit(table, h.options(Long.toString(minimum)), rows(0, 2000));
+        assertThat(TestTables.read(table)).hasSize(2000);
+    }
+
+    /** The smallest budget, in whole pages, at which the write opens (bisection on real opens). */
+    private static long minimumBudget(WriteHarness h, FileStoreTable table) throws Exception {
+        long page = 64 * 1024;
+        long low = 8, high = 64;
+        while (low < high) {
+            long mid = (low + high) / 2;
+            boolean opens;
+            try (GovernedTableWrite w = h.batch(table, h.options(Long.toString(mid * page)))) {
+                opens = true;
+            } catch (ResourceExhaustedException e) {
+                opens = false;
+            }
+            if (opens) {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        return low * page;
+    }
+
+    @Test
+    void aNullRowIsRefusedAndTheWriteGoesOn() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        try (GovernedTableWrite write = h.batch(table, h.options("8m"))) {
+            write.write(rows(0, 10).get(0));
+            Throwable t = catchThrowable(() -> write.write(null));
+            System.out.println("null row: " + t);
+            assertThat(t).isInstanceOf(NullPointerException.class).hasMessage("row");
+            for (InternalRow row : rows(0, 10)) {
+                write.write(row);
+            }
+            write.prepareCommit().commit();
+        }
+        assertThat(TestTables.read(table)).hasSize(10);
+    }
+
+    /**
+     * What Paimon does with each mismatched row today (GovernedTableWrite does not check rows yet):
+     * the write fails with Paimon's exception, or with "too many fields" silently drops the extra
+     * field. In every case the failed or closed write leaves nothing and the committed data stays.
+     * {@link RowShape} gives the message each should get; see {@link #rowShapeNamesWhatIsWrong}.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"too few fields", "too many fields", "wrong field type", "null primary key", "null partition"})
+    void aRowThatDoesNotMatchTheSchemaLosesNothing(String kind) throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        h.writeAndCommit(table, h.options("8m"), rows(0, 500));
+        Map<List<Integer>, String> committed = TestTables.read(table);
+
+        GovernedTableWrite write = h.batch(table, h.options("3m", GovernanceOptions.PAGE_SIZE, "16k"));
+        Throwable t;
+        try {
+            for (InternalRow row : rows(1000, 20_000)) {
+                write.write(row);
+            }
+            t = catchThrowable(() -> write.write(bad(kind)));
+        } finally {
+            write.close();
+        }
+        System.out.println(kind + ": " + t);
+        if (!kind.equals("too many fields")) {
+            assertThat(t).as(kind).isNotNull();
+        }
+        assertThat(h.context.isClosed()).isTrue();
+        assertThat(h.context.snapshot().reservedBytes()).isZero();
+        assertThat(h.context.memory().holders()).isEmpty();
+        assertThat(h.provider.usedAtClose.get()).isZero();
+        assertThat(h.spillScopes()).isEmpty();
+        assertThat(TestTables.read(table)).isEqualTo(committed);
+        assertThat(WriteHarness.dataFiles(table)).hasSize(dataFilesOf(table));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"too few fields", "too many fields", "wrong field type", "null primary key", "null partition"})
+    void rowShapeNamesWhatIsWrong(String kind) throws Exception {
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        RowShape shape = RowShape.of(table.name(), table.rowType());
+        String expected =
+                switch (kind) {
+                    case "too few fields" -> "row has 2 fields; table 't' has 3: (p INT NOT NULL, k INT NOT NULL, v STRING)";
+                    case "too many fields" -> "row has 4 fields; table 't' has 3: (p INT NOT NULL, k INT NOT NULL, v STRING)";
+                    case "wrong field type" -> "field 'k' (INT NOT NULL) of table 't' holds a org.apache.paimon.data.BinaryString;"
+                            + " a java.lang.Integer is expected";
+                    case "null primary key" -> "field 'k' (INT NOT NULL) of table 't' is null";
+                    default -> "field 'p' (INT NOT NULL) of table 't' is null";
+                };
+        assertThatThrownBy(() -> shape.check(bad(kind))).isInstanceOf(IllegalArgumentException.class).hasMessage(expected);
+        for (InternalRow row : rows(0, 10)) {
+            shape.check(row);
+        }
+    }
+
+    private static int dataFilesOf(FileStoreTable table) throws Exception {
+        return table.newReadBuilder().newScan().plan().splits().stream()
+                .mapToInt(s -> ((org.apache.paimon.table.source.DataSplit) s).dataFiles().size())
+                .sum();
+    }
+
+    private static InternalRow bad(String kind) {
+        return switch (kind) {
+            case "too few fields" -> GenericRow.of(1, 2);
+            case "too many fields" -> GenericRow.of(1, 2, BinaryString.fromString("v"), 4);
+            case "wrong field type" -> GenericRow.of(1, BinaryString.fromString("not an int"), BinaryString.fromString("v"));
+            case "null primary key" -> GenericRow.of(1, null, BinaryString.fromString("v"));
+            case "null partition" -> GenericRow.of(null, 5, BinaryString.fromString("v"));
+            default -> throw new IllegalArgumentException(kind);
+        };
+    }
+
+    private static List<InternalRow> rows(int from, int count) {
+        return java.util.stream.IntStream.range(from, from + count)
+                .mapToObj(i -> (InternalRow) GenericRow.of(i % 2, i, BinaryString.fromString("value-" + i + "-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")))
+                .toList();
+    }
+}
