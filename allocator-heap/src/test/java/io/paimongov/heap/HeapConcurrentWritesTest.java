@@ -26,7 +26,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,19 +61,12 @@ class HeapConcurrentWritesTest {
     private enum End { COMMITTED, EXHAUSTED, CANCELLED }
 
     /**
-     * Budgets together twice the pool: the engine, not a write's budget, runs short. Disabled
-     * because the runtime fails this contract today: a writer whose buffer re-initialises after a
-     * spill (or a new writer taking its first page) gets {@code null} from the pool when the shared
-     * pool is empty, and Paimon fails hard with {@code RuntimeException: Error getting first segment
-     * for record collector} instead of a {@link ResourceExhaustedException}. Admission checks the
-     * write's budget, not the engine, and {@code releaseCached()} gives a write's cached pages back
-     * to the shared pool, where other writes take them. The fix belongs in WriterAdmission /
-     * GovernedSegmentPool (take a new writer's first pages from the engine at admission and keep
-     * {@code MIN_WRITER_PAGES} cached per live writer); enable this test with it.
+     * Budgets together twice the pool: the engine, not a write's budget, runs short. Every write
+     * commits or fails with {@link ResourceExhaustedException} (a new writer's first pages are taken
+     * from the engine before Paimon creates it, and the first-pages floor is never given back while
+     * the write is open), never with Paimon's own "Error getting first segment".
      */
     @Test
-    @Disabled("runtime defect: an empty shared engine pool makes Paimon fail with 'Error getting first segment"
-            + " for record collector' instead of ResourceExhaustedException (docs/reliability-hardening.md)")
     void overSubscribedWritesOnOnePoolCommitOrFailCleanlyAndNeverPassIt() throws Exception {
         long poolBytes = 4L << 20;
         int[] ends = new int[End.values().length];

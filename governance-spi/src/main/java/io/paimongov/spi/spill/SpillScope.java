@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * with {@code createDirectory}, which fails rather than follow anything already at that name. On a
  * file system without POSIX permissions (Windows, some network mounts) the directory and its files
  * get the file system's defaults: the owner-only guarantee then rests on the root's own access
- * rules ({@code docs/reliability-hardening.md}).
+ * rules ({@code docs/reliability.md}).
  *
  * <p>A process that dies leaves its scopes behind; {@link #sweepDead} removes scopes whose owner
  * process is gone, so the next write on the same roots cleans up after a crash.

@@ -122,6 +122,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     private final AtomicReference<IOException> firstFileError = new AtomicReference<>();
     private final TableWriteImpl<?> write;
     private final InternalRowSerializer rowSerializer;
+    private final RowShape rowShape;
     private final boolean knownBuckets;
     private volatile State state = State.OPEN;
     private volatile Thread writingThread;
@@ -153,6 +154,7 @@ public final class GovernedTableWrite implements AutoCloseable {
                             lock);
             this.write = newWrite();
             this.rowSerializer = new InternalRowSerializer(this.table.rowType());
+            this.rowShape = RowShape.of(this.table.name(), this.table.rowType());
             BucketMode bucketMode = this.table.bucketMode();
             this.knownBuckets = bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE;
             budget.setReclaimer(writers::reclaim);
@@ -235,8 +237,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     }
 
     private ResourceExhaustedException tooSmall(String consumer, long bytes) {
-        return budget.exhausted(
-                consumer + " (the budget is too small for this table; raise 'governance.memory.budget')", bytes);
+        return budget.tooSmall(consumer, bytes);
     }
 
     /** The table as this write writes it (governed options and FileIO). */
@@ -256,13 +257,16 @@ public final class GovernedTableWrite implements AutoCloseable {
     /**
      * Writes one row.
      *
+     * @throws NullPointerException for a null row, {@link IllegalArgumentException} for a row that
+     *     does not fit the table (wrong arity, null in a NOT NULL field, a value of the wrong class:
+     *     {@link RowShape}); the row is refused before it reaches Paimon and the write stays usable
      * @throws WriteCancelledException when the write was cancelled (everything already undone)
      * @throws ResourceExhaustedException when a new writer cannot be admitted even after making room
      *     (everything already undone)
      * @throws GovernanceClosedException after prepareCommit (batch), failure or close
      */
     public void write(InternalRow row) throws Exception {
-        Objects.requireNonNull(row, "row");
+        rowShape.check(row);
         enter();
         try {
             check(State.OPEN, "write");

@@ -22,8 +22,7 @@ import org.apache.paimon.utils.InternalRowPartitionComputer;
  * GovernedSegmentPool#holdFirstPages}) before Paimon creates the writer, so the engine cannot refuse
  * them afterwards. To make room, cached pages go back first, then the writers holding most memory
  * flush or spill, largest first, as Paimon's own preemption does. Otherwise the write fails with
- * {@link ResourceExhaustedException}, whose requester says whether the engine refused pages the
- * budget had room for.
+ * {@link ResourceExhaustedException}, whose remedy says whether the budget or the engine was short.
  *
  * <p><b>Thread-safety:</b> {@link #admit} and the release methods run on the writing thread inside
  * a write call; {@link #reclaim} runs on any thread but makes Paimon flush only while it holds the
@@ -78,10 +77,7 @@ final class WriterAdmission {
                 long firstBytes = (long) first * pool.pageSize();
                 reclaim(firstBytes);
                 if (!pool.holdFirstPages(first)) {
-                    boolean engineShort = budget.availableBytes() >= firstBytes;
-                    throw budget.exhausted(
-                            name(key) + " first pages" + (engineShort ? " (refused by the engine; the budget had room)" : ""),
-                            firstBytes);
+                    throw budget.exhausted(name(key) + " first pages", firstBytes);
                 }
             }
         } catch (Exception e) {

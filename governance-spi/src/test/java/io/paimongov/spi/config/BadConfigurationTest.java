@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Every runtime key with values a user can get wrong: garbage, signs, zero, overflow, empty, wrong
  * units, and spill roots that are files, missing, unwritable or climb with {@code ..}. Each is an
  * {@link IllegalArgumentException} whose message names the key and the value; the texts are pinned
- * because docs/reliability-hardening.md quotes them.
+ * because docs/reliability.md quotes them.
  */
 @Tag("reliability")
 class BadConfigurationTest {
