@@ -9,8 +9,6 @@ import io.paimongov.spi.write.GovernedTableWrite;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
-import org.apache.paimon.data.BinaryString;
-import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.junit.jupiter.api.Test;
@@ -85,32 +83,6 @@ class HeapFailureTest {
                         });
         write.close();
         assertThat(h.context.snapshot().spillBytes()).isPositive();
-        h.assertNothingLeft(table);
-    }
-
-    @Test
-    void aRowThePaimonWriteRejects() throws Exception {
-        WriteHarness h = new WriteHarness(dir);
-        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        GovernedTableWrite write = h.batch(table, h.options("4m", "governance.memory.page-size", "16k"));
-        TestTables.Workload w = workload();
-        for (InternalRow row : w.rows().subList(0, w.rows().size() / 2)) {
-            write.write(row);
-        }
-        InternalRow nullKey = GenericRow.of(0, null, BinaryString.fromString("bad"));
-        assertThatThrownBy(() -> write.write(nullKey)).isInstanceOf(RuntimeException.class)
-                .hasMessage("Cannot write null to non-null column(k)");
-        write.close();
-        h.assertNothingLeft(table);
-    }
-
-    @Test
-    void aNullRowIsRejectedNamingTheArgument() throws Exception {
-        WriteHarness h = new WriteHarness(dir);
-        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 1, "parquet");
-        try (GovernedTableWrite write = h.batch(table, h.options("4m"))) {
-            assertThatThrownBy(() -> write.write(null)).isInstanceOf(NullPointerException.class).hasMessage("row");
-        }
         h.assertNothingLeft(table);
     }
 }
