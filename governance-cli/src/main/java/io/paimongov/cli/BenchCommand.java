@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.CompactionDrain;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -61,7 +62,7 @@ final class BenchCommand implements Callable<Integer> {
             drain = CompactionDrain.run(dir, rowsPerCommit, 6, reps);
         } finally {
             if (workDir == null) {
-                CompactionDrain.deleteTree(dir);
+                BenchTables.deleteTree(dir);
             }
         }
         Map<String, Object> report = new LinkedHashMap<>();
