@@ -81,11 +81,10 @@ public final class HeapDrift {
             throws Exception {
         write(workDir.resolve("warm-up"), rows / 4, buckets, valueBytes, budgetBytes, null);
         BenchTables.deleteTree(workDir.resolve("warm-up"));
-        List<Sample> samples = new ArrayList<>();
-        long[] baseline = new long[1];
-        MetricsSnapshot m =
-                write(workDir.resolve("sampled"), rows, buckets, valueBytes, budgetBytes, new Sampler(samples, baseline, sampleMillis));
-        long after = liveHeapBytes() - baseline[0];
+        Sampler sampler = new Sampler(sampleMillis);
+        MetricsSnapshot m = write(workDir.resolve("sampled"), rows, buckets, valueBytes, budgetBytes, sampler);
+        long after = liveHeapBytes() - sampler.baseline;
+        List<Sample> samples = sampler.samples;
         BenchTables.deleteTree(workDir.resolve("sampled"));
         long peakHeap = samples.stream().mapToLong(Sample::heapBytes).max().orElse(0);
         double meanDrift =
@@ -102,7 +101,7 @@ public final class HeapDrift {
         FileStoreTable table = BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(buckets));
         BenchTables.Rows generator = new BenchTables.Rows(7, rows, valueBytes);
         if (sampler != null) {
-            sampler.baseline[0] = liveHeapBytes();
+            sampler.baseline = liveHeapBytes();
         }
         GovernedTableWrite write = BenchTables.governedWrite(table, "heap-drift", budgetBytes, dir, Map.of());
         Thread thread = sampler == null ? null : sampler.start(write);
@@ -133,16 +132,17 @@ public final class HeapDrift {
         return sum;
     }
 
-    /** Samples the live heap and the write's accounting until stopped. */
+    /**
+     * Samples the live heap above {@link #baseline} and the write's accounting until stopped. The
+     * samples are read after the sampling thread was joined.
+     */
     private static final class Sampler {
-        private final List<Sample> samples;
-        private final long[] baseline;
+        private final List<Sample> samples = new ArrayList<>();
         private final long everyMillis;
         private final AtomicBoolean running = new AtomicBoolean(true);
+        private volatile long baseline;
 
-        Sampler(List<Sample> samples, long[] baseline, long everyMillis) {
-            this.samples = samples;
-            this.baseline = baseline;
+        Sampler(long everyMillis) {
             this.everyMillis = everyMillis;
         }
 
@@ -155,10 +155,10 @@ public final class HeapDrift {
 
         private void loop(GovernedTableWrite write) {
             while (running.get()) {
-                long heap = liveHeapBytes() - baseline[0];
+                long heap = liveHeapBytes() - baseline;
                 long accounted = write.metrics().reservedBytes();
                 if (running.get()) {
-                    samples.add(new Sample(heap, accounted)); // read after join(): no lock needed
+                    samples.add(new Sample(heap, accounted));
                 }
                 try {
                     Thread.sleep(everyMillis);

@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -67,8 +68,8 @@ final class BenchCommand implements Callable<Integer> {
         Map<String, Object> measured;
         CompactionDrain.Result drain;
         try {
-            measured = EndToEnd.run(dir, sizes, line -> progress(err, line));
-            progress(err, String.format(
+            measured = EndToEnd.run(dir, sizes, line -> progress(err, start, line));
+            progress(err, start, String.format(
                     "compaction drain, 8 buckets x 6 sorted runs of %,d rows per commit, %d repetitions per setting ...", rowsPerCommit, reps));
             drain = CompactionDrain.run(dir.resolve("drain"), rowsPerCommit, 6, reps);
         } finally {
@@ -98,8 +99,9 @@ final class BenchCommand implements Callable<Integer> {
         return GovernanceCli.EXIT_OK;
     }
 
-    private static void progress(PrintWriter err, String line) {
-        err.println("bench: " + line);
+    /** A progress line on stderr, with the seconds since the run started (where the time goes). */
+    private static void progress(PrintWriter err, long startNanos, String line) {
+        err.printf(Locale.ROOT, "bench: [%5.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, line);
         err.flush();
     }
 
