@@ -56,8 +56,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        int rowsPerCommit = rows != null ? rows : quick || tiny ? 40_000 : 150_000;
-        int reps = repetitions != null ? repetitions : quick || tiny ? 3 : 5;
+        int rowsPerCommit = rows != null ? rows : tiny ? 2_000 : quick ? 40_000 : 150_000;
+        int reps = repetitions != null ? repetitions : tiny ? 1 : quick ? 3 : 5;
         if (rowsPerCommit < 1 || reps < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rows and --repetitions must be at least 1");
         }
