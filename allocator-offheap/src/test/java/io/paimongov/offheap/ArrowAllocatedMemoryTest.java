@@ -88,7 +88,7 @@ class ArrowAllocatedMemoryTest {
                     }
                     write.prepareCommit().commit();
                 })
-                .hasMessage("Cannot write null to non-null column(k)");
+                .hasMessage("field 'k' (INT NOT NULL) of table 't' is null");
         write.close();
         assertThat(engine.getPeakMemoryAllocation()).as("the write held engine memory before it failed").isPositive();
         assertThat(h.context.snapshot().reservedBytes()).isZero();

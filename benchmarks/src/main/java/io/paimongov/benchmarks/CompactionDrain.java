@@ -1,34 +1,20 @@
 package io.paimongov.benchmarks;
 
-import io.paimongov.heap.HeapGovernanceProvider;
-import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
-import org.apache.paimon.types.DataTypes;
 
 /**
  * Backlog drain time with 1, 2 and -1 compaction threads, side by side in one run.
@@ -79,32 +65,33 @@ public final class CompactionDrain {
         Map<String, Long> peak = new LinkedHashMap<>();
         for (String threads : SETTINGS) {
             Path warmUp = workDir.resolve("warm-up-" + threads.replace('-', 'm'));
-            copyTree(template, warmUp);
+            BenchTables.copyTree(template, warmUp);
             drain(warmUp, workDir, threads);
-            deleteTree(warmUp);
+            BenchTables.deleteTree(warmUp);
         }
         for (int rep = 0; rep < repetitions; rep++) {
             for (int i = 0; i < SETTINGS.size(); i++) {
                 String threads = SETTINGS.get((rep + i) % SETTINGS.size());
                 Path copy = workDir.resolve("drain-" + threads.replace('-', 'm') + "-" + rep);
-                copyTree(template, copy);
+                BenchTables.copyTree(template, copy);
                 MetricsSnapshot m = drain(copy, workDir, threads);
                 times.computeIfAbsent(threads, t -> new ArrayList<>()).add(m.prepareCommitMillis());
                 compactions.put(threads, m.compactionCount());
                 peak.put(threads, m.compactionPeakRunning());
-                deleteTree(copy);
+                BenchTables.deleteTree(copy);
             }
         }
         Map<String, Long> medians = new LinkedHashMap<>();
         for (String threads : SETTINGS) {
-            medians.put(threads, median(times.get(threads)));
+            medians.put(threads, BenchTables.median(times.get(threads)));
         }
-        deleteTree(template);
+        BenchTables.deleteTree(template);
         return new Result(medians, compactions, peak, repetitions);
     }
 
-    private static void buildBacklog(Path warehouse, int rowsPerCommit, int commits) throws Exception {
-        FileStoreTable table = createTable(warehouse);
+    /** Fills a new table in {@code warehouse} with {@code commits} write-only commits: a level-0 backlog. */
+    static void buildBacklog(Path warehouse, int rowsPerCommit, int commits) throws Exception {
+        FileStoreTable table = BenchTables.create(warehouse, BenchTables.Shape.primaryKey(BUCKETS));
         FileStoreTable writeOnly = table.copy(Map.of("write-only", "true"));
         Random random = new Random(42);
         for (int c = 0; c < commits; c++) {
@@ -128,80 +115,17 @@ public final class CompactionDrain {
     }
 
     private static MetricsSnapshot drain(Path warehouse, Path workDir, String threads) throws Exception {
-        FileStoreTable table = table(warehouse);
-        GovernanceOptions options =
-                GovernanceOptions.of(
-                        Map.of(
-                                GovernanceOptions.MEMORY_BUDGET, "256m",
-                                GovernanceOptions.SPILL_DIRS, workDir.toString(),
-                                GovernanceOptions.COMPACTION_TASK_THREADS, threads));
-        ResourceContext context =
-                ResourceContext.open("drain-" + threads, new HeapGovernanceProvider(), options, EngineEnvironment.standalone());
-        try (GovernedTableWrite write = GovernedTableWrite.batch(table, context)) {
+        GovernedTableWrite write =
+                BenchTables.governedWrite(
+                        BenchTables.table(warehouse), "drain-" + threads, 256L << 20, workDir,
+                        Map.of(GovernanceOptions.COMPACTION_TASK_THREADS, threads));
+        try (write) {
             for (int k = 0; k < BUCKETS * 16; k++) {
                 write.write(GenericRow.of(k, BinaryString.fromString("drain")));
             }
             write.prepareCommit().commit();
         }
-        return context.snapshot();
+        return write.metrics();
     }
 
-    private static FileStoreTable createTable(Path warehouse) throws Exception {
-        try (Catalog catalog = catalog(warehouse)) {
-            catalog.createDatabase("bench", true);
-            catalog.createTable(
-                    Identifier.create("bench", "drain"),
-                    Schema.newBuilder()
-                            .column("k", DataTypes.INT().notNull())
-                            .column("v", DataTypes.STRING())
-                            .primaryKey("k")
-                            .option("bucket", Integer.toString(BUCKETS))
-                            .option("file.format", "parquet")
-                            .build(),
-                    false);
-        }
-        return table(warehouse);
-    }
-
-    private static FileStoreTable table(Path warehouse) throws Exception {
-        try (Catalog catalog = catalog(warehouse)) {
-            return (FileStoreTable) catalog.getTable(Identifier.create("bench", "drain"));
-        }
-    }
-
-    private static Catalog catalog(Path warehouse) {
-        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
-    }
-
-    static long median(List<Long> values) {
-        List<Long> sorted = new ArrayList<>(values);
-        sorted.sort(Comparator.naturalOrder());
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
-
-    private static void copyTree(Path from, Path to) throws IOException {
-        try (Stream<Path> walk = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) walk::iterator) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-    }
-
-    /** Deletes {@code root} and everything under it. */
-    public static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

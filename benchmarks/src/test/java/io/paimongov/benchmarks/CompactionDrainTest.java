@@ -3,7 +3,6 @@ package io.paimongov.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,11 +21,5 @@ class CompactionDrainTest {
         assertThat(r.peakRunning().get("-1")).isBetween(1L, (long) CompactionDrain.BUCKETS);
         assertThat(r.speedup()).isPositive();
         assertThat(dir.toFile().list()).isEmpty();
-    }
-
-    @Test
-    void medianOfEvenAndOddCounts() {
-        assertThat(CompactionDrain.median(List.of(5L, 1L, 3L))).isEqualTo(3);
-        assertThat(CompactionDrain.median(List.of(4L, 1L, 3L, 2L))).isEqualTo(2);
     }
 }

@@ -1,0 +1,38 @@
+package io.paimongov.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** P1 and P4 produce sane ratios from the settings they claim to compare (values, not timings). */
+class WriteThroughputTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void governedVsPlainComparesTwoWritesThatDoNotSpill() throws Exception {
+        WriteThroughput.P1 p1 = WriteThroughput.governedVsPlain(dir, new WriteThroughput.Workload(5_000, 2, 64, 32L << 20, 1));
+        assertThat(p1.ratio()).isPositive().isFinite();
+        assertThat(p1.plain().medianMillis()).isPositive();
+        assertThat(p1.plain().metrics()).isNull();
+        assertThat(p1.governed().metrics().inputRows()).isEqualTo(5_000);
+        assertThat(p1.governed().metrics().spillCount()).isZero();
+        assertThat(dir.toFile().list()).isEmpty();
+    }
+
+    @Test
+    void spillingRunSpillsUnderItsShareOfTheInput() throws Exception {
+        WriteThroughput.P4 p4 =
+                WriteThroughput.spillingVsInMemory(dir, new WriteThroughput.Workload(10_000, 4, 256, 64L << 20, 1), 60);
+        assertThat(p4.inMemory().metrics().spillCount()).isZero();
+        assertThat(p4.spilling().metrics().spillCount()).isPositive();
+        assertThat(p4.spillBudgetBytes()).isEqualTo((long) (p4.spilling().metrics().inputBytes() * 0.6));
+        assertThat(p4.spilling().metrics().peakReservedBytes()).isLessThanOrEqualTo(p4.spillBudgetBytes());
+        assertThat(p4.throughputRatio()).isPositive().isFinite();
+        assertThat(p4.spillBytesRatio())
+                .isEqualTo((double) p4.spilling().metrics().spillBytes() / p4.spilling().metrics().inputBytes());
+        assertThat(dir.toFile().list()).isEmpty();
+    }
+}
