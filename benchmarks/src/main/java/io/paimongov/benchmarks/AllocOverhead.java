@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * adjacent batches; the times are the medians of each side's batches, in ns per page. Every result
  * is stored in a ring of slots that outlives the loop, so the JIT cannot drop the work.
  *
- * <p>{@link #measure(boolean) measure(true)} takes 10 to 20 s, {@code measure(false)} about a
+ * <p>{@link #measure(Size) measure(QUICK)} takes 10 to 20 s, {@code measure(FULL)} about a
  * minute. Nothing here asserts a time: the numbers are reported, and a noisy machine shows in
  * them. <b>Thread-safety:</b> runs on the calling thread; one measurement at a time per JVM is
  * advisable (two would compete for the same cores). <b>May throw:</b> what {@link PagePair#open}
@@ -97,13 +97,25 @@ public final class AllocOverhead {
 
     private AllocOverhead() {}
 
-    /**
-     * Measures all four providers.
-     *
-     * @param quick 10 to 20 s in all rather than about a minute (fewer and shorter rounds)
-     */
-    public static Result measure(boolean quick) {
-        return measure(quick ? QUICK : FULL);
+    /** How long a measurement runs. */
+    public enum Size {
+        /** A second or so: only for tests of the code around it; the ratios mean little. */
+        TINY(new Plan(millis(40), millis(40), 3, millis(2))),
+        /** 10 to 20 s in all. */
+        QUICK(AllocOverhead.QUICK),
+        /** About a minute in all. */
+        FULL(AllocOverhead.FULL);
+
+        private final Plan plan;
+
+        Size(Plan plan) {
+            this.plan = plan;
+        }
+    }
+
+    /** Measures all four providers; runs in the caller's JVM, which needs the flags docs/jmh.md lists. */
+    public static Result measure(Size size) {
+        return measure(size.plan);
     }
 
     static Result measure(Plan plan) {

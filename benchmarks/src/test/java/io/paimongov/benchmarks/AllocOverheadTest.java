@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,8 +16,7 @@ class AllocOverheadTest {
 
     @Test
     void everyProviderGetsAPositiveRatioAgainstItsEngine() {
-        AllocOverhead.Result r = AllocOverhead.measure(
-                new AllocOverhead.Plan(millis(40), millis(40), 3, millis(2)));
+        AllocOverhead.Result r = AllocOverhead.measure(AllocOverhead.Size.TINY);
 
         assertThat(r.ratios().keySet()).containsExactly("heap", "offheap", "flink", "spark");
         for (Map<String, Double> values : List.of(r.ratios(), r.providerNanos(), r.engineNanos())) {
@@ -47,10 +45,6 @@ class AllocOverheadTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("nope")
                 .hasMessageContaining("heap");
-    }
-
-    private static long millis(long n) {
-        return TimeUnit.MILLISECONDS.toNanos(n);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.benchmarks.AllocOverhead;
 import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.CompactionDrain;
 import io.paimongov.benchmarks.EndToEnd;
@@ -30,7 +31,7 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Measures governed writes side by side in one run: throughput vs plain Paimon, budget and heap,"
-                + " a tight heap, spilling, cancel latency, compaction drain speedup.")
+                + " a tight heap, spilling, cancel latency, compaction drain speedup, allocator overhead.")
 final class BenchCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -67,11 +68,14 @@ final class BenchCommand implements Callable<Integer> {
         long start = System.nanoTime();
         Map<String, Object> measured;
         CompactionDrain.Result drain;
+        AllocOverhead.Result overhead;
         try {
             measured = EndToEnd.run(dir, sizes, line -> progress(err, start, line));
             progress(err, start, String.format(
                     "compaction drain, 8 buckets x 6 sorted runs of %,d rows per commit, %d repetitions per setting ...", rowsPerCommit, reps));
             drain = CompactionDrain.run(dir.resolve("drain"), rowsPerCommit, 6, reps);
+            progress(err, start, "allocator overhead: a page through each provider vs its engine's own call ...");
+            overhead = AllocOverhead.measure(tiny ? AllocOverhead.Size.TINY : quick ? AllocOverhead.Size.QUICK : AllocOverhead.Size.FULL);
         } finally {
             if (workDir == null) {
                 BenchTables.deleteTree(dir);
@@ -85,8 +89,9 @@ final class BenchCommand implements Callable<Integer> {
         report.put("compactionSpeedupPerBucket", BenchTables.round2(drain.speedupPerBucket()));
         report.put("compactionDrainMillis", drain.medianMillis());
         report.put("compactionPeakRunning", drain.peakRunning());
-        // p7AllocOverhead (an object: provider name -> ratio) goes here: the lead adds it with the JMH
-        // allocator benchmarks.
+        report.put("p7AllocOverhead", overhead.ratios());
+        report.put("p7ProviderNanos", overhead.providerNanos());
+        report.put("p7EngineNanos", overhead.engineNanos());
         report.put("repetitions", drain.repetitions());
         report.put("elapsedMillis", (System.nanoTime() - start) / 1_000_000);
         PrintWriter out = spec.commandLine().getOut();
@@ -118,5 +123,7 @@ final class BenchCommand implements Callable<Integer> {
                 drain.speedup(), drain.speedupPerBucket(), drain.peakRunning());
         out.printf("P6 cancel latency ms p50 %s, p99 %s (worst phase); by phase %s%n",
                 r.get("p6CancelP50Millis"), r.get("p6CancelP99Millis"), r.get("p6Cancel"));
+        out.printf("P7 provider / engine page time        %s (ns per page: provider %s, engine %s)%n",
+                r.get("p7AllocOverhead"), r.get("p7ProviderNanos"), r.get("p7EngineNanos"));
     }
 }

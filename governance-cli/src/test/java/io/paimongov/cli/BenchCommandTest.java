@@ -22,6 +22,7 @@ class BenchCommandTest {
             "p4InputBytes", "p4SpillBytes", "p4SpillFiles",
             "p6CancelP99Millis", "p6CancelP50Millis", "p6Cancel",
             "compactionSpeedup", "compactionSpeedupPerBucket", "compactionDrainMillis", "compactionPeakRunning",
+            "p7AllocOverhead", "p7ProviderNanos", "p7EngineNanos",
             "repetitions", "elapsedMillis"}) {
             assertThat(json.has(key)).as(key).isTrue();
         }
@@ -42,7 +43,11 @@ class BenchCommandTest {
         assertThat(json.get("compactionDrainMillis").has("2")).isTrue();
         assertThat(json.get("compactionDrainMillis").has("-1")).isTrue();
         assertThat(json.get("compactionPeakRunning").get("1").asInt()).isEqualTo(1);
-        assertThat(run.err()).containsPattern("bench: \\[ *[0-9.]+ s\\] P1 ").contains("] P6 cancel latency").contains("] compaction drain");
+        for (String provider : new String[] {"heap", "offheap", "flink", "spark"}) {
+            assertThat(json.get("p7AllocOverhead").get(provider).asDouble()).as(provider).isPositive();
+        }
+        assertThat(run.err()).containsPattern("bench: \\[ *[0-9.]+ s\\] P1 ").contains("] P6 cancel latency").contains("] compaction drain")
+                .contains("] allocator overhead");
     }
 
     @Test
