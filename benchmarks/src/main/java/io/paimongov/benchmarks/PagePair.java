@@ -133,7 +133,7 @@ public final class PagePair implements AutoCloseable {
             try {
                 engine.close();
             } finally {
-                CompactionDrain.deleteTree(tempDir);
+                BenchTables.deleteTree(tempDir);
             }
         }
     }
@@ -149,7 +149,7 @@ public final class PagePair implements AutoCloseable {
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }
-        CompactionDrain.deleteTree(tempDir);
+        BenchTables.deleteTree(tempDir);
     }
 
     private static Path createTempDir(String name) {
