@@ -1,9 +1,12 @@
 package io.paimongov.benchmarks;
 
+import io.paimongov.spi.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.spi.write.WriteFootprint;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.CoreOptions;
@@ -20,8 +23,9 @@ import org.apache.paimon.table.sink.CommitMessage;
  * <ul>
  *   <li>P1, {@link #governedVsPlain}: a governed write (heap provider, budget {@code budgetBytes})
  *       against plain Paimon ({@code table.newBatchWriteBuilder().newWrite()} with {@code
- *       write-buffer-size} = the same bytes). The budget holds the whole input, so neither spills;
- *       what is left is the cost of governing.
+ *       write-buffer-size} = the same bytes and the table options the governed write plans for
+ *       that budget, {@link WriteFootprint#tableOptions()}). The budget holds the whole input, so
+ *       neither spills; what is left is the cost of governing.
  *   <li>P4, {@link #spillingVsInMemory}: two governed writes, one with the budget that holds the
  *       input, one with the budget at {@code budgetPercent}% of the input's bytes (Paimon's binary
  *       row size, the write's {@code inputBytes}), which spills.
@@ -119,11 +123,17 @@ public final class WriteThroughput {
                 new Setting(BenchTables.median(times.get(1)), last[1]));
     }
 
-    /** One plain Paimon write. */
+    /**
+     * One plain Paimon write, with the table options the governed write plans for the same budget
+     * (row-group size, spillable buffer, sort fan-in, synchronous file writes) and that budget as
+     * {@code write-buffer-size}: the two writes then differ only by governance.
+     */
     static Timed plain(Path dir, Workload w) throws Exception {
-        FileStoreTable table =
-                BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(w.buckets()))
-                        .copy(Map.of(CoreOptions.WRITE_BUFFER_SIZE.key(), Long.toString(w.budgetBytes())));
+        FileStoreTable created = BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(w.buckets()));
+        Map<String, String> options = new HashMap<>(
+                WriteFootprint.plan(created, w.budgetBytes(), GovernanceOptions.of(Map.of()).pageSize()).tableOptions());
+        options.put(CoreOptions.WRITE_BUFFER_SIZE.key(), Long.toString(w.budgetBytes()));
+        FileStoreTable table = created.copy(options);
         BenchTables.Rows rows = new BenchTables.Rows(42, w.rows(), w.valueBytes());
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         long start = System.nanoTime();
