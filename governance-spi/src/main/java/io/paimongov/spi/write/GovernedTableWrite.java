@@ -23,7 +23,6 @@ import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestList;
@@ -121,7 +120,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     /** The first I/O error a data file of this write met: Paimon's cleanup may throw another one instead. */
     private final AtomicReference<IOException> firstFileError = new AtomicReference<>();
     private final TableWriteImpl<?> write;
-    private final InternalRowSerializer rowSerializer;
+    private final RowSize rowSize;
     private final RowShape rowShape;
     private final boolean knownBuckets;
     private volatile State state = State.OPEN;
@@ -153,7 +152,7 @@ public final class GovernedTableWrite implements AutoCloseable {
                             poolFactory,
                             lock);
             this.write = newWrite();
-            this.rowSerializer = new InternalRowSerializer(this.table.rowType());
+            this.rowSize = new RowSize(this.table.rowType());
             this.rowShape = RowShape.of(this.table.name(), this.table.rowType());
             BucketMode bucketMode = this.table.bucketMode();
             this.knownBuckets = bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE;
@@ -278,7 +277,7 @@ public final class GovernedTableWrite implements AutoCloseable {
                 admit(write.getPartition(row), -1);
                 write.write(row);
             }
-            context.metrics().recordInput(1, sizeOf(row));
+            context.metrics().recordInput(1, rowSize.of(row));
         } catch (Throwable t) {
             throw fail(t);
         } finally {
@@ -290,13 +289,6 @@ public final class GovernedTableWrite implements AutoCloseable {
         if (writers.admit(partition, bucket)) {
             context.compactionExecutor().bucketsActive(writers.size());
         }
-    }
-
-    private long sizeOf(InternalRow row) {
-        if (row instanceof BinaryRow binary) {
-            return binary.getSizeInBytes();
-        }
-        return rowSerializer.toBinaryRow(row).getSizeInBytes();
     }
 
     /**
