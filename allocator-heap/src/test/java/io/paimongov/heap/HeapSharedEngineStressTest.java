@@ -1,5 +1,6 @@
 package io.paimongov.heap;
 
+import io.paimongov.tck.SharedEngineStress;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,6 @@ class HeapSharedEngineStressTest {
 
     @Test
     void randomConcurrentRequestsOnOneEngineStayWithinItAndAllComeBack() throws Exception {
-        SharedEngineStress.run(new HeapGovernanceProvider(), dir);
+        SharedEngineStress.run(new HeapGovernanceProvider(), dir, Integer.getInteger("governance.reliability.ops", 4000));
     }
 }

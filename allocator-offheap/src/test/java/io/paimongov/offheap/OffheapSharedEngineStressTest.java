@@ -1,5 +1,6 @@
 package io.paimongov.offheap;
 
+import io.paimongov.tck.SharedEngineStress;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,6 @@ class OffheapSharedEngineStressTest {
 
     @Test
     void randomConcurrentRequestsOnOneEngineStayWithinItAndAllComeBack() throws Exception {
-        SharedEngineStress.run(new OffheapGovernanceProvider(), dir);
+        SharedEngineStress.run(new OffheapGovernanceProvider(), dir, Integer.getInteger("governance.reliability.ops", 4000));
     }
 }

@@ -1,5 +1,6 @@
 package io.paimongov.spark;
 
+import io.paimongov.tck.SharedEngineStress;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,6 @@ class SparkSharedEngineStressTest {
 
     @Test
     void randomConcurrentRequestsOnOneEngineStayWithinItAndAllComeBack() throws Exception {
-        SharedEngineStress.run(new SparkGovernanceProvider(), dir);
+        SharedEngineStress.run(new SparkGovernanceProvider(), dir, Integer.getInteger("governance.reliability.ops", 4000));
     }
 }

@@ -1,6 +1,4 @@
-package io.paimongov.offheap;
-
-import static org.assertj.core.api.Assertions.assertThat;
+package io.paimongov.tck;
 
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
@@ -28,29 +26,45 @@ import org.apache.paimon.memory.MemorySegment;
  * the writes' budgets together. A sampler thread reads the engine's own counter and every
  * allocator's {@code usedBytes()} throughout; each page carries its owner's stamp, checked before
  * it is released (no page is handed out twice). Everything is given back at the end and the engine
- * counts zero. Copied into each allocator module's tests (a test cannot depend on another module's
- * tests); only the package differs.
+ * counts zero.
+ *
+ * <p>Not one of the kit's rules (it needs no Paimon table and runs only with a standalone engine);
+ * a stress run an allocator's own tests call, with {@code governance.reliability.ops} operations in
+ * this project's reliability suite.
+ *
+ * <p><b>Thread-safety:</b> {@link #run} may be called from any thread; each call is independent.
+ * <b>May throw:</b> {@link AssertionError} naming what was seen and the seed.
  */
-final class SharedEngineStress {
+public final class SharedEngineStress {
 
-    static final int OPS = Integer.getInteger("governance.reliability.ops", 4000);
     static final int PAGE = 64 << 10;
     static final int WRITES = 3;
     static final int THREADS = 4;
 
     /** What one run saw. */
-    record Result(long seed, long ops, long refused, long samples, long peakEngine, long violations, long aliased) {}
+    public record Result(long seed, long ops, long refused, long samples, long peakEngine, long violations, long aliased) {}
 
     private SharedEngineStress() {}
 
-    static Result run(GovernanceProvider provider, Path dir) throws Exception {
+    /**
+     * Runs {@code ops} random requests (pages of 1 to 4, byte reservations) from {@value #THREADS}
+     * threads on {@value #WRITES} writes' allocators of {@code provider}, each with a budget of 32
+     * pages, on one standalone engine of 48 pages under {@code dir}.
+     *
+     * @throws AssertionError when a sample saw an engine or allocator over its capacity, a page was
+     *     handed out twice, memory was still held at the end, or the engine never ran short
+     * @throws IllegalArgumentException when the provider has no standalone engine
+     */
+    public static Result run(GovernanceProvider provider, Path dir, int ops) throws Exception {
         long seed = System.nanoTime();
         long engineBytes = 48L * PAGE;
         GovernanceOptions options = GovernanceOptions.of(Map.of(
                 GovernanceOptions.MEMORY_BUDGET, Long.toString(32L * PAGE),
                 GovernanceOptions.PAGE_SIZE, Integer.toString(PAGE),
                 GovernanceOptions.SPILL_DIRS, dir.toString()));
-        try (StandaloneEngine engine = provider.standalone(engineBytes, dir).orElseThrow()) {
+        StandaloneEngine standalone = provider.standalone(engineBytes, dir)
+                .orElseThrow(() -> new IllegalArgumentException("provider '" + provider.name() + "' has no standalone engine"));
+        try (StandaloneEngine engine = standalone) {
             List<EngineResources> writes = new ArrayList<>();
             for (int i = 0; i < WRITES; i++) {
                 writes.add(provider.open(options, engine.environment()));
@@ -88,7 +102,7 @@ final class SharedEngineStress {
                     long stamp = (long) (t + 1) << 40;
                     done.add(pool.submit(() -> {
                         start.await();
-                        work(memory, random, stamp, refused, aliased);
+                        work(memory, random, stamp, ops / THREADS, refused, aliased);
                         return null;
                     }));
                 }
@@ -102,27 +116,34 @@ final class SharedEngineStress {
                 sampler.join();
             }
             for (EngineResources w : writes) {
-                assertThat(w.memory().usedBytes()).as("allocator holds nothing at the end").isZero();
+                check(w.memory().usedBytes() == 0, "an allocator still holds " + w.memory().usedBytes() + " bytes at the end, seed " + seed);
             }
-            assertThat(engine.engineUsedBytes()).as("engine counts zero at the end, seed " + seed).isZero();
+            check(engine.engineUsedBytes() == 0, "the engine counts " + engine.engineUsedBytes() + " bytes at the end, seed " + seed);
             for (EngineResources w : writes) {
                 w.close();
             }
-            Result result = new Result(seed, OPS, refused.get(), samples.get(), peak.get(), violations.get(), aliased.get());
+            Result result = new Result(seed, ops, refused.get(), samples.get(), peak.get(), violations.get(), aliased.get());
             System.out.println(provider.name() + " shared-engine stress: " + result);
-            assertThat(result.violations()).as("samples over a capacity, seed " + seed).isZero();
-            assertThat(result.aliased()).as("pages handed out twice, seed " + seed).isZero();
-            assertThat(result.samples()).isPositive();
-            assertThat(result.refused()).as("the engine ran short at times").isPositive();
+            check(result.violations() == 0, result.violations() + " samples over a capacity, seed " + seed);
+            check(result.aliased() == 0, result.aliased() + " pages handed out twice, seed " + seed);
+            check(result.samples() > 0, "the sampler took no sample");
+            check(result.refused() > 0, "the engine never ran short, so the run proved nothing; seed " + seed);
             return result;
         }
     }
 
-    private static void work(SegmentAllocator memory, Random random, long stamp, AtomicLong refused, AtomicLong aliased) {
+    private static void check(boolean holds, String seen) {
+        if (!holds) {
+            throw new AssertionError("[shared-engine stress] " + seen);
+        }
+    }
+
+    private static void work(
+            SegmentAllocator memory, Random random, long stamp, int ops, AtomicLong refused, AtomicLong aliased) {
         List<List<MemorySegment>> pages = new ArrayList<>();
         List<Long> reserved = new ArrayList<>();
         long next = stamp;
-        for (int i = 0; i < OPS / THREADS; i++) {
+        for (int i = 0; i < ops; i++) {
             switch (random.nextInt(4)) {
                 case 0 -> {
                     List<MemorySegment> got = new ArrayList<>();
