@@ -36,7 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * reading the pool's own counter throughout.
  *
  * <ul>
- *   <li>Over-subscribed (disabled, see the test): the writes' budgets together are twice the pool. Every write commits
+ *   <li>Filling the pool: four 2m writes on an 8m pool; every write commits its model, the pool
+ *       never passes its capacity and is empty at the end; no spill scope is left.
+ *   <li>Over-subscribed: the writes' budgets together are twice the pool. Every write commits
  *       exactly its model or fails with {@link ResourceExhaustedException} and leaves no snapshot;
  *       the pool never passes its capacity and is empty at the end; no spill scope is left.
  *   <li>Cancellation storm: two threads cancel random writes at random moments while they write,
