@@ -9,6 +9,7 @@ import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.metrics.LeakCounter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,9 @@ import org.apache.flink.runtime.memory.MemoryManager;
  * task threads at once.
  */
 public final class FlinkGovernanceProvider implements GovernanceProvider {
+
+    /** Leaking closes of this provider's write allocators, process-wide. */
+    static final LeakCounter LEAKS = new LeakCounter();
 
     public static final String NAME = "flink";
 
@@ -145,12 +149,12 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
      * Counts from the start of the process (of this class's loader); never decreases.
      */
     public static long leaksDetected() {
-        return FlinkLeaks.count();
+        return LEAKS.count();
     }
 
     /** The bytes those leaking allocators still held when they closed (and then gave back). */
     public static long leakedBytes() {
-        return FlinkLeaks.bytes();
+        return LEAKS.bytes();
     }
 
     /** Paimon needs power-of-two pages; the runtime's smallest page is 4 KiB. */

@@ -192,7 +192,7 @@ final class FlinkSegmentAllocator implements SegmentAllocator {
      * Gives every page and reservation of this write's owner back to the manager. Idempotent.
      *
      * @throws IllegalStateException when pages or reservations were still held (a leak; they are
-     *     released first, so the slot gets them back); counted in {@link FlinkLeaks}
+     *     released first, so the slot gets them back); counted in {@link FlinkGovernanceProvider#leaksDetected()}
      */
     void close() {
         long held;
@@ -221,7 +221,7 @@ final class FlinkSegmentAllocator implements SegmentAllocator {
         if (held == 0) {
             return;
         }
-        FlinkLeaks.record(held);
+        FlinkGovernanceProvider.LEAKS.record(held);
         throw new IllegalStateException(
                 "flink allocator of " + owner + " closed with " + held + " bytes still held (" + leftPages + " pages, "
                         + leftReserved + " reserved bytes); they were given back to Flink's memory manager");

@@ -71,18 +71,11 @@ class HeapConcurrentWritesTest {
     @Test
     void overSubscribedWritesOnOnePoolCommitOrFailCleanlyAndNeverPassIt() throws Exception {
         long poolBytes = 4L << 20;
-        int[] ends = new int[End.values().length];
-        long peak = 0;
-        for (int round = 0; round < ROUNDS; round++) {
-            Path roundDir = Files.createDirectories(dir.resolve("r" + round));
-            RoundResult r = runRound(roundDir, poolBytes, "2m", round, false);
-            r.count(ends);
-            peak = Math.max(peak, r.peak);
-        }
+        Rounds r = rounds("r", poolBytes, false);
         System.out.printf("over-subscribed: %d rounds x %d writes: committed %d, exhausted %d; pool peak %d of %d%n",
-                ROUNDS, WRITES, ends[0], ends[1], peak, poolBytes);
-        assertThat(ends[End.COMMITTED.ordinal()]).as("some writes committed").isPositive();
-        assertThat(ends[End.CANCELLED.ordinal()]).isZero();
+                ROUNDS, WRITES, r.count(End.COMMITTED), r.count(End.EXHAUSTED), r.peak(), poolBytes);
+        assertThat(r.count(End.COMMITTED)).as("some writes committed").isPositive();
+        assertThat(r.count(End.CANCELLED)).isZero();
     }
 
     /**
@@ -92,40 +85,43 @@ class HeapConcurrentWritesTest {
     @Test
     void writesThatFillTheSharedPoolCommitTheirModelAndNeverPassIt() throws Exception {
         long poolBytes = 8L << 20;
-        int[] ends = new int[End.values().length];
-        long peak = 0;
-        for (int round = 0; round < ROUNDS; round++) {
-            Path roundDir = Files.createDirectories(dir.resolve("f" + round));
-            RoundResult r = runRound(roundDir, poolBytes, "2m", round, false);
-            r.count(ends);
-            peak = Math.max(peak, r.peak);
-        }
+        Rounds r = rounds("f", poolBytes, false);
         System.out.printf("shared pool: %d rounds x %d writes: committed %d; pool peak %d of %d; spill files %d%n",
-                ROUNDS, WRITES, ends[0], peak, poolBytes, spillFiles.get());
+                ROUNDS, WRITES, r.count(End.COMMITTED), r.peak(), poolBytes, spillFiles.get());
         assertThat(spillFiles.get()).as("the writes spilled").isPositive();
-        assertThat(ends[End.COMMITTED.ordinal()]).isEqualTo(ROUNDS * WRITES);
-        assertThat(peak).as("the writes together filled most of the pool").isGreaterThan(poolBytes / 2);
+        assertThat(r.count(End.COMMITTED)).isEqualTo(ROUNDS * WRITES);
+        assertThat(r.peak()).as("the writes together filled most of the pool").isGreaterThan(poolBytes / 2);
     }
 
     @Test
     void aCancellationStormLeavesEveryWriteCommittedOrCancelledNeverHalf() throws Exception {
-        long poolBytes = 8L << 20;
-        int[] ends = new int[End.values().length];
-        for (int round = 0; round < ROUNDS; round++) {
-            Path roundDir = Files.createDirectories(dir.resolve("s" + round));
-            runRound(roundDir, poolBytes, "2m", round, true).count(ends);
-        }
+        Rounds r = rounds("s", 8L << 20, true);
         System.out.printf("cancellation storm: %d rounds x %d writes: committed %d, cancelled %d, exhausted %d; spill files %d%n",
-                ROUNDS, WRITES, ends[0], ends[2], ends[1], spillFiles.get());
-        assertThat(ends[End.EXHAUSTED.ordinal()]).isZero();
-        assertThat(ends[End.CANCELLED.ordinal()]).as("the storm cancelled writes").isPositive();
+                ROUNDS, WRITES, r.count(End.COMMITTED), r.count(End.CANCELLED), r.count(End.EXHAUSTED), spillFiles.get());
+        assertThat(r.count(End.EXHAUSTED)).isZero();
+        assertThat(r.count(End.CANCELLED)).as("the storm cancelled writes").isPositive();
         assertThat(spillFiles.get()).as("the writes spilled before or while they were cancelled").isPositive();
     }
 
-    private record RoundResult(List<End> ends, long peak) {
-        void count(int[] into) {
-            ends.forEach(e -> into[e.ordinal()]++);
+    private record RoundResult(List<End> ends, long peak) {}
+
+    /** How {@code ROUNDS} rounds ended: writes per {@link End}, and the pool's highest sample. */
+    private record Rounds(int[] ends, long peak) {
+        int count(End end) {
+            return ends[end.ordinal()];
         }
+    }
+
+    /** {@code ROUNDS} rounds of 2m writes on a pool of {@code poolBytes}, each in {@code dir/<prefix><round>}. */
+    private Rounds rounds(String prefix, long poolBytes, boolean storm) throws Exception {
+        int[] ends = new int[End.values().length];
+        long peak = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            RoundResult r = runRound(Files.createDirectories(dir.resolve(prefix + round)), poolBytes, "2m", round, storm);
+            r.ends().forEach(e -> ends[e.ordinal()]++);
+            peak = Math.max(peak, r.peak());
+        }
+        return new Rounds(ends, peak);
     }
 
     /** Where a write is, published by its thread for the cancellers. */

@@ -182,7 +182,7 @@ final class ArrowSegmentAllocator implements SegmentAllocator {
      *
      * @throws IllegalStateException when pages or reservations were still held (a leak; they are
      *     released first, so the engine's allocator gets them back) or when Arrow's own check at
-     *     close still finds memory; the leak is counted in {@link OffheapLeaks}
+     *     close still finds memory; the leak is counted in {@link OffheapGovernanceProvider#leaksDetected()}
      */
     void close() {
         List<ArrowBuf> leftPages;
@@ -212,7 +212,7 @@ final class ArrowSegmentAllocator implements SegmentAllocator {
         if (held == 0 && arrowLeak == null) {
             return;
         }
-        OffheapLeaks.record(held);
+        OffheapGovernanceProvider.LEAKS.record(held);
         throw new IllegalStateException(leakMessage(held, leftPages.size(), leftReserved, arrowLeak), arrowLeak);
     }
 

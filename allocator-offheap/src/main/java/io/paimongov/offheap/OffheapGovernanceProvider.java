@@ -9,6 +9,7 @@ import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.metrics.LeakCounter;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +37,9 @@ import org.apache.arrow.memory.RootAllocator;
  * be called from many threads at once.
  */
 public final class OffheapGovernanceProvider implements GovernanceProvider {
+
+    /** Leaking closes of this provider's write allocators, process-wide. */
+    static final LeakCounter LEAKS = new LeakCounter();
 
     public static final String NAME = "offheap";
 
@@ -92,12 +96,12 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
      * from the start of the process (of this class's loader); never decreases.
      */
     public static long leaksDetected() {
-        return OffheapLeaks.count();
+        return LEAKS.count();
     }
 
     /** The bytes those leaking allocators still held when they closed (and then released). */
     public static long leakedBytes() {
-        return OffheapLeaks.bytes();
+        return LEAKS.bytes();
     }
 
     private static void rejectOwnKeys(GovernanceOptions options) {

@@ -8,14 +8,18 @@ import io.paimongov.spi.memory.MemoryBudget;
 import io.paimongov.spi.memory.MemoryReservation;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.spi.metrics.PaimonMetricCapture;
+import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -28,10 +32,10 @@ import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestList;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
-import org.apache.paimon.options.Options;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.TableCommitImpl;
 import org.apache.paimon.table.sink.TableWriteImpl;
@@ -115,7 +119,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     private final WriterAdmission writers;
     private final List<Handoff> pending = new ArrayList<>();
     /** Names of data files in messages that were committed or handed off: never deleted by an abort. */
-    private final java.util.Set<String> published = new java.util.HashSet<>();
+    private final Set<String> published = new HashSet<>();
     private final ReentrantLock lock = new ReentrantLock();
     /** The first I/O error a data file of this write met: Paimon's cleanup may throw another one instead. */
     private final AtomicReference<IOException> firstFileError = new AtomicReference<>();
@@ -490,7 +494,7 @@ public final class GovernedTableWrite implements AutoCloseable {
             return;
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c == first || java.util.Arrays.asList(c.getSuppressed()).contains(first)) {
+            if (c == first || Arrays.asList(c.getSuppressed()).contains(first)) {
                 return;
             }
         }
@@ -551,7 +555,7 @@ public final class GovernedTableWrite implements AutoCloseable {
      */
     private static boolean isPageDenied(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof java.io.EOFException && String.valueOf(c.getMessage()).contains("memorySource depleted")) {
+            if (c instanceof EOFException && String.valueOf(c.getMessage()).contains("memorySource depleted")) {
                 return true;
             }
         }
@@ -762,7 +766,7 @@ public final class GovernedTableWrite implements AutoCloseable {
          */
         private List<Path> unreferenced(Long before, List<Path> written) {
             try {
-                java.util.Set<String> used = new java.util.HashSet<>();
+                Set<String> used = new HashSet<>();
                 SnapshotManager snapshots = table.snapshotManager();
                 ManifestList lists = table.store().manifestListFactory().create();
                 Long latest = snapshots.latestSnapshotIdFromFileSystem();
