@@ -13,7 +13,7 @@ class HeapDriftTest {
 
     @Test
     void aSpillingWriteIsSampledAndStaysInItsBudget() throws Exception {
-        HeapDrift.Result r = HeapDrift.run(dir, 8_000, 2, 256, 2L << 20, 20);
+        HeapDrift.Result r = HeapDrift.run(dir, 40_000, 2, 256, 4L << 20, 20);
         assertThat(r.spillCount()).isPositive();
         assertThat(r.samples()).isPositive();
         assertThat(r.peakOverBudget()).isPositive().isLessThanOrEqualTo(1.0);
