@@ -8,7 +8,7 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.metrics.LeakCounter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -72,7 +72,7 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
      *     size is not a power of two of at least 4 KiB, or it has nothing for this write
      */
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         managedMemoryWeight(options);
         MemoryManager manager = environment.require(MemoryManager.class, NAME);
         requireUsablePages(manager.getPageSize());
@@ -119,8 +119,8 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
      *
      * @throws IllegalArgumentException naming the key
      */
-    public static int managedMemoryWeight(GovernanceOptions options) {
-        options.asMap().keySet().stream()
+    public static int managedMemoryWeight(ProviderOptions options) {
+        options.providerKeys().keySet().stream()
                 .filter(k -> k.startsWith("governance." + NAME + ".") && !k.equals(MANAGED_MEMORY_WEIGHT))
                 .findFirst()
                 .ifPresent(k -> {
@@ -159,7 +159,7 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
 
     /** Paimon needs power-of-two pages; the runtime's smallest page is 4 KiB. */
     private static void requireUsablePages(int pageSize) {
-        if (pageSize < GovernanceOptions.MIN_PAGE_SIZE || Integer.bitCount(pageSize) != 1) {
+        if (pageSize < ProviderOptions.MIN_PAGE_SIZE || Integer.bitCount(pageSize) != 1) {
             throw new IllegalStateException(
                     "provider 'flink' needs a memory manager whose page size is a power of two of at least 4096 bytes;"
                             + " it has " + pageSize + " (taskmanager.memory.segment-size)");

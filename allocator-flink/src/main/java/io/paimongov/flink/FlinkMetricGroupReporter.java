@@ -23,9 +23,9 @@ import org.apache.flink.metrics.MetricGroup;
  * source is a volatile reference. {@link #writeOpened} and {@link #writeClosed} do not throw for a
  * metric Flink refuses (Flink logs a duplicate name itself).
  */
-final class FlinkMetricGroupReporter implements MetricsReporter {
+public final class FlinkMetricGroupReporter implements MetricsReporter {
 
-    static final String GROUP = "paimonGovernance";
+    public static final String GROUP = "paimonGovernance";
 
     private final MetricGroup group;
     private volatile Supplier<MetricsSnapshot> source;

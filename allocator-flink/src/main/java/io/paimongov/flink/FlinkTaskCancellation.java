@@ -14,19 +14,19 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread-safe: the runtime polls from the task thread and compaction threads.
  */
-final class FlinkTaskCancellation implements CancellationSignal {
+public final class FlinkTaskCancellation implements CancellationSignal {
 
-    static final String TASK_CANCELLED = "the Flink task was cancelled";
+    public static final String TASK_CANCELLED = "the Flink task was cancelled";
 
     private final ManualCancellation closed = CancellationSignal.manual();
     private final BooleanSupplier taskCancelled;
 
-    FlinkTaskCancellation(BooleanSupplier taskCancelled) {
+    public FlinkTaskCancellation(BooleanSupplier taskCancelled) {
         this.taskCancelled = taskCancelled;
     }
 
     /** Fires the signal; the reason is what the write's {@code WriteCancelledException} says. */
-    void cancel(String reason) {
+    public void cancel(String reason) {
         closed.cancel(reason);
     }
 

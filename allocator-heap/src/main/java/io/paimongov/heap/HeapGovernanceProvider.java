@@ -8,7 +8,7 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,8 +48,8 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
      *     none of its own, so such a key is a typo
      */
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
-        options.asMap().keySet().stream()
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
+        options.providerKeys().keySet().stream()
                 .filter(k -> k.startsWith("governance." + NAME + "."))
                 .findFirst()
                 .ifPresent(k -> {

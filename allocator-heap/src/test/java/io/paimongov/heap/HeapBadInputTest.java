@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
-import io.paimongov.spi.write.RowShape;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.runtime.write.RowShape;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.runtime.write.GovernedTableWrite;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;

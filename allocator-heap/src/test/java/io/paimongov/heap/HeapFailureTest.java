@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.runtime.write.GovernedTableWrite;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;

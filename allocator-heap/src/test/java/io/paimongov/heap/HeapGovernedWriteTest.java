@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.PreparedCommit;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.PreparedCommit;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -214,7 +214,7 @@ class HeapGovernedWriteTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
         TestTables.Workload w = TestTables.Workload.random(15, WriteHarness.ROWS, WriteHarness.ROWS / 3, 2, 32);
-        h.context = io.paimongov.spi.write.ResourceContext.open(
+        h.context = io.paimongov.runtime.write.ResourceContext.open(
                 "stream", h.provider, h.options("3m", "governance.memory.page-size", "16k"),
                 io.paimongov.spi.EngineEnvironment.standalone());
         try (GovernedTableWrite write = GovernedTableWrite.stream(table, "stream-user", h.context)) {

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.memory.MemoryReservation;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

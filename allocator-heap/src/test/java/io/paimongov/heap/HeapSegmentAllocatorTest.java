@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.paimongov.heap;
 
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
@@ -8,7 +9,7 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,7 +39,7 @@ final class ObservedHeapProvider implements GovernanceProvider {
     }
 
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         EngineResources inner = heap.open(options, environment);
         SegmentAllocator faulty = new FaultyAllocator(inner.memory());
         return new EngineResources() {

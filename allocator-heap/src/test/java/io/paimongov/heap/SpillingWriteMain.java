@@ -1,9 +1,9 @@
 package io.paimongov.heap;
 
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.paimon.data.InternalRow;

@@ -3,10 +3,10 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.spill.SpillScope;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

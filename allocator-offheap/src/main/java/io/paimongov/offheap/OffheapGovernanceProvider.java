@@ -8,7 +8,7 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.metrics.LeakCounter;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -65,7 +65,7 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
      *     the flag)
      */
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         rejectOwnKeys(options);
         NioAccess.requireOpen();
         int pageSize = options.pageSize();
@@ -104,8 +104,8 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
         return LEAKS.bytes();
     }
 
-    private static void rejectOwnKeys(GovernanceOptions options) {
-        options.asMap().keySet().stream()
+    private static void rejectOwnKeys(ProviderOptions options) {
+        options.providerKeys().keySet().stream()
                 .filter(k -> k.startsWith("governance." + NAME + "."))
                 .findFirst()
                 .ifPresent(k -> {
@@ -121,7 +121,7 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
         long rounded = parent.getRoundingPolicy().getRoundedSize(pageSize);
         if (rounded != pageSize) {
             throw new IllegalArgumentException(
-                    "'" + GovernanceOptions.PAGE_SIZE + "' = " + pageSize + " is rounded to " + rounded
+                    "'governance.memory.page-size' = " + pageSize + " is rounded to " + rounded
                             + " bytes by the rounding policy of the engine's Arrow allocator '" + parent.getName()
                             + "'; choose a page size it keeps");
         }

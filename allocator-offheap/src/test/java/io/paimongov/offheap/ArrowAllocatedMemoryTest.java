@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
-import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.runtime.write.GovernedTableWrite;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,7 +42,7 @@ class ArrowSegmentAllocatorTest {
             values.put(more[i], more[i + 1]);
         }
         return new OffheapGovernanceProvider()
-                .open(GovernanceOptions.of(values), EngineEnvironment.builder().with(BufferAllocator.class, engine).build());
+                .open(GovernanceOptions.of(values).providerOptions(), EngineEnvironment.builder().with(BufferAllocator.class, engine).build());
     }
 
     @Test

@@ -2,7 +2,7 @@ package io.paimongov.offheap;
 
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.paimon.memory.MemorySegment;
@@ -17,7 +17,7 @@ public final class OpenOnePage {
 
     public static void main(String[] args) {
         EngineResources resources =
-                new OffheapGovernanceProvider().open(GovernanceOptions.defaults(), EngineEnvironment.standalone());
+                new OffheapGovernanceProvider().open(GovernanceOptions.defaults().providerOptions(), EngineEnvironment.standalone());
         List<MemorySegment> pages = new ArrayList<>();
         resources.memory().allocate(pages, 1);
         pages.get(0).putLong(0, 42L);

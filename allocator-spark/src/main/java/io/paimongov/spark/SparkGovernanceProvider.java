@@ -8,7 +8,7 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,7 +51,7 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
      *     {@link TaskMemoryManager} (the message names {@code TaskContext})
      */
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         rejectOwnKeys(options);
         TaskContext task = environment.find(TaskContext.class).orElse(null);
         TaskMemoryManager tmm =
@@ -91,8 +91,8 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
         return SparkSegmentAllocator.HELD.sum();
     }
 
-    private static void rejectOwnKeys(GovernanceOptions options) {
-        options.asMap().keySet().stream()
+    private static void rejectOwnKeys(ProviderOptions options) {
+        options.providerKeys().keySet().stream()
                 .filter(k -> k.startsWith("governance." + NAME + "."))
                 .findFirst()
                 .ifPresent(k -> {

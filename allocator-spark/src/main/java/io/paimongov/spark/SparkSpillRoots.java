@@ -2,7 +2,7 @@ package io.paimongov.spark;
 
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.spi.ProviderOptions;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -25,9 +25,9 @@ final class SparkSpillRoots {
 
     private SparkSpillRoots() {}
 
-    static SpillLocations resolve(GovernanceOptions options, EngineEnvironment environment) {
+    static SpillLocations resolve(ProviderOptions options, EngineEnvironment environment) {
         List<Path> roots =
-                options.raw(GovernanceOptions.SPILL_DIRS).isPresent()
+                options.spillDirsGiven()
                         ? options.spillDirs()
                         : sparkLocalDirs(environment).orElseGet(options::spillDirs);
         return SpillLocations.of(roots, options.spillMaxBytes());

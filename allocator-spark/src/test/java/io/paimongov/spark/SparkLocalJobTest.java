@@ -1,5 +1,6 @@
 package io.paimongov.spark;
 
+import io.paimongov.spark.write.GovernedPaimonWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,12 +66,12 @@ class SparkSegmentAllocatorTest {
     @Test
     void withoutATaskTheProviderSaysWhatToAdd() {
         GovernanceOptions options = GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "1m"));
-        assertThatThrownBy(() -> new SparkGovernanceProvider().open(options, EngineEnvironment.standalone()))
+        assertThatThrownBy(() -> new SparkGovernanceProvider().open(options.providerOptions(), EngineEnvironment.standalone()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("provider 'spark' needs a org.apache.spark.TaskContext in the EngineEnvironment; add it with"
                         + " EngineEnvironment.builder().with(TaskContext.class, value)");
         assertThatThrownBy(() -> new SparkGovernanceProvider().open(
-                        options.with("governance.spark.floor", "1m"), EngineEnvironment.standalone()))
+                        options.with("governance.spark.floor", "1m").providerOptions(), EngineEnvironment.standalone()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("unknown option 'governance.spark.floor'");
     }

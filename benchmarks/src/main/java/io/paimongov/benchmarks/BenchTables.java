@@ -2,9 +2,9 @@ package io.paimongov.benchmarks;
 
 import io.paimongov.heap.HeapGovernanceProvider;
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.paimongov.benchmarks;
 
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.runtime.write.GovernedTableWrite;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.paimongov.benchmarks;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.write.GovernedTableWrite;
+import io.paimongov.runtime.write.GovernedTableWrite;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;

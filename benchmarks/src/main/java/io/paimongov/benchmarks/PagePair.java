@@ -2,10 +2,10 @@ package io.paimongov.benchmarks;
 
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -76,7 +76,7 @@ public final class PagePair implements AutoCloseable {
                     GovernanceOptions.MEMORY_BUDGET, String.valueOf(ENGINE_BYTES / 2),
                     GovernanceOptions.PAGE_SIZE, String.valueOf(PAGE_SIZE),
                     GovernanceOptions.SPILL_DIRS, tempDir.toString()));
-            resources = provider.open(options, engine.environment());
+            resources = provider.open(options.providerOptions(), engine.environment());
             if (resources.memory().pageSize() != PAGE_SIZE) {
                 throw new IllegalStateException("provider '" + name + "' gives pages of " + resources.memory().pageSize()
                         + " bytes, not " + PAGE_SIZE);

@@ -1,6 +1,6 @@
 package io.paimongov.cli;
 
-import io.paimongov.spi.cancel.CancellationToken;
+import io.paimongov.runtime.cancel.CancellationToken;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;

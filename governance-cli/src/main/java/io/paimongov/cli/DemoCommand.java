@@ -1,8 +1,8 @@
 package io.paimongov.cli;
 
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.Providers;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

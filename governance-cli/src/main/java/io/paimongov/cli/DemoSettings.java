@@ -1,7 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
 
 /**

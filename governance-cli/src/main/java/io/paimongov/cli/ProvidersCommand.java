@@ -1,7 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;

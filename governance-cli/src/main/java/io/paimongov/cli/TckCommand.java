@@ -1,6 +1,6 @@
 package io.paimongov.cli;
 
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 import io.paimongov.tck.Rule;
 import io.paimongov.tck.TckReport;
 import io.paimongov.tck.TckRunner;

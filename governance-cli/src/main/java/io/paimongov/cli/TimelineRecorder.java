@@ -1,7 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.metrics.WriterMetrics;
+import io.paimongov.runtime.metrics.WriterMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

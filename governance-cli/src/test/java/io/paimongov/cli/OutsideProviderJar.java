@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.GovernanceProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -47,7 +48,7 @@ final class OutsideProviderJar {
             import io.paimongov.spi.ResourceExhaustedException;
             import io.paimongov.spi.SegmentAllocator;
             import io.paimongov.spi.SpillLocations;
-            import io.paimongov.spi.config.GovernanceOptions;
+            import io.paimongov.runtime.config.GovernanceOptions;
             import java.util.Collection;
             import java.util.Collections;
             import java.util.IdentityHashMap;
@@ -65,7 +66,7 @@ final class OutsideProviderJar {
                     return used + bytes <= capacity;
                 }
 
-                public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+                public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
                     Pages pages = new Pages(options.pageSize(), options.budgetBytes());
                     SpillLocations spill = SpillLocations.of(options.spillDirs(), options.spillMaxBytes());
                     CompactionThreads threads = CompactionThreads.of(r -> {

@@ -1,6 +1,5 @@
 package io.paimongov.spi;
 
-import io.paimongov.spi.config.GovernanceOptions;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -9,8 +8,8 @@ import java.util.Optional;
  * cancel state, metric system and threads into {@link EngineResources} for one logical write.
  *
  * <p>Found with {@link java.util.ServiceLoader}: list the implementation in
- * {@code META-INF/services/io.paimongov.spi.GovernanceProvider}. Select one by name with {@link
- * Providers#load(String, ClassLoader)}.
+ * {@code META-INF/services/io.paimongov.spi.GovernanceProvider}. The runtime selects one by name
+ * (option {@code governance.provider}).
  *
  * <p><b>Thread-safety:</b> implementations must be thread-safe; {@link #open} may be called from
  * many engine threads at once, once per logical write. <b>May throw:</b> {@link #open} throws
@@ -30,10 +29,11 @@ public interface GovernanceProvider {
      * Opens the engine resources of one logical write. The runtime calls it once per write, on
      * the thread that opens the write, and closes the result exactly once when the write ends.
      *
-     * @param options validated governance options (budget, page size, spill roots, ...)
+     * @param options the write's validated budget, page size and spill settings, and the keys the
+     *     provider validates itself
      * @param environment what the engine hands over (its memory manager, task context, ...)
      */
-    EngineResources open(GovernanceOptions options, EngineEnvironment environment);
+    EngineResources open(ProviderOptions options, EngineEnvironment environment);
 
     /**
      * A standalone engine of this provider's kind with {@code budgetBytes} of memory and its temp

@@ -1,7 +1,7 @@
 package io.paimongov.reliability;
 
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 
 /** The four allocator modules, each found by its provider name as an engine would find it. */
 enum Allocator {

@@ -2,11 +2,11 @@ package io.paimongov.reliability;
 
 import io.paimongov.reliability.Fault.Outcome;
 import io.paimongov.spi.WriteCancelledException;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.PreparedCommit;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.PreparedCommit;
+import io.paimongov.runtime.write.ResourceContext;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

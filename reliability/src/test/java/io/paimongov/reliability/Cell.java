@@ -1,7 +1,7 @@
 package io.paimongov.reliability;
 
 import io.paimongov.reliability.Fault.Outcome;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.paimongov.reliability;
 
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -81,7 +81,7 @@ final class FaultSetup {
      * provider on the same engine) takes every byte the engine still has, in halving chunks.
      */
     private void takeAllEngineMemory() {
-        hog = world.provider.real().open(world.options(), world.engine().environment());
+        hog = world.provider.real().open(world.options().providerOptions(), world.engine().environment());
         for (long chunk = world.settings.budgetBytes(); chunk >= 1024; chunk /= 2) {
             while (hog.memory().tryReserve(chunk)) {
                 hogBytes += chunk;

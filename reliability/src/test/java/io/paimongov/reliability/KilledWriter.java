@@ -2,9 +2,9 @@ package io.paimongov.reliability;
 
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.paimongov.reliability;
 
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
@@ -10,7 +11,7 @@ import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -77,7 +78,7 @@ final class ObservedProvider implements GovernanceProvider {
     }
 
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         Opened resources = new Opened(real.open(options, environment));
         opened.add(resources);
         return resources;

@@ -1,8 +1,8 @@
 package io.paimongov.reliability;
 
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.spill.SpillScope;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.spill.SpillScope;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,9 +1,9 @@
 package io.paimongov.tck;
 
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;

@@ -2,7 +2,7 @@ package io.paimongov.tck;
 
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 import net.jqwik.api.Example;
 
 /** DISCOVERY-*: the provider is found by name and refuses what it cannot honour. */
@@ -47,7 +47,7 @@ abstract class DiscoveryRules extends MetricsRules {
         try (TckSubject s = subject(4 << 20)) {
             EngineResources opened;
             try {
-                opened = s.provider.open(s.options(key, "1"), s.environment());
+                opened = s.provider.open(s.options(key, "1").providerOptions(), s.environment());
             } catch (IllegalArgumentException e) {
                 check(Rule.DISCOVERY_3, e.getMessage() != null && e.getMessage().contains(key),
                         "the error does not name '" + key + "': " + e.getMessage());

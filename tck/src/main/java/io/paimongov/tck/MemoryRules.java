@@ -40,7 +40,7 @@ abstract class MemoryRules extends TckBase {
 
         AllocatorModel(TckSubject subject) {
             this.subject = subject;
-            this.resources = subject.provider.open(subject.options(), subject.environment());
+            this.resources = subject.provider.open(subject.options().providerOptions(), subject.environment());
             this.allocator = resources.memory();
         }
 
@@ -186,7 +186,7 @@ abstract class MemoryRules extends TckBase {
     void required_MEM2_concurrentUseNeverPassesTheCapacityAndEndsAtZero(
             @ForAll @IntRange(min = 2, max = 4) int threads, @ForAll long seed) throws Exception {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             SegmentAllocator allocator = resources.memory();
             long capacity = allocator.capacityBytes();
             AtomicReference<String> violation = new AtomicReference<>();
@@ -266,7 +266,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_3)
     void required_MEM3_aFailedReservationLeavesAccountingUnchanged() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             SegmentAllocator allocator = resources.memory();
             long capacity = allocator.capacityBytes();
             check(Rule.MEM_3, allocator.tryReserve(capacity / 2), "tryReserve(half the capacity) was refused on an empty allocator");
@@ -285,7 +285,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_4)
     void required_MEM4_pageAllocationIsAllOrNothing() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             SegmentAllocator allocator = resources.memory();
             int fit = (int) (allocator.capacityBytes() / allocator.pageSize());
             List<MemorySegment> most = new ArrayList<>();
@@ -315,7 +315,7 @@ abstract class MemoryRules extends TckBase {
     void required_MEM5_pagesHaveThePageSizeAreWritableAndNeverAlias(
             @ForAll @IntRange(min = 2, max = 40) int count, @ForAll long seed) {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             SegmentAllocator allocator = resources.memory();
             List<MemorySegment> pages = new ArrayList<>();
             for (int i = 0; i < count; i++) {
@@ -349,7 +349,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_6)
     void required_MEM6_closingReturnsTheEnginesMemory() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             SegmentAllocator allocator = resources.memory();
             List<MemorySegment> pages = new ArrayList<>();
             allocator.allocate(pages, 8);
@@ -373,7 +373,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_7)
     void required_MEM7_closeIsIdempotent() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             List<MemorySegment> pages = new ArrayList<>();
             resources.memory().allocate(pages, 2);
             check(Rule.MEM_7, resources.memory().tryReserve(1000), "tryReserve(1000) refused on an almost empty allocator");
@@ -392,7 +392,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_8)
     void required_MEM8_useAfterCloseFailsWithATypedError() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             SegmentAllocator allocator = resources.memory();
             resources.close();
             Throwable allocate = thrown(() -> allocator.allocate(new ArrayList<>(), 1));
@@ -408,7 +408,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_9)
     void required_MEM9_capacityAndPageSizeFollowTheOptions() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options(), s.environment());
+            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
             SegmentAllocator allocator = resources.memory();
             long capacity = allocator.capacityBytes();
             int pageSize = allocator.pageSize();

@@ -1,5 +1,6 @@
 package io.paimongov.tck;
 
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
@@ -9,7 +10,7 @@ import io.paimongov.spi.MemoryRelief;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,7 +54,7 @@ final class ObservedProvider implements GovernanceProvider {
     }
 
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         Observed resources = new Observed(vendor.open(options, environment));
         opened.add(resources);
         return resources;

@@ -5,7 +5,7 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +67,7 @@ public final class SharedEngineStress {
         try (StandaloneEngine engine = standalone) {
             List<EngineResources> writes = new ArrayList<>();
             for (int i = 0; i < WRITES; i++) {
-                writes.add(provider.open(options, engine.environment()));
+                writes.add(provider.open(options.providerOptions(), engine.environment()));
             }
             AtomicLong violations = new AtomicLong();
             AtomicLong samples = new AtomicLong();

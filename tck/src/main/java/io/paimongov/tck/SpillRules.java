@@ -2,9 +2,9 @@ package io.paimongov.tck;
 
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.spill.SpillScope;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.runtime.write.ResourceContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -79,7 +79,7 @@ abstract class SpillRules extends WriteRules {
         check(Rule.SPILL_5, run.peakScopeBytes <= limit,
                 "the spill scope held " + run.peakScopeBytes + " bytes on disk; governance.spill.max-bytes is " + limit);
         try (TckSubject s = subject(2 << 20)) {
-            try (EngineResources resources = s.provider.open(s.options(GovernanceOptions.SPILL_MAX_BYTES, "1m"), s.environment())) {
+            try (EngineResources resources = s.provider.open(s.options(GovernanceOptions.SPILL_MAX_BYTES, "1m").providerOptions(), s.environment())) {
                 long given = resources.spill().maxBytes();
                 check(Rule.SPILL_5, given <= limit, "SpillLocations.maxBytes() is " + given + " with governance.spill.max-bytes=1m");
             }
@@ -94,7 +94,7 @@ abstract class SpillRules extends WriteRules {
         check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions);
         check(Rule.SPILL_6, run.scopeUnderRoots, "the spill scope " + run.scope + " is not directly under a spill root of the provider");
         try (TckSubject s = subject(2 << 20)) {
-            try (EngineResources resources = s.provider.open(s.options(), s.environment())) {
+            try (EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment())) {
                 List<Path> roots = resources.spill().roots();
                 check(Rule.SPILL_6, !roots.isEmpty(), "SpillLocations.roots() is empty");
                 for (Path root : roots) {
@@ -109,7 +109,7 @@ abstract class SpillRules extends WriteRules {
     void required_SPILL7_scopesOfADeadProcessAreSwept() throws Exception {
         try (TckSubject s = subject(4 << 20)) {
             List<Path> roots;
-            try (EngineResources resources = s.provider.open(s.options(), s.environment())) {
+            try (EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment())) {
                 roots = resources.spill().roots();
             }
             Process finished = new ProcessBuilder("java", "-version").redirectErrorStream(true).start();

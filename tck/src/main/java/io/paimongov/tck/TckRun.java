@@ -1,13 +1,13 @@
 package io.paimongov.tck;
 
 import io.paimongov.spi.WriteCancelledException;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.spi.spill.SpillScope;
-import io.paimongov.spi.write.CommitFiles;
-import io.paimongov.spi.write.GovernedTableWrite;
-import io.paimongov.spi.write.PreparedCommit;
-import io.paimongov.spi.write.ResourceContext;
+import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.runtime.write.CommitFiles;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.PreparedCommit;
+import io.paimongov.runtime.write.ResourceContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

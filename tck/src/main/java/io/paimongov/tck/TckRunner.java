@@ -1,7 +1,7 @@
 package io.paimongov.tck;
 
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;

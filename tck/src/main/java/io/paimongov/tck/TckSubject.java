@@ -3,7 +3,7 @@ package io.paimongov.tck;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.io.UncheckedIOException;

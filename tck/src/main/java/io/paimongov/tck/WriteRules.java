@@ -18,7 +18,7 @@ abstract class WriteRules extends MemoryRules {
     /** A workload and the budget and page size it runs under. */
     record Sized(Workload workload, String budget, String pageSize) {
         long budgetBytes() {
-            return io.paimongov.spi.config.Sizes.parse("budget", budget);
+            return io.paimongov.runtime.config.Sizes.parse("budget", budget);
         }
 
         @Override

@@ -1,12 +1,13 @@
 package io.paimongov.tck;
 
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -142,7 +143,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
+        public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
             environment.find(Path.class).ifPresent(temp -> {
                 try {
                     Path scratch = Files.createDirectories(temp.resolve("scratch-" + WRITES.incrementAndGet()));

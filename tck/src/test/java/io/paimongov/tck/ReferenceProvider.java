@@ -1,5 +1,6 @@
 package io.paimongov.tck;
 
+import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
@@ -12,7 +13,7 @@ import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Collections;
@@ -36,14 +37,8 @@ public class ReferenceProvider implements GovernanceProvider {
     }
 
     @Override
-    public EngineResources open(GovernanceOptions options, EngineEnvironment environment) {
-        String prefix = "governance." + name() + ".";
-        options.asMap().keySet().stream()
-                .filter(k -> k.startsWith(prefix))
-                .findFirst()
-                .ifPresent(k -> {
-                    throw new IllegalArgumentException("unknown option '" + k + "' for provider '" + name() + "'");
-                });
+    public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
+        options.rejectUnknownKeys(name(), List.of());
         Engine engine = environment.find(Engine.class).orElseGet(() -> new Engine(options.budgetBytes()));
         return resources(
                 allocator(options.pageSize(), options.budgetBytes(), engine),

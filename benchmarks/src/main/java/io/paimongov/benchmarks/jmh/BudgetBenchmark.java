@@ -2,12 +2,12 @@ package io.paimongov.benchmarks.jmh;
 
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.Providers;
+import io.paimongov.runtime.Providers;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.spi.config.GovernanceOptions;
-import io.paimongov.spi.memory.MemoryBudget;
-import io.paimongov.spi.memory.MemoryReservation;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.memory.MemoryBudget;
+import io.paimongov.runtime.memory.MemoryReservation;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -66,7 +66,7 @@ public class BudgetBenchmark {
         }
         GovernanceProvider heap = Providers.load(engine, BudgetBenchmark.class.getClassLoader());
         standalone = heap.standalone(1L << 30, Path.of(System.getProperty("java.io.tmpdir"))).orElseThrow();
-        resources = heap.open(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "512m")), standalone.environment());
+        resources = heap.open(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "512m")).providerOptions(), standalone.environment());
         budget = new MemoryBudget(resources.memory());
     }
 

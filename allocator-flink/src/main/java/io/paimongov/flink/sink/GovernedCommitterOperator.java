@@ -1,0 +1,121 @@
+package io.paimongov.flink.sink;
+
+import io.paimongov.flink.FlinkGovernanceProvider;
+import io.paimongov.flink.FlinkSlot;
+import io.paimongov.flink.FlinkTaskCancellation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageSerializer;
+import org.apache.paimon.table.sink.StreamTableCommit;
+
+/**
+ * Commits what the writers hand off, with parallelism 1. Messages of checkpoint {@code n} arrive
+ * before its barrier, are kept in operator state at the checkpoint and committed when Flink reports
+ * the checkpoint complete; a bounded input's last messages are committed at the end of input. After
+ * a restore the messages in state are committed with Paimon's {@code filterAndCommit}, which skips
+ * identifiers this commit user already committed, so a commit is never published twice.
+ *
+ * <p>Nothing is committed that did not reach a completed checkpoint or the end of input: a job
+ * cancelled before either publishes no snapshot.
+ *
+ * <p>Thread-safety: Flink calls every method on the task thread. May throw what Paimon's commit
+ * throws; Flink then fails the task (and restores, when checkpointing is on).
+ */
+final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
+        implements OneInputStreamOperator<Committable, Void>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    private final FileStoreTable table;
+    private final String commitUser;
+    private transient NavigableMap<Long, List<Committable>> pending;
+    private transient ListState<Committable> state;
+    private transient StreamTableCommit commit;
+
+    GovernedCommitterOperator(FileStoreTable table, String commitUser) {
+        this.table = table;
+        this.commitUser = commitUser;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        pending = new TreeMap<>();
+        state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("paimon-gov-pending", Committable.class));
+        commit = table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit();
+        for (Committable restored : state.get()) {
+            add(restored);
+        }
+        commitUpTo(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void processElement(StreamRecord<Committable> element) {
+        add(element.getValue());
+    }
+
+    private void add(Committable committable) {
+        pending.computeIfAbsent(committable.checkpointId, id -> new ArrayList<>()).add(committable);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        List<Committable> all = new ArrayList<>();
+        pending.values().forEach(all::addAll);
+        state.update(all);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        commitUpTo(checkpointId);
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        commitUpTo(Long.MAX_VALUE);
+    }
+
+    private void commitUpTo(long checkpointId) throws Exception {
+        NavigableMap<Long, List<Committable>> due = pending.headMap(checkpointId, true);
+        if (due.isEmpty()) {
+            return;
+        }
+        CommitMessageSerializer serializer = new CommitMessageSerializer();
+        Map<Long, List<CommitMessage>> messages = new TreeMap<>();
+        for (Map.Entry<Long, List<Committable>> checkpoint : due.entrySet()) {
+            List<CommitMessage> list = new ArrayList<>(checkpoint.getValue().size());
+            for (Committable c : checkpoint.getValue()) {
+                list.add(serializer.deserialize(c.serializerVersion, c.message));
+            }
+            messages.put(checkpoint.getKey(), list);
+        }
+        commit.filterAndCommit(messages);
+        due.clear();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (commit != null) {
+                commit.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.paimongov.flink.sink;
+
+import io.paimongov.flink.FlinkGovernanceProvider;
+import io.paimongov.flink.FlinkSlot;
+import io.paimongov.flink.FlinkTaskCancellation;
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageSerializer;
+
+/**
+ * One governed stream write per subtask. In {@code open()} it takes the slot's
+ * {@link MemoryManager}, its share of managed memory (the fraction Flink computed for this
+ * operator's declared use case; no declaration fails with a message saying what to add), the task
+ * manager's spilling directories, the task's cancel flag and the operator's metric group, and opens
+ * a {@link GovernedTableWrite} through the {@code flink} provider.
+ *
+ * <p>Commits: before each checkpoint barrier it prepares the checkpoint's commit without waiting for
+ * compaction and hands the messages to the committer as {@link Committable}s; at the end of a bounded
+ * input it prepares the rest (waiting for compaction) under {@link #END_INPUT}. When the task closes
+ * without finishing (cancelled or failed) it fires the write's cancellation first, so the write
+ * aborts what it did not hand off, deletes its spill scope and gives the managed memory back before
+ * the task ends.
+ *
+ * <p>Thread-safety: Flink calls every method on the task thread; the write's compaction threads are
+ * its own. May throw what the write throws; Flink then fails the task.
+ */
+final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable>
+        implements OneInputStreamOperator<T, Committable>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The commit identifier of what a bounded input wrote after its last checkpoint. */
+    static final long END_INPUT = Long.MAX_VALUE;
+
+    private final FileStoreTable table;
+    private final HashMap<String, String> options;
+    private final RowConverter<T> converter;
+    private final String commitUser;
+    private transient GovernedTableWrite write;
+    private transient FlinkTaskCancellation cancellation;
+    private transient CommitMessageSerializer serializer;
+    private transient boolean finished;
+
+    GovernedWriterOperator(FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser) {
+        this.table = table;
+        this.options = new HashMap<>(options);
+        this.converter = converter;
+        this.commitUser = commitUser;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        serializer = new CommitMessageSerializer();
+        Environment task = getContainingTask().getEnvironment();
+        MemoryManager manager = task.getMemoryManager();
+        double fraction =
+                getOperatorConfig()
+                        .getManagedMemoryFractionOperatorUseCaseOfSlot(
+                                ManagedMemoryUseCase.OPERATOR,
+                                task.getJobConfiguration(),
+                                task.getTaskManagerInfo().getConfiguration(),
+                                getUserCodeClassloader());
+        long share = SlotMemory.share(manager, fraction, getOperatorName());
+        cancellation = new FlinkTaskCancellation(getContainingTask()::isCanceled);
+        EngineEnvironment engine =
+                EngineEnvironment.builder()
+                        .with(MemoryManager.class, manager)
+                        .with(FlinkSlot.class, FlinkSlot.of(share, task.getIOManager().getSpillingDirectoriesPaths()))
+                        .with(CancellationSignal.class, cancellation)
+                        .with(MetricGroup.class, getMetricGroup())
+                        .build();
+        String name = table.name() + "-writer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        ResourceContext context = ResourceContext.open(name, new FlinkGovernanceProvider(), governance(manager, share), engine);
+        write = GovernedTableWrite.stream(table, commitUser, context);
+    }
+
+    /** The job's options; without a budget the write may use its whole share, in the slot's pages. */
+    private GovernanceOptions governance(MemoryManager manager, long share) {
+        Map<String, String> values = new HashMap<>(options);
+        values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(share));
+        values.putIfAbsent(GovernanceOptions.PAGE_SIZE, Integer.toString(manager.getPageSize()));
+        return GovernanceOptions.of(values);
+    }
+
+    @Override
+    public void processElement(StreamRecord<T> element) throws Exception {
+        write.write(converter.toRow(element.getValue()));
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        handOff(write.prepareCommit(false, checkpointId).handOff(), checkpointId);
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        handOff(write.prepareCommit(true, END_INPUT).handOff(), END_INPUT);
+    }
+
+    private void handOff(List<CommitMessage> messages, long checkpointId) throws Exception {
+        for (CommitMessage message : messages) {
+            output.collect(new StreamRecord<>(new Committable(checkpointId, serializer.getVersion(), serializer.serialize(message))));
+        }
+    }
+
+    @Override
+    public void finish() throws Exception {
+        finished = true;
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (write != null) {
+                if (!finished) {
+                    cancellation.cancel("Flink closed the writer of '" + table.name() + "' before its input finished"
+                            + " (the task was cancelled or failed)");
+                }
+                write.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

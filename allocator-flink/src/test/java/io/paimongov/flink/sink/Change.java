@@ -1,0 +1,28 @@
+package io.paimongov.flink.sink;
+
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.types.RowKind;
+
+/** A test job's element: an upsert or a delete of (p, k). A Flink POJO, so Flink serializes it. */
+public class Change {
+    public int p;
+    public int k;
+    public String v;
+    public boolean delete;
+
+    public Change() {}
+
+    Change(int p, int k, String v, boolean delete) {
+        this.p = p;
+        this.k = k;
+        this.v = v;
+        this.delete = delete;
+    }
+
+    /** What the sink is given to turn a change into a Paimon row. */
+    static InternalRow toRow(Change c) {
+        return c.delete ? GenericRow.ofKind(RowKind.DELETE, c.p, c.k, null) : GenericRow.of(c.p, c.k, BinaryString.fromString(c.v));
+    }
+}

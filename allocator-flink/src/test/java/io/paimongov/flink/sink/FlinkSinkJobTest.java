@@ -1,0 +1,188 @@
+package io.paimongov.flink.sink;
+
+import io.paimongov.flink.FlinkGovernanceProvider;
+import io.paimongov.flink.FlinkMetricGroupReporter;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.paimon.table.FileStoreTable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The drop-in sink in a real Flink job: a MiniCluster with one task manager of 2 slots and 16 MiB of
+ * managed memory (8 MiB per slot), so a writer's share is small enough to spill. Flink's spilling
+ * directories are a directory of this test, so what the writes leave there can be checked.
+ */
+class FlinkSinkJobTest {
+
+    private static final Path FLINK_TMP = tempDir();
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    () -> new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .setConfiguration(clusterConfig())
+                            .build());
+
+    @TempDir Path dir;
+
+    private static Configuration clusterConfig() {
+        Configuration config = new Configuration();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
+        config.set(CoreOptions.TMP_DIRS, FLINK_TMP.toString());
+        return REPORTER.addToConfiguration(config);
+    }
+
+    private static Path tempDir() {
+        try {
+            return Files.createTempDirectory("flink-tm-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void aBoundedJobWritesThePrimaryKeyTableOfItsInputSpillingInManagedMemory() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("wh"), 4);
+        Tables.Workload w = Tables.Workload.of(7, 120_000, 30_000, 64);
+        long leaks = FlinkGovernanceProvider.leaksDetected();
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        GovernedPaimonSink.write(env.fromData(w.changes()), Change::toRow, table, Map.of());
+        JobID job = env.execute("bounded governed write").getJobID();
+
+        assertThat(Tables.read(table)).isEqualTo(w.expected());
+        Map<String, Long> inputRows = gauges(job, "inputRows");
+        assertThat(inputRows).hasSize(2);
+        assertThat(inputRows.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(w.changes().size());
+        assertThat(gauges(job, "spillCount").values()).as("every writer spilled").allMatch(n -> n > 0);
+        Map<String, Long> peaks = gauges(job, "peakReservedBytes");
+        assertThat(peaks.values()).allMatch(peak -> peak > 0 && peak <= 8L << 20);
+        assertThat(gauges(job, "reservedBytes").values()).containsOnly(0L);
+        assertThat(FlinkGovernanceProvider.leaksDetected()).isEqualTo(leaks);
+        assertThat(scopesLeft()).isEmpty();
+    }
+
+    @Test
+    void aJobCancelledMidWriteLeavesNoSnapshotNoSpillFileAndGivesTheManagedMemoryBack() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("wh"), 4);
+        long leaks = FlinkGovernanceProvider.leaksDetected();
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        GovernedPaimonSink.write(
+                env.fromSequence(0, Long.MAX_VALUE).map(FlinkSinkJobTest::change).returns(TypeInformation.of(Change.class)),
+                Change::toRow,
+                table,
+                Map.of());
+        JobClient client = env.executeAsync("endless governed write");
+        JobID job = client.getJobID();
+        try {
+            awaitSpill(job);
+        } finally {
+            client.cancel().get();
+            while (!client.getJobStatus().get().isGloballyTerminalState()) {
+                Thread.sleep(50);
+            }
+        }
+
+        assertThat(client.getJobStatus().get()).isEqualTo(JobStatus.CANCELED);
+        assertThat(table.snapshotManager().latestSnapshot()).isNull();
+        assertThat(gauges(job, "reservedBytes").values()).containsOnly(0L);
+        assertThat(gauges(job, "spillFilesLeft").values()).containsOnly(0L);
+        assertThat(FlinkGovernanceProvider.leaksDetected()).isEqualTo(leaks);
+        assertThat(scopesLeft()).isEmpty();
+    }
+
+    @Test
+    void aWriterWithoutAManagedMemoryDeclarationFailsSayingWhatToAdd() throws Exception {
+        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("wh"), 1);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        env.fromData(new Change(0, 1, "a", false))
+                .transform("undeclared writer", TypeInformation.of(Committable.class),
+                        new GovernedWriterOperator<>(table, Map.of(), Change::toRow, "u"))
+                .sinkTo(new DiscardingSink<>());
+
+        assertThatThrownBy(() -> env.execute("undeclared"))
+                .rootCause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has no managed memory")
+                .hasMessageContaining("declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight)");
+    }
+
+    private static Change change(long i) {
+        Random random = new Random(i);
+        return new Change((int) (i % 2), random.nextInt(50_000), Tables.value(random, (int) i, 64), false);
+    }
+
+    /** Waits until every writer of {@code job} spilled at least once, so the cancel hits a write with spill files. */
+    private static void awaitSpill(JobID job) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<String, Long> spills = gauges(job, "spillCount");
+            if (spills.size() == 2 && spills.values().stream().allMatch(n -> n > 0)) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the writers did not spill within 60 s: " + gauges(job, "spillCount"));
+    }
+
+    /** The gauge {@code paimonGovernance.<name>} of every writer subtask of {@code job}, by metric identifier. */
+    private static Map<String, Long> gauges(JobID job, String name) {
+        Map<String, Long> values = new java.util.TreeMap<>();
+        for (Map.Entry<MetricGroup, Map<String, Metric>> group : REPORTER.getMetricsByGroup().entrySet()) {
+            String identifier = group.getKey().getMetricIdentifier(name);
+            Metric metric = group.getValue().get(name);
+            if (metric != null
+                    && job.toString().equals(group.getKey().getAllVariables().get("<job_id>"))
+                    && identifier.endsWith("." + FlinkMetricGroupReporter.GROUP + "." + name)) {
+                values.put(identifier, ((Number) ((Gauge<?>) metric).getValue()).longValue());
+            }
+        }
+        return values;
+    }
+
+    /** Spill scopes of governed writes (and Paimon spill dirs) anywhere under Flink's temp dirs. */
+    private static List<Path> scopesLeft() throws IOException {
+        try (Stream<Path> walk = Files.walk(FLINK_TMP)) {
+            return walk.filter(p -> {
+                        String name = p.getFileName().toString();
+                        return name.startsWith("paimon-gov-") || name.startsWith("paimon-io-");
+                    })
+                    .toList();
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package io.paimongov.runtime.compaction;
+
+import io.paimongov.spi.CompactionThreads;
+import java.util.concurrent.Callable;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+import org.apache.paimon.compact.CompactResult;
+import org.apache.paimon.io.DataFileMeta;
+
+/**
+ * The compaction executor of one write, handed to Paimon with {@code withCompactExecutor}. Owned by
+ * the write: Paimon never shuts it down, the write does when it closes.
+ *
+ * <p>Threads come from the engine's {@link CompactionThreads}. How many run is set once per write
+ * ({@link #configure}): {@code 1} one thread (Paimon's own behaviour), {@code N} a pool of N shared
+ * by all buckets, {@code -1} one thread per active bucket ({@link #bucketsActive}) up to a bound;
+ * never more than the engine allows. Buckets stay serial because Paimon keeps one in-flight task per
+ * bucket; the {@link CompactionTracker} watches that and the thread bound.
+ *
+ * <p>Each task, on its compaction thread: checks cancellation ({@code beforeStart}), then takes its
+ * working memory from the {@link CompactionAdmission} (waiting while the budget is short), runs,
+ * gives the memory back and is counted.
+ *
+ * <p><b>Thread-safety:</b> thread-safe. A task that fails {@code beforeStart} completes its future
+ * exceptionally, so a thread waiting on it wakes.
+ */
+public final class CompactionExecutor extends ThreadPoolExecutor {
+
+    private final int engineMaxThreads;
+    private final Runnable beforeStart;
+    private final LongConsumer onCompleted;
+    private final CompactionTracker tracker = new CompactionTracker();
+    private final AtomicInteger running = new AtomicInteger();
+    private volatile CompactionAdmission admission;
+    private volatile int setting = 1;
+    private volatile int bound = 1;
+
+    /**
+     * @param beforeStart runs on the compaction thread before each task; what it throws fails the
+     *     task (the cancellation check)
+     * @param onCompleted receives the run time in nanoseconds of each task that completed normally
+     */
+    public CompactionExecutor(CompactionThreads threads, Runnable beforeStart, LongConsumer onCompleted) {
+        super(1, 1, 30L, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads.threadFactory());
+        this.engineMaxThreads = threads.maxThreads();
+        this.beforeStart = beforeStart;
+        this.onCompleted = onCompleted;
+    }
+
+    /**
+     * Sets the thread setting and the memory admission; called once, before the first task.
+     *
+     * @param taskThreads 1, N above 1, or -1 (one per active bucket up to {@code maxThreads})
+     */
+    public void configure(int taskThreads, int maxThreads, CompactionAdmission admission) {
+        this.admission = admission;
+        this.setting = taskThreads;
+        this.bound = Math.min(taskThreads == -1 ? maxThreads : taskThreads, engineMaxThreads);
+        if (taskThreads != -1) {
+            resize(bound);
+        }
+    }
+
+    /** With {@code -1}: grows the pool to one thread per active bucket, up to the bound. */
+    public void bucketsActive(int buckets) {
+        if (setting == -1) {
+            resize(Math.min(Math.max(1, buckets), bound));
+        }
+    }
+
+    private synchronized void resize(int threads) {
+        if (threads > getMaximumPoolSize()) {
+            setMaximumPoolSize(threads);
+            setCorePoolSize(threads);
+        } else if (threads < getCorePoolSize()) {
+            setCorePoolSize(threads);
+            setMaximumPoolSize(threads);
+        }
+    }
+
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Callable<T> task) {
+        return new FutureTask<>(() -> runAdmitted(task));
+    }
+
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Runnable task, T value) {
+        return newTaskFor(
+                () -> {
+                    task.run();
+                    return value;
+                });
+    }
+
+    private <T> T runAdmitted(Callable<T> task) throws Exception {
+        beforeStart.run();
+        CompactionAdmission.Lease lease = admission == null ? () -> {} : admission.acquire(beforeStart);
+        CompactionTracker.Task tracked = tracker.started();
+        running.incrementAndGet();
+        long start = System.nanoTime();
+        try {
+            T result = task.call();
+            if (result instanceof CompactResult r) {
+                tracker.recordBytes(size(r.before()), size(r.after()));
+            }
+            onCompleted.accept(System.nanoTime() - start);
+            return result;
+        } finally {
+            running.decrementAndGet();
+            tracker.finished(tracked);
+            lease.close();
+        }
+    }
+
+    private static long size(java.util.List<DataFileMeta> files) {
+        long bytes = 0;
+        for (DataFileMeta f : files) {
+            bytes += f.fileSize();
+        }
+        return bytes;
+    }
+
+    /** What the running tasks touch, which bucket each works on. */
+    public CompactionTracker tracker() {
+        return tracker;
+    }
+
+    /** The most threads this write may compact on: the setting, bounded by the engine. */
+    public int threadBound() {
+        return bound;
+    }
+
+    /** Tasks submitted and not yet taken by a thread (a task cancelled while queued counts until then). */
+    public int queuedTasks() {
+        return getQueue().size();
+    }
+
+    /** Tasks running now. */
+    public int runningTasks() {
+        return running.get();
+    }
+
+    /** Times a task waited for memory before it started. */
+    public long admissionWaits() {
+        CompactionAdmission a = admission;
+        return a == null ? 0 : a.waits();
+    }
+
+    /**
+     * Interrupts running tasks and cancels queued ones, so every thread waiting on one of their
+     * futures wakes. Does not wait; safe from any thread; idempotent.
+     */
+    public void abort() {
+        for (Runnable r : shutdownNow()) {
+            if (r instanceof FutureTask<?> f) {
+                f.cancel(false);
+            }
+        }
+    }
+
+    /**
+     * {@link #abort()}, then waits up to {@code timeoutMillis} for the threads to end, then gives
+     * the admission's base memory back.
+     *
+     * @return whether every thread ended in time
+     */
+    public boolean stop(long timeoutMillis) {
+        abort();
+        try {
+            return awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            CompactionAdmission a = admission;
+            if (a != null) {
+                a.close();
+            }
+        }
+    }
+}

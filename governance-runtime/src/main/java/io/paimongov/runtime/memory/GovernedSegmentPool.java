@@ -1,0 +1,215 @@
+package io.paimongov.runtime.memory;
+
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.paimon.memory.MemorySegment;
+import org.apache.paimon.memory.MemorySegmentPool;
+
+/**
+ * Paimon's write-buffer pool over a {@link MemoryBudget}: every page is accounted in one page
+ * reservation before it is taken from the engine allocator, and {@link #nextSegment()} returns
+ * {@code null} when the budget is spent, which makes Paimon spill or flush.
+ *
+ * <p>Pages Paimon returns are cached and handed out again within the write; {@link
+ * #releaseCached()} gives cached pages back to the engine when another consumer needs the budget.
+ *
+ * <p>First-pages floor. A Paimon writer fails hard when it cannot get its first pages (when it is
+ * created, and again when it resets its buffer after a flush). {@link #holdFirstPages(int)} takes
+ * that many pages from the engine into the cache before a writer is created, and from then on
+ * {@link #releaseCached()} leaves that many cached: the floor is always in hand, whatever another
+ * consumer of the engine takes in between. The floor pages are ordinary pages to Paimon (any writer
+ * may use them) and go back to the engine at {@link #close()}.
+ * Pages go back to the engine only through {@link #releaseCached()} and {@link #close()}: {@link
+ * #close()} must run only after the Paimon write is closed, since Paimon keeps using pages it has
+ * not returned.
+ *
+ * <p><b>Thread-safety:</b> thread-safe. The pool's lock guards only its own lists; the engine's
+ * allocator is never called under it, so an engine that calls back into the runtime to spill while
+ * holding its own lock cannot deadlock with a writer. <b>Who calls:</b> Paimon's writers on the
+ * writing thread; {@link #releaseCached()} also on compaction threads waiting for memory and on an
+ * engine's thread asking for memory back; {@link #close()} on the thread that closes the write.
+ */
+public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseable {
+
+    private final MemoryBudget budget;
+    private final SegmentAllocator allocator;
+    private final MemoryReservation pages;
+    private final Runnable beforeAllocate;
+    private final int pageSize;
+    private final ArrayDeque<MemorySegment> cached = new ArrayDeque<>();
+    private final Set<MemorySegment> owned = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final LongAdder denied = new LongAdder();
+    private int floor;
+    private boolean closed;
+
+    /**
+     * @param beforeAllocate runs before a page is taken from the engine (the cancellation check);
+     *     what it throws propagates to Paimon
+     */
+    public GovernedSegmentPool(MemoryBudget budget, Runnable beforeAllocate) {
+        this.budget = budget;
+        this.allocator = budget.allocator();
+        this.pageSize = allocator.pageSize();
+        this.pages = budget.newPageReservation("write-buffer pages");
+        this.beforeAllocate = beforeAllocate;
+    }
+
+    @Override
+    public int pageSize() {
+        return pageSize;
+    }
+
+    @Override
+    public MemorySegment nextSegment() {
+        beforeAllocate.run();
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            MemorySegment page = cached.pollFirst();
+            if (page != null) {
+                return page;
+            }
+        }
+        MemorySegment page = takeFromEngine();
+        if (page == null) {
+            denied.increment();
+        }
+        return page;
+    }
+
+    /** One new page from the engine, accounted and owned; null when the budget or engine is short or the pool closed. */
+    private MemorySegment takeFromEngine() {
+        if (!pages.tryGrow(pageSize)) {
+            return null;
+        }
+        List<MemorySegment> got = new ArrayList<>(1);
+        try {
+            allocator.allocate(got, 1);
+        } catch (ResourceExhaustedException e) {
+            pages.shrink(pageSize);
+            return null;
+        }
+        MemorySegment page = got.get(0);
+        synchronized (this) {
+            if (!closed) {
+                owned.add(page);
+                return page;
+            }
+        }
+        allocator.release(got);
+        pages.shrink(pageSize);
+        return null;
+    }
+
+    /**
+     * Raises the first-pages floor to {@code count} and makes sure that many pages are cached,
+     * taking the missing ones from the engine. Runs the cancellation check first. Nothing is
+     * flushed here: when this returns false, the caller makes room and asks again.
+     *
+     * @return whether {@code count} pages are cached now; false when the budget or the engine is
+     *     short (the pages taken so far stay cached) or the pool is closed
+     */
+    public boolean holdFirstPages(int count) {
+        beforeAllocate.run();
+        while (true) {
+            synchronized (this) {
+                if (closed) {
+                    return false;
+                }
+                floor = Math.max(floor, count);
+                if (cached.size() >= count) {
+                    return true;
+                }
+            }
+            MemorySegment page = takeFromEngine();
+            if (page == null) {
+                return false;
+            }
+            synchronized (this) {
+                cached.addLast(page);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void returnAll(List<MemorySegment> memory) {
+        for (MemorySegment page : memory) {
+            if (owned.contains(page)) {
+                cached.addFirst(page);
+            }
+        }
+    }
+
+    /** Cached pages plus what the budget could still give, in pages. */
+    @Override
+    public synchronized int freePages() {
+        long free = cached.size() + budget.availableBytes() / pageSize;
+        return (int) Math.min(Integer.MAX_VALUE, free);
+    }
+
+    /**
+     * Gives cached (unused) pages back to the engine, all but the first-pages floor; returns the
+     * bytes freed.
+     */
+    public long releaseCached() {
+        List<MemorySegment> free = new ArrayList<>();
+        synchronized (this) {
+            while (cached.size() > floor) {
+                free.add(cached.pollLast());
+            }
+            if (free.isEmpty()) {
+                return 0;
+            }
+            free.forEach(owned::remove);
+        }
+        allocator.release(free);
+        long bytes = (long) free.size() * pageSize;
+        pages.shrink(bytes);
+        return bytes;
+    }
+
+    /** Pages taken from the engine and not yet given back (in use or cached). */
+    public synchronized int ownedPages() {
+        return owned.size();
+    }
+
+    /** Times {@link #nextSegment()} had no page to give (exact). */
+    public long deniedCount() {
+        return denied.sum();
+    }
+
+    /** Pages cached for reuse. */
+    public synchronized int cachedPages() {
+        return cached.size();
+    }
+
+    /**
+     * Gives every page back to the engine, including pages Paimon never returned. Call only after
+     * the Paimon write is closed. Idempotent.
+     */
+    @Override
+    public void close() {
+        List<MemorySegment> all;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            cached.clear();
+            all = new ArrayList<>(owned);
+            owned.clear();
+        }
+        if (!all.isEmpty()) {
+            allocator.release(all);
+        }
+        pages.close();
+    }
+}

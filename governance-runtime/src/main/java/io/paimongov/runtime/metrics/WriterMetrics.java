@@ -1,0 +1,140 @@
+package io.paimongov.runtime.metrics;
+
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * The live counters of one write. The runtime's parts record into it from any thread; {@link
+ * #snapshot()} builds an immutable {@link MetricsSnapshot} from any thread.
+ *
+ * <p>Memory and spill numbers are read from their owners (the budget, the pool, the I/O manager)
+ * through suppliers, so there is one source of truth for each. <b>Thread-safety:</b> thread-safe;
+ * counters are {@link LongAdder}s.
+ */
+public final class WriterMetrics {
+
+    /** Where the memory and spill numbers come from; all suppliers must be thread-safe. */
+    public record Sources(
+            LongSupplier budgetBytes,
+            LongSupplier reservedBytes,
+            LongSupplier peakReservedBytes,
+            LongSupplier pageBytes,
+            LongSupplier resourceExhaustedCount,
+            LongSupplier spillCount,
+            LongSupplier spillFiles,
+            LongSupplier spillBytes,
+            LongSupplier spillFilesLeft,
+            LongSupplier bufferFullCount,
+            LongSupplier compactionsQueued,
+            LongSupplier compactionsRunning,
+            LongSupplier compactionThreads,
+            LongSupplier compactionPeakRunning,
+            LongSupplier compactionBucketOverlaps,
+            LongSupplier compactionInputBytes,
+            LongSupplier compactionOutputBytes,
+            LongSupplier compactionAdmissionWaits,
+            LongSupplier compactionFirstStartNanos) {}
+
+    private final Sources sources;
+    private final LongAdder inputRows = new LongAdder();
+    private final LongAdder inputBytes = new LongAdder();
+    private final AtomicLong outputFiles = new AtomicLong();
+    private final AtomicLong outputBytes = new AtomicLong();
+    private final LongAdder flushCount = new LongAdder();
+    private final LongAdder flushNanos = new LongAdder();
+    private final LongAdder compactionCount = new LongAdder();
+    private final LongAdder compactionNanos = new LongAdder();
+    private final LongAdder prepareCommitNanos = new LongAdder();
+    private final AtomicLong cancellations = new AtomicLong();
+    private volatile Map<String, Object> paimon = Map.of();
+
+    public WriterMetrics(Sources sources) {
+        this.sources = sources;
+    }
+
+    public void recordInput(long rows, long bytes) {
+        inputRows.add(rows);
+        inputBytes.add(bytes);
+    }
+
+    /** Adds output data files seen in prepared commit messages. */
+    public void recordOutput(long files, long bytes) {
+        outputFiles.addAndGet(files);
+        outputBytes.addAndGet(bytes);
+    }
+
+    public void recordFlush(long nanos) {
+        flushCount.increment();
+        flushNanos.add(nanos);
+    }
+
+    public void recordCompaction(long nanos) {
+        compactionCount.increment();
+        compactionNanos.add(nanos);
+    }
+
+    public void recordPrepareCommit(long nanos) {
+        prepareCommitNanos.add(nanos);
+    }
+
+    public void recordCancelled() {
+        cancellations.set(1);
+    }
+
+    /** Keeps the last values read from Paimon's own metrics (on the writing thread). */
+    public void recordPaimon(Map<String, Object> values) {
+        paimon = Map.copyOf(values);
+    }
+
+    private double busyRatio() {
+        long first = sources.compactionFirstStartNanos().getAsLong();
+        long threads = sources.compactionThreads().getAsLong();
+        long elapsed = System.nanoTime() - first;
+        if (first == 0 || threads == 0 || elapsed <= 0) {
+            return 0;
+        }
+        return Math.min(1.0, (double) compactionNanos.sum() / ((double) elapsed * threads));
+    }
+
+    /** An immutable snapshot; cheap, callable from any thread. */
+    public MetricsSnapshot snapshot() {
+        long reserved = sources.reservedBytes().getAsLong();
+        long pages = sources.pageBytes().getAsLong();
+        return new MetricsSnapshot(
+                sources.budgetBytes().getAsLong(),
+                reserved,
+                // The budget raises its peak just after its current value: never report below current.
+                Math.max(sources.peakReservedBytes().getAsLong(), reserved),
+                pages,
+                Math.max(0, reserved - pages),
+                inputRows.sum(),
+                inputBytes.sum(),
+                outputFiles.get(),
+                outputBytes.get(),
+                sources.spillCount().getAsLong(),
+                sources.spillFiles().getAsLong(),
+                sources.spillBytes().getAsLong(),
+                sources.spillFilesLeft().getAsLong(),
+                flushCount.sum(),
+                flushNanos.sum() / 1_000_000,
+                sources.bufferFullCount().getAsLong(),
+                compactionCount.sum(),
+                compactionNanos.sum() / 1_000_000,
+                sources.compactionsQueued().getAsLong(),
+                sources.compactionsRunning().getAsLong(),
+                sources.compactionThreads().getAsLong(),
+                sources.compactionPeakRunning().getAsLong(),
+                sources.compactionBucketOverlaps().getAsLong(),
+                sources.compactionInputBytes().getAsLong(),
+                sources.compactionOutputBytes().getAsLong(),
+                sources.compactionAdmissionWaits().getAsLong(),
+                busyRatio(),
+                prepareCommitNanos.sum() / 1_000_000,
+                cancellations.get(),
+                sources.resourceExhaustedCount().getAsLong(),
+                paimon);
+    }
+}

@@ -1,0 +1,239 @@
+package io.paimongov.runtime.spill;
+
+import io.paimongov.spi.ResourceExhaustedException.Holder;
+import io.paimongov.spi.ResourceExhaustedException.Resource;
+import io.paimongov.spi.ResourceExhaustedException;
+import java.io.File;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
+import org.apache.paimon.disk.BufferFileReader;
+import org.apache.paimon.disk.BufferFileReaderImpl;
+import org.apache.paimon.disk.BufferFileWriter;
+import org.apache.paimon.disk.BufferFileWriterImpl;
+import org.apache.paimon.disk.FileIOChannel;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.memory.Buffer;
+
+/**
+ * Paimon's {@link IOManager} confined to one {@link SpillScope}: every spill file Paimon makes is
+ * created here, counted, and held to the spill byte budget. Paimon's own {@code
+ * write-buffer-spill.max-disk-size} is only checked when a writer is preempted; this budget is
+ * checked on every block written.
+ *
+ * <p>Confinement: a channel whose path, normalised, is not inside the scope is refused with an
+ * {@link IOException} before anything is created. Each spill file is created owner-only (0600 on
+ * POSIX file systems) before Paimon opens it, so its bytes are never readable by another user even
+ * for a moment; elsewhere the file system's defaults apply.
+ *
+ * <p>Disk use is the bytes written to spill files that still exist. Paimon deletes spill files by
+ * path, so deletions are noticed by looking at the tracked files when the budget would be
+ * exceeded, before failing.
+ *
+ * <p><b>Thread-safety:</b> thread-safe; Paimon calls it from the writing thread and compaction
+ * threads. <b>May throw:</b> {@link ResourceExhaustedException} ({@code SPILL_DISK}) when a block
+ * would pass the budget; what {@code beforeCreate} throws (cancellation) when a file is created.
+ * {@link #close()} deletes the scope and every spill file in it.
+ */
+public final class GovernedIOManager implements IOManager {
+
+    /** Channels of Paimon's enumerator: the sort buffer writes one per spill run. */
+    private static final Pattern SPILL_RUN = Pattern.compile(".*\\.\\d{6}\\.channel$");
+
+    private final SpillScope scope;
+    private final Path scopeDir;
+    private final long maxBytes;
+    private final Runnable beforeCreate;
+    private final File[] dirs;
+    private final Random random = new Random();
+    private final Map<String, AtomicLong> onDisk = new ConcurrentHashMap<>();
+    private final AtomicLong diskBytes = new AtomicLong();
+    private final LongAdder files = new LongAdder();
+    private final LongAdder runs = new LongAdder();
+    private final LongAdder written = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private final AtomicLong peakDiskBytes = new AtomicLong();
+
+    /**
+     * @param beforeCreate runs before each spill file is created (the cancellation check)
+     */
+    public GovernedIOManager(SpillScope scope, long maxBytes, Runnable beforeCreate) {
+        this.scope = scope;
+        this.scopeDir = scope.dir().toAbsolutePath().normalize();
+        this.maxBytes = maxBytes;
+        this.beforeCreate = beforeCreate;
+        this.dirs = new File[] {scope.dir().toFile()};
+    }
+
+    @Override
+    public FileIOChannel.ID createChannel() {
+        return new FileIOChannel.ID(dirs[0], 0, random);
+    }
+
+    @Override
+    public FileIOChannel.ID createChannel(String prefix) {
+        return new FileIOChannel.ID(dirs[0], 0, prefix, random);
+    }
+
+    @Override
+    public String[] tempDirs() {
+        return new String[] {dirs[0].getAbsolutePath()};
+    }
+
+    @Override
+    public String pickTempDir() {
+        return dirs[0].getAbsolutePath();
+    }
+
+    @Override
+    public FileIOChannel.Enumerator createChannelEnumerator() {
+        return new FileIOChannel.Enumerator(dirs, random);
+    }
+
+    @Override
+    public BufferFileWriter createBufferFileWriter(FileIOChannel.ID channel) throws IOException {
+        beforeCreate.run();
+        Path file = channel.getPathFile().toPath().toAbsolutePath().normalize();
+        if (!file.startsWith(scopeDir) || file.equals(scopeDir)) {
+            throw new IOException("spill file " + channel.getPath() + " is outside the write's spill scope " + scope);
+        }
+        String path = channel.getPath();
+        try {
+            SpillScope.createPrivateFile(file);
+        } catch (IOException e) {
+            // What opening the file would have thrown (the scope removed under the write, a full disk).
+            FileNotFoundException cannot = new FileNotFoundException(
+                    "cannot create spill file " + path + " in the write's spill scope " + scope + ": " + e);
+            cannot.initCause(e);
+            throw cannot;
+        }
+        AtomicLong fileBytes = new AtomicLong();
+        AtomicLong previous = onDisk.put(path, fileBytes);
+        if (previous != null) {
+            diskBytes.addAndGet(-previous.get());
+        }
+        files.increment();
+        if (SPILL_RUN.matcher(path).matches()) {
+            runs.increment();
+        }
+        return new CountedWriter(channel, fileBytes);
+    }
+
+    @Override
+    public BufferFileReader createBufferFileReader(FileIOChannel.ID channel) throws IOException {
+        return new BufferFileReaderImpl(channel);
+    }
+
+    private void account(AtomicLong fileBytes, long bytes) {
+        if (!tryAdd(bytes)) {
+            forgetDeleted();
+            if (!tryAdd(bytes)) {
+                refused.increment();
+                throw new ResourceExhaustedException(
+                        Resource.SPILL_DISK,
+                        "spill file writer",
+                        bytes,
+                        diskBytes.get(),
+                        maxBytes,
+                        List.of(new Holder("spill scope " + scope, diskBytes.get())));
+            }
+        }
+        fileBytes.addAndGet(bytes);
+        written.add(bytes);
+    }
+
+    private boolean tryAdd(long bytes) {
+        while (true) {
+            long current = diskBytes.get();
+            long next = current + bytes;
+            if (next > maxBytes || next < 0) {
+                return false;
+            }
+            if (diskBytes.compareAndSet(current, next)) {
+                peakDiskBytes.accumulateAndGet(next, Math::max);
+                return true;
+            }
+        }
+    }
+
+    private void forgetDeleted() {
+        onDisk.entrySet()
+                .removeIf(
+                        e -> {
+                            if (new File(e.getKey()).exists()) {
+                                return false;
+                            }
+                            diskBytes.addAndGet(-e.getValue().get());
+                            return true;
+                        });
+    }
+
+    /** Blocks refused because they would pass the spill byte budget (exact). */
+    public long refusedCount() {
+        return refused.sum();
+    }
+
+    /** Spill files created (exact). */
+    public long spillFiles() {
+        return files.sum();
+    }
+
+    /** Sort-buffer spill runs written (exact): one per spill of a write buffer. */
+    public long spillRuns() {
+        return runs.sum();
+    }
+
+    /** Bytes written to spill files, deleted ones included (exact: block bytes plus headers). */
+    public long spillBytes() {
+        return written.sum();
+    }
+
+    /**
+     * The most bytes spill files held on disk at once, as accounted: deletions are noticed when the
+     * budget would be passed, so this may count files already deleted (an upper bound).
+     */
+    public long peakDiskBytes() {
+        return peakDiskBytes.get();
+    }
+
+    /** Spill files in the scope now (counts the directory). */
+    public long filesLeft() {
+        File[] left = dirs[0].listFiles((d, name) -> name.endsWith(".channel"));
+        return left == null ? 0 : left.length;
+    }
+
+    public SpillScope scope() {
+        return scope;
+    }
+
+    /** Deletes every spill file and the scope. Idempotent. */
+    @Override
+    public void close() {
+        scope.delete();
+        onDisk.clear();
+        diskBytes.set(0);
+    }
+
+    /** A Paimon buffer file writer whose blocks are counted and budgeted before they are written. */
+    private final class CountedWriter extends BufferFileWriterImpl {
+        private final AtomicLong fileBytes;
+
+        CountedWriter(FileIOChannel.ID channel, AtomicLong fileBytes) throws IOException {
+            super(channel);
+            this.fileBytes = fileBytes;
+        }
+
+        @Override
+        public void writeBlock(Buffer buffer) throws IOException {
+            account(fileBytes, buffer.getSize() + 4L);
+            super.writeBlock(buffer);
+        }
+    }
+}

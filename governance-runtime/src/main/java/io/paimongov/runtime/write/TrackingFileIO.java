@@ -1,0 +1,277 @@
+package io.paimongov.runtime.write;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.fs.FileIO;
+import org.apache.paimon.fs.FileStatus;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.PositionOutputStream;
+import org.apache.paimon.fs.SeekableInputStream;
+
+/**
+ * The table's {@link FileIO} as one governed write sees it: data files the write creates are
+ * tracked until a prepared commit takes them over, timed, and checked against cancellation when
+ * created. After a failure or cancel the write deletes what it created and nobody committed, so no
+ * orphan data file stays behind even where Paimon's own cleanup misses one (an interrupted or late
+ * compaction). While the write commits, the manifest files the commit writes are recorded too
+ * ({@link #startCommit()}), so that a commit that failed without landing can remove them; and the
+ * first I/O error a data file met is kept ({@link Listener#failed}), because Paimon's cleanup of
+ * that file often throws a second error that hides the first.
+ *
+ * <p>Everything else is passed to the table's own FileIO unchanged. <b>Thread-safety:</b>
+ * thread-safe; the writing thread and compaction threads create files. Not meant to be serialized:
+ * a deserialized copy tracks nothing.
+ */
+final class TrackingFileIO implements FileIO {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Called when a data file is opened (for reading or writing), created, and its stream closed. */
+    interface Listener {
+        /** A data file is opened for reading or writing, on the calling thread. */
+        void touched(Path path);
+
+        void beforeCreate(Path path);
+
+        void written(Path path, long bytes, long nanos, Thread writer);
+
+        /** Creating, writing or closing a data file threw {@code error}. */
+        void failed(Path path, IOException error);
+    }
+
+    private final FileIO delegate;
+    private final transient Listener listener;
+    private final transient Set<Path> created = ConcurrentHashMap.newKeySet();
+    private final transient Set<Path> commitFiles = ConcurrentHashMap.newKeySet();
+    private transient volatile boolean committing;
+
+    TrackingFileIO(FileIO delegate, Listener listener) {
+        this.delegate = delegate;
+        this.listener = listener;
+    }
+
+    static boolean isDataFile(Path path) {
+        String name = path.getName();
+        return name.startsWith("data-") || name.startsWith("changelog-");
+    }
+
+    /** Data files created since the last {@link #drain()} and not deleted since. */
+    List<Path> uncommitted() {
+        return List.copyOf(created);
+    }
+
+    /**
+     * Hands the files tracked so far to a prepared commit, which owns them from now on; tracking
+     * starts afresh for the files the write creates next.
+     */
+    List<Path> drain() {
+        List<Path> drained = List.copyOf(created);
+        created.removeAll(drained);
+        return drained;
+    }
+
+    /** From now on, manifest files created are recorded as the commit's, until {@link #endCommit()}. */
+    void startCommit() {
+        commitFiles.clear();
+        committing = true;
+    }
+
+    /** Stops recording and returns the manifest files created since {@link #startCommit()}. */
+    List<Path> endCommit() {
+        committing = false;
+        List<Path> files = List.copyOf(commitFiles);
+        commitFiles.clear();
+        return files;
+    }
+
+    @Override
+    public PositionOutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
+        if (listener == null || !isDataFile(path)) {
+            if (committing && path.getParent() != null && path.getParent().getName().equals("manifest")) {
+                commitFiles.add(path);
+            }
+            return delegate.newOutputStream(path, overwrite);
+        }
+        listener.beforeCreate(path);
+        listener.touched(path);
+        created.add(path);
+        PositionOutputStream out;
+        try {
+            out = delegate.newOutputStream(path, overwrite);
+        } catch (IOException e) {
+            listener.failed(path, e);
+            throw e;
+        }
+        return new TimedStream(out, path);
+    }
+
+    @Override
+    public boolean delete(Path path, boolean recursive) throws IOException {
+        boolean deleted = delegate.delete(path, recursive);
+        if (created != null) {
+            created.remove(path);
+        }
+        return deleted;
+    }
+
+    @Override
+    public boolean isObjectStore() {
+        return delegate.isObjectStore();
+    }
+
+    @Override
+    public void configure(CatalogContext context) {
+        delegate.configure(context);
+    }
+
+    @Override
+    public void setRuntimeContext(Map<String, String> options) {
+        delegate.setRuntimeContext(options);
+    }
+
+    @Override
+    public SeekableInputStream newInputStream(Path path) throws IOException {
+        if (listener != null && isDataFile(path)) {
+            listener.touched(path);
+        }
+        return delegate.newInputStream(path);
+    }
+
+    @Override
+    public FileStatus getFileStatus(Path path) throws IOException {
+        return delegate.getFileStatus(path);
+    }
+
+    @Override
+    public FileStatus[] listStatus(Path path) throws IOException {
+        return delegate.listStatus(path);
+    }
+
+    @Override
+    public FileStatus[] listFiles(Path path, boolean recursive) throws IOException {
+        return delegate.listFiles(path, recursive);
+    }
+
+    @Override
+    public FileStatus[] listDirectories(Path path) throws IOException {
+        return delegate.listDirectories(path);
+    }
+
+    @Override
+    public boolean exists(Path path) throws IOException {
+        return delegate.exists(path);
+    }
+
+    @Override
+    public boolean mkdirs(Path path) throws IOException {
+        return delegate.mkdirs(path);
+    }
+
+    @Override
+    public boolean rename(Path src, Path dst) throws IOException {
+        return delegate.rename(src, dst);
+    }
+
+    @Override
+    public long getFileSize(Path path) throws IOException {
+        return delegate.getFileSize(path);
+    }
+
+    @Override
+    public boolean isDir(Path path) throws IOException {
+        return delegate.isDir(path);
+    }
+
+    @Override
+    public boolean tryToWriteAtomic(Path path, String content) throws IOException {
+        return delegate.tryToWriteAtomic(path, content);
+    }
+
+    @Override
+    public String readFileUtf8(Path path) throws IOException {
+        return delegate.readFileUtf8(path);
+    }
+
+    @Override
+    public void close() throws IOException {
+        // The table's FileIO belongs to the table, not to this write.
+    }
+
+    private final class TimedStream extends PositionOutputStream {
+        private final PositionOutputStream out;
+        private final Path path;
+        private final long start = System.nanoTime();
+        private final Thread writer = Thread.currentThread();
+        private boolean closed;
+
+        TimedStream(PositionOutputStream out, Path path) {
+            this.out = out;
+            this.path = path;
+        }
+
+        private IOException failed(IOException e) {
+            listener.failed(path, e);
+            return e;
+        }
+
+        @Override
+        public long getPos() throws IOException {
+            return out.getPos();
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public void write(byte[] b) throws IOException {
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                out.write(b, off, len);
+            } catch (IOException e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                long bytes = out.getPos();
+                out.close();
+                listener.written(path, bytes, System.nanoTime() - start, writer);
+            } catch (IOException e) {
+                throw failed(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package io.paimongov.runtime.write;
+
+import io.paimongov.runtime.config.Sizes;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.table.FileStoreTable;
+
+/**
+ * What a governed write sets on the table and what it reserves outside pages. Paimon's {@code
+ * write-buffer-size} only bounds the sort buffer; the rest of a writer's memory (format encoders,
+ * spill I/O buffers, compaction readers and writers) is bounded here by table options and reserved
+ * as estimates through the same budget. {@code docs/metrics.md} explains each number.
+ *
+ * <p>Options set (through {@code table.copy}). Always: {@code async-file-write=false} (its queue
+ * lives outside any budget and an interrupted async flush leaves an orphan data file) and {@code
+ * page-size} = the allocator's page size (the pages are the allocator's). Only when the user did
+ * not set them:
+ *
+ * <ul>
+ *   <li>{@code write-buffer-spillable=true} for primary-key tables;
+ *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
+ *       from 64k to 128m;
+ *   <li>{@code local-sort.max-num-file-handles} = as many merge channels (2 pages each) as fit in
+ *       an eighth of the budget, from 2 to 128.
+ * </ul>
+ *
+ * <p>Immutable; thread-safe.
+ */
+public final class WriteFootprint {
+
+    static final long WRITER_OVERHEAD = 16 << 10;
+    static final long AVRO_BUFFER = 128 << 10;
+
+    private final Map<String, String> options;
+    private final boolean primaryKey;
+    private final long formatBuffer;
+    private final long perWriter;
+    private final long flushWriter;
+    private final long spillIo;
+    private final long compaction;
+
+    private WriteFootprint(
+            Map<String, String> options,
+            boolean primaryKey,
+            long formatBuffer,
+            long perWriter,
+            long flushWriter,
+            long spillIo,
+            long compaction) {
+        this.options = Map.copyOf(options);
+        this.primaryKey = primaryKey;
+        this.formatBuffer = formatBuffer;
+        this.perWriter = perWriter;
+        this.flushWriter = flushWriter;
+        this.spillIo = spillIo;
+        this.compaction = compaction;
+    }
+
+    /** Plans the options and estimates for {@code table} under {@code budgetBytes}. */
+    public static WriteFootprint plan(FileStoreTable table, long budgetBytes, int pageSize) {
+        Map<String, String> given = table.options();
+        Map<String, String> set = new HashMap<>();
+        boolean primaryKey = !table.primaryKeys().isEmpty();
+
+        set.put(CoreOptions.ASYNC_FILE_WRITE.key(), "false");
+        set.put(CoreOptions.PAGE_SIZE.key(), Long.toString(pageSize));
+        if (primaryKey && !given.containsKey(CoreOptions.WRITE_BUFFER_SPILLABLE.key())) {
+            set.put(CoreOptions.WRITE_BUFFER_SPILLABLE.key(), "true");
+        }
+        long rowGroup = clamp(budgetBytes / 32, 64 << 10, 128 << 20);
+        putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
+        putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
+        long channelBytes = 2L * pageSize;
+        long fan = clamp(budgetBytes / 8 / channelBytes, 2, 128);
+        putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));
+
+        Map<String, String> effective = new HashMap<>(given);
+        effective.putAll(set);
+        CoreOptions core = new CoreOptions(effective);
+        long formatBuffer = formatBuffer(core, effective, primaryKey);
+        boolean spillable = primaryKey && core.writeBufferSpillable();
+        boolean appendBuffered = !primaryKey && core.useWriteBufferForAppend();
+
+        long perWriter = WRITER_OVERHEAD + (primaryKey || appendBuffered ? 0 : formatBuffer);
+        long flushWriter = primaryKey || appendBuffered ? formatBuffer : 0;
+        long spillIo =
+                spillable || appendBuffered ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes : 0;
+        long compaction =
+                primaryKey ? (core.numSortedRunCompactionTrigger() + 2L) * formatBuffer : formatBuffer;
+        return new WriteFootprint(set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction);
+    }
+
+    private static long formatBuffer(CoreOptions core, Map<String, String> effective, boolean primaryKey) {
+        long target = core.targetFileSize(primaryKey);
+        String format = core.fileFormatString().toLowerCase(Locale.ROOT);
+        return switch (format) {
+            case "parquet" -> Math.min(target, Sizes.parse("file.block-size", effective.get("file.block-size")));
+            case "orc" -> Math.min(target, Sizes.parse("orc.stripe.size", effective.get("orc.stripe.size")));
+            default -> Math.min(target, AVRO_BUFFER);
+        };
+    }
+
+    private static void putIfAbsent(Map<String, String> given, Map<String, String> set, String key, String value) {
+        if (!given.containsKey(key)) {
+            set.put(key, value);
+        }
+    }
+
+    private static long clamp(long value, long min, long max) {
+        return Math.max(min, Math.min(max, value));
+    }
+
+    /** Table options the governed write sets. */
+    public Map<String, String> tableOptions() {
+        return options;
+    }
+
+    public boolean primaryKey() {
+        return primaryKey;
+    }
+
+    /** Estimated buffer of one open data-file writer (row group, stripe or Avro block). */
+    public long formatBufferBytes() {
+        return formatBuffer;
+    }
+
+    /** Reserved per active (partition, bucket) writer while it is open. */
+    public long perWriterBytes() {
+        return perWriter;
+    }
+
+    /** Reserved once: the file writer a flush of the write buffer opens (one at a time). */
+    public long flushWriterBytes() {
+        return flushWriter;
+    }
+
+    /** Reserved once: spill channel buffers of a write-buffer spill and merge (primary-key and buffered append tables). */
+    public long spillIoBytes() {
+        return spillIo;
+    }
+
+    /**
+     * One compaction task's working memory, merge readers plus one output writer: reserved once
+     * when the write opens, and once more for every further task running at the same time.
+     */
+    public long compactionBytes() {
+        return compaction;
+    }
+}

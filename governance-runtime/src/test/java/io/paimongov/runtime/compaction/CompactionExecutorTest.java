@@ -1,0 +1,109 @@
+package io.paimongov.runtime.compaction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.paimongov.spi.CompactionThreads;
+import io.paimongov.spi.WriteCancelledException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class CompactionExecutorTest {
+
+    private final AtomicBoolean cancelled = new AtomicBoolean();
+    private final AtomicLong completed = new AtomicLong();
+
+    private CompactionExecutor executor() {
+        return new CompactionExecutor(
+                CompactionThreads.of(Thread::new, 4),
+                () -> {
+                    if (cancelled.get()) {
+                        throw new WriteCancelledException("test");
+                    }
+                },
+                nanos -> completed.incrementAndGet());
+    }
+
+    @Test
+    void runsTasksOneAtATimeAndCountsThem() throws Exception {
+        CompactionExecutor executor = executor();
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> first = executor.submit(() -> release.await(10, TimeUnit.SECONDS));
+        Future<Integer> second = executor.submit(() -> 2);
+        while (executor.runningTasks() == 0) {
+            Thread.onSpinWait();
+        }
+        assertThat(executor.runningTasks()).isEqualTo(1);
+        assertThat(executor.queuedTasks()).isEqualTo(1);
+        release.countDown();
+        first.get();
+        assertThat(second.get()).isEqualTo(2);
+        assertThat(completed).hasValue(2);
+        assertThat(executor.stop(1000)).isTrue();
+    }
+
+    @Test
+    void aCancelledWriteFailsTheTaskAndWakesItsWaiter() {
+        CompactionExecutor executor = executor();
+        cancelled.set(true);
+        Future<Integer> task = executor.submit(() -> 1);
+        assertThatThrownBy(task::get).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(WriteCancelledException.class);
+        assertThat(completed).hasValue(0);
+        executor.stop(1000);
+    }
+
+    @Test
+    void abortWakesThreadsWaitingOnRunningAndQueuedTasks() throws Exception {
+        CompactionExecutor executor = executor();
+        CountDownLatch started = new CountDownLatch(1);
+        Future<?> running =
+                executor.submit(
+                        () -> {
+                            started.countDown();
+                            Thread.sleep(60_000);
+                            return null;
+                        });
+        Future<?> queued = executor.submit(() -> 1);
+        started.await();
+        Thread waiter =
+                new Thread(
+                        () -> {
+                            try {
+                                queued.get();
+                            } catch (Exception expected) {
+                                // woken: that is the point
+                            }
+                        });
+        waiter.start();
+        executor.abort();
+        waiter.join(5_000);
+        assertThat(waiter.isAlive()).as("the waiter on a queued task woke").isFalse();
+        assertThatThrownBy(running::get).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InterruptedException.class);
+        assertThat(executor.queuedTasks()).isZero();
+        assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void stopInterruptsRunningTasksAndCancelsQueuedOnes() throws Exception {
+        CompactionExecutor executor = executor();
+        CountDownLatch started = new CountDownLatch(1);
+        Future<?> running =
+                executor.submit(
+                        () -> {
+                            started.countDown();
+                            Thread.sleep(60_000);
+                            return null;
+                        });
+        Future<?> queued = executor.submit(() -> 1);
+        started.await();
+        assertThat(executor.stop(5000)).isTrue();
+        assertThat(running.isDone()).isTrue();
+        assertThat(queued.isCancelled()).isTrue();
+        assertThat(executor.queuedTasks()).isZero();
+    }
+}

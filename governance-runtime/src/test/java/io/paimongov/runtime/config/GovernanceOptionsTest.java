@@ -1,0 +1,115 @@
+package io.paimongov.runtime.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class GovernanceOptionsTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void defaults() {
+        GovernanceOptions o = GovernanceOptions.defaults();
+        assertThat(o.budgetBytes()).isEqualTo(64L << 20);
+        assertThat(o.pageSize()).isEqualTo(64 << 10);
+        assertThat(o.spillMaxBytes()).isEqualTo(Long.MAX_VALUE);
+        assertThat(o.sweepOrphans()).isTrue();
+        assertThat(o.provider()).isEmpty();
+        assertThat(o.spillDirs()).containsExactly(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize());
+    }
+
+    @Test
+    void acceptsEveryKey() {
+        GovernanceOptions o =
+                GovernanceOptions.of(
+                        Map.of(
+                                GovernanceOptions.PROVIDER, "heap",
+                                GovernanceOptions.MEMORY_BUDGET, "1g",
+                                GovernanceOptions.PAGE_SIZE, "32kb",
+                                GovernanceOptions.SPILL_DIRS, dir + "," + dir,
+                                GovernanceOptions.SPILL_MAX_BYTES, "10G",
+                                GovernanceOptions.SPILL_SWEEP, "false",
+                                "governance.flink.weight", "3"));
+        assertThat(o.provider()).contains("heap");
+        assertThat(o.budgetBytes()).isEqualTo(1L << 30);
+        assertThat(o.pageSize()).isEqualTo(32 << 10);
+        assertThat(o.spillDirs()).hasSize(2);
+        assertThat(o.spillMaxBytes()).isEqualTo(10L << 30);
+        assertThat(o.sweepOrphans()).isFalse();
+        assertThat(o.raw("governance.flink.weight")).contains("3");
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "governance.memory.budget|12x|'governance.memory.budget' = '12x' is not a size; use bytes or a unit such as 512k, 64m, 1g",
+                "governance.memory.budget|100k|'governance.memory.budget' = '100k' is below the minimum of 512k (8 pages of 64k)",
+                "governance.memory.budget|99999999999999999999|'governance.memory.budget' = '99999999999999999999' is too large",
+                "governance.memory.page-size|3000|'governance.memory.page-size' = '3000' must be a power of two from 4k to 16m",
+                "governance.memory.page-size|32m|'governance.memory.page-size' = '32m' must be a power of two from 4k to 16m",
+                "governance.memory.page-size|-1|'governance.memory.page-size' = '-1' is not a size; use bytes or a unit such as 512k, 64m, 1g",
+                "governance.spill.max-bytes|512k|'governance.spill.max-bytes' = '512k' must be at least 1m, or 'unlimited'",
+                "governance.spill.max-bytes|lots|'governance.spill.max-bytes' = 'lots' is not a size; use bytes or a unit such as 512k, 64m, 1g",
+                "governance.spill.sweep-orphans|yes|'governance.spill.sweep-orphans' = 'yes' must be true or false",
+                "governance.spill.dirs|/no/such/dir|'governance.spill.dirs' names '/no/such/dir', which is not an existing directory",
+                "governance.spill.dirs|' , '|'governance.spill.dirs' = ',' names no directory",
+                "governance.compaction.task-threads|0|'governance.compaction.task-threads' = '0' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
+                "governance.compaction.task-threads|-2|'governance.compaction.task-threads' = '-2' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
+                "governance.compaction.task-threads|many|'governance.compaction.task-threads' = 'many' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
+                "governance.compaction.max-threads|0|'governance.compaction.max-threads' = '0' must be a whole number of at least 1",
+            })
+    void badValuesNameTheKeyTheValueAndTheRange(String key, String value, String message) {
+        assertThatThrownBy(() -> GovernanceOptions.of(Map.of(key, value)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+    }
+
+    @Test
+    void compactionThreadsComeFromTheGovernanceKeyElseTheTableElseOne() {
+        GovernanceOptions none = GovernanceOptions.defaults();
+        assertThat(none.compactionTaskThreads()).isEmpty();
+        assertThat(none.compactionTaskThreads(Map.of())).isEqualTo(1);
+        assertThat(none.compactionTaskThreads(Map.of("compaction.task-threads", "-1"))).isEqualTo(-1);
+        assertThat(none.compactionMaxThreads()).isEqualTo(8);
+        GovernanceOptions two = GovernanceOptions.of(Map.of(GovernanceOptions.COMPACTION_TASK_THREADS, "2"));
+        assertThat(two.compactionTaskThreads(Map.of("compaction.task-threads", "4"))).isEqualTo(2);
+        assertThatThrownBy(() -> none.compactionTaskThreads(Map.of("compaction.task-threads", "0")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'compaction.task-threads' = '0' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)");
+    }
+
+    @Test
+    void unknownRuntimeKeysAreRejectedWithTheKnownOnes() {
+        assertThatThrownBy(() -> GovernanceOptions.of(Map.of("governance.memory.budjet", "1g")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("unknown option 'governance.memory.budjet'; known keys: governance.provider, governance.memory.budget");
+    }
+
+    @Test
+    void budgetMinimumFollowsThePageSize() {
+        assertThatThrownBy(
+                        () ->
+                                GovernanceOptions.of(
+                                        Map.of(GovernanceOptions.PAGE_SIZE, "1m", GovernanceOptions.MEMORY_BUDGET, "4m")))
+                .hasMessage("'governance.memory.budget' = '4m' is below the minimum of 8m (8 pages of 1m)");
+    }
+
+    @Test
+    void sizes() {
+        assertThat(Sizes.parse("k", "123")).isEqualTo(123);
+        assertThat(Sizes.parse("k", "64m")).isEqualTo(64L << 20);
+        assertThat(Sizes.parse("k", "2 GiB")).isEqualTo(2L << 30);
+        assertThat(Sizes.parse("k", "1t")).isEqualTo(1L << 40);
+        assertThat(Sizes.format(64L << 20)).isEqualTo("64m");
+        assertThat(Sizes.format(1536 << 10)).isEqualTo("1536k");
+        assertThat(Sizes.format(1000)).isEqualTo("1000");
+    }
+}

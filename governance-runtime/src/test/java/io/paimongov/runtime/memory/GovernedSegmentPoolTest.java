@@ -1,0 +1,122 @@
+package io.paimongov.runtime.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.paimongov.spi.WriteCancelledException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.paimon.memory.MemorySegment;
+import org.junit.jupiter.api.Test;
+
+class GovernedSegmentPoolTest {
+
+    private final BoundedTestAllocator allocator = new BoundedTestAllocator(4096, 8 * 4096);
+    private final MemoryBudget budget = new MemoryBudget(allocator);
+
+    @Test
+    void givesPagesUntilTheBudgetIsSpentThenNull() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        List<MemorySegment> pages = new ArrayList<>();
+        MemorySegment page;
+        while ((page = pool.nextSegment()) != null) {
+            pages.add(page);
+        }
+        assertThat(pages).hasSize(8).allSatisfy(p -> assertThat(p.size()).isEqualTo(4096));
+        assertThat(pool.deniedCount()).isEqualTo(1);
+        assertThat(budget.reservedBytes()).isEqualTo(8 * 4096);
+        assertThat(pool.freePages()).isZero();
+    }
+
+    @Test
+    void returnedPagesAreReusedAndCachedPagesCanBeReleased() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        MemorySegment a = pool.nextSegment();
+        MemorySegment b = pool.nextSegment();
+        pool.returnAll(List.of(a, b));
+        assertThat(pool.cachedPages()).isEqualTo(2);
+        assertThat(pool.nextSegment()).isSameAs(b);
+        assertThat(allocator.usedBytes()).isEqualTo(2 * 4096);
+        assertThat(pool.releaseCached()).isEqualTo(4096);
+        assertThat(allocator.usedBytes()).isEqualTo(4096);
+        assertThat(budget.reservedBytes()).isEqualTo(4096);
+    }
+
+    @Test
+    void theFirstPagesFloorIsTakenFromTheEngineAndNeverReleasedWhileOpen() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        assertThat(pool.holdFirstPages(3)).isTrue();
+        assertThat(pool.cachedPages()).isEqualTo(3);
+        assertThat(allocator.usedBytes()).isEqualTo(3 * 4096);
+        assertThat(pool.releaseCached()).as("the floor stays").isZero();
+
+        List<MemorySegment> used = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            used.add(pool.nextSegment());
+        }
+        assertThat(pool.cachedPages()).isZero();
+        pool.returnAll(used);
+        assertThat(pool.releaseCached()).isEqualTo(2 * 4096);
+        assertThat(pool.cachedPages()).isEqualTo(3);
+        assertThat(budget.reservedBytes()).isEqualTo(3 * 4096);
+
+        pool.close();
+        assertThat(allocator.usedBytes()).isZero();
+        assertThat(budget.reservedBytes()).isZero();
+        assertThat(pool.holdFirstPages(3)).isFalse();
+    }
+
+    @Test
+    void holdingTheFirstPagesFailsWhenTheBudgetIsShortAndKeepsWhatItTook() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        MemoryReservation encoder = budget.newReservation("encoder");
+        encoder.grow(6 * 4096);
+        assertThat(pool.holdFirstPages(3)).isFalse();
+        assertThat(pool.cachedPages()).isEqualTo(2);
+        assertThat(budget.reservedBytes()).isEqualTo(8 * 4096);
+        encoder.close();
+        assertThat(pool.holdFirstPages(3)).isTrue();
+        pool.close();
+        assertThat(allocator.usedBytes()).isZero();
+    }
+
+    @Test
+    void otherConsumersShareTheSameBudget() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        budget.newReservation("encoder").grow(6 * 4096);
+        assertThat(pool.nextSegment()).isNotNull();
+        assertThat(pool.nextSegment()).isNotNull();
+        assertThat(pool.nextSegment()).isNull();
+    }
+
+    @Test
+    void closeReturnsPagesPaimonNeverReturned() {
+        GovernedSegmentPool pool = new GovernedSegmentPool(budget, () -> {});
+        pool.nextSegment();
+        pool.nextSegment();
+        pool.returnAll(List.of(pool.nextSegment()));
+        pool.close();
+        pool.close();
+        assertThat(allocator.usedBytes()).isZero();
+        assertThat(budget.reservedBytes()).isZero();
+        assertThat(pool.nextSegment()).isNull();
+    }
+
+    @Test
+    void theCheckBeforeAllocationStopsACancelledWrite() {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        GovernedSegmentPool pool =
+                new GovernedSegmentPool(
+                        budget,
+                        () -> {
+                            if (cancelled.get()) {
+                                throw new WriteCancelledException("test");
+                            }
+                        });
+        assertThat(pool.nextSegment()).isNotNull();
+        cancelled.set(true);
+        assertThatThrownBy(pool::nextSegment).isInstanceOf(WriteCancelledException.class);
+        assertThat(pool.ownedPages()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,220 @@
+package io.paimongov.runtime.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.paimon.memory.MemorySegment;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Random reserve/release sequences from several threads on budgets that share one engine smaller
+ * than their sum, while a sampler thread checks at all times that no budget and no engine counter
+ * passes its capacity; at the end everything is back to zero. Seeded: a failure prints its seed.
+ * Size: {@code governance.reliability.ops} operations per run (CI 4000; deep 100000).
+ */
+@Tag("reliability")
+class MemoryBudgetConcurrencyTest {
+
+    static final int OPS = Integer.getInteger("governance.reliability.ops", 4000);
+    private static final int PAGE = 4096;
+    private static final int THREADS = 4;
+
+    /** One engine counter shared by several write allocators, each also bounded by its own capacity. */
+    static final class Engine {
+        final long capacity;
+        final AtomicLong used = new AtomicLong();
+        /** The most ever taken at once, exact (the sampler may miss a short peak). */
+        final AtomicLong peak = new AtomicLong();
+
+        Engine(long capacity) {
+            this.capacity = capacity;
+        }
+
+        boolean take(long bytes) {
+            while (true) {
+                long now = used.get();
+                if (now + bytes > capacity) {
+                    return false;
+                }
+                if (used.compareAndSet(now, now + bytes)) {
+                    peak.accumulateAndGet(now + bytes, Math::max);
+                    return true;
+                }
+            }
+        }
+    }
+
+    static final class Slice implements SegmentAllocator {
+        final Engine engine;
+        final long capacity;
+        final AtomicLong used = new AtomicLong();
+
+        Slice(Engine engine, long capacity) {
+            this.engine = engine;
+            this.capacity = capacity;
+        }
+
+        @Override
+        public int pageSize() {
+            return PAGE;
+        }
+
+        @Override
+        public long capacityBytes() {
+            return capacity;
+        }
+
+        @Override
+        public long usedBytes() {
+            return used.get();
+        }
+
+        @Override
+        public void allocate(List<MemorySegment> target, int pages) {
+            throw new UnsupportedOperationException("reservations only");
+        }
+
+        @Override
+        public void release(Collection<MemorySegment> pages) {}
+
+        @Override
+        public synchronized boolean tryReserve(long bytes) {
+            if (used.get() + bytes > capacity || !engine.take(bytes)) {
+                return false;
+            }
+            used.addAndGet(bytes);
+            return true;
+        }
+
+        @Override
+        public synchronized void release(long bytes) {
+            used.addAndGet(-bytes);
+            engine.used.addAndGet(-bytes);
+        }
+    }
+
+    @Test
+    void randomConcurrentReservationsNeverPassABudgetOrTheEngineAndAllComeBack() throws Exception {
+        long seed = System.nanoTime();
+        Engine engine = new Engine(48L * PAGE);
+        List<MemoryBudget> budgets = List.of(new MemoryBudget(new Slice(engine, 32L * PAGE)),
+                new MemoryBudget(new Slice(engine, 32L * PAGE)));
+        AtomicLong violations = new AtomicLong();
+        AtomicLong samples = new AtomicLong();
+        AtomicLong refusedByEngine = new AtomicLong();
+        AtomicLong refusedByBudget = new AtomicLong();
+        AtomicBoolean running = new AtomicBoolean(true);
+        Thread sampler = new Thread(() -> {
+            while (running.get()) {
+                long e = engine.used.get();
+                if (e > engine.capacity) {
+                    violations.incrementAndGet();
+                }
+                for (MemoryBudget b : budgets) {
+                    if (b.reservedBytes() > b.capacityBytes() || b.peakBytes() > b.capacityBytes()) {
+                        violations.incrementAndGet();
+                    }
+                }
+                samples.incrementAndGet();
+                Thread.onSpinWait();
+            }
+        }, "budget-sampler");
+        sampler.start();
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            MemoryBudget budget = budgets.get(t % budgets.size());
+            Random random = new Random(seed + t);
+            done.add(pool.submit(() -> {
+                start.await();
+                List<MemoryReservation> mine = new ArrayList<>();
+                for (int i = 0; i < OPS / THREADS; i++) {
+                    if (mine.isEmpty() || random.nextInt(10) == 0) {
+                        mine.add(budget.newReservation("t" + Thread.currentThread().getId() + "-" + i));
+                    }
+                    MemoryReservation r = mine.get(random.nextInt(mine.size()));
+                    long n = (1 + random.nextInt(6)) * (long) PAGE - random.nextInt(PAGE);
+                    switch (random.nextInt(5)) {
+                        case 0, 1 -> r.tryGrow(n);
+                        case 2 -> {
+                            try {
+                                r.grow(n);
+                            } catch (ResourceExhaustedException e) {
+                                (e.getMessage().contains("the engine did not") ? refusedByEngine : refusedByBudget)
+                                        .incrementAndGet();
+                            }
+                        }
+                        case 3 -> r.shrink(Math.min(n, r.bytes()));
+                        default -> {
+                            r.close();
+                            mine.remove(r);
+                            assertThatThrownBy(() -> r.tryGrow(1)).isInstanceOf(GovernanceClosedException.class);
+                        }
+                    }
+                }
+                mine.forEach(MemoryReservation::close);
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : done) {
+            f.get(5, TimeUnit.MINUTES);
+        }
+        pool.shutdown();
+        running.set(false);
+        sampler.join();
+        assertThat(violations.get()).as("samples over a capacity, seed " + seed).isZero();
+        assertThat(samples.get()).as("sampler ran").isPositive();
+        assertThat(engine.peak.get()).as("both budgets took memory at once: more than one budget's worth, seed " + seed)
+                .isGreaterThan(32L * PAGE);
+        assertThat(engine.peak.get()).as("the engine's exact peak").isLessThanOrEqualTo(engine.capacity);
+        for (MemoryBudget b : budgets) {
+            assertThat(b.reservedBytes()).isZero();
+            assertThat(b.holders()).isEmpty();
+        }
+        assertThat(engine.used.get()).isZero();
+        assertThat(refusedByBudget.get() + refusedByEngine.get()).as("some grows were refused").isPositive();
+    }
+
+    @Test
+    void whenTheEngineIsShortTheErrorSaysSoAndDoesNotAskForALargerBudget() {
+        Engine engine = new Engine(8L * PAGE);
+        MemoryBudget first = new MemoryBudget(new Slice(engine, 16L * PAGE));
+        MemoryBudget second = new MemoryBudget(new Slice(engine, 16L * PAGE));
+        MemoryReservation hog = first.newReservation("other write");
+        hog.grow(6L * PAGE);
+        MemoryReservation r = second.newReservation("flush file writer");
+        assertThatThrownBy(() -> r.grow(4L * PAGE))
+                .isInstanceOf(ResourceExhaustedException.class)
+                .hasMessage("memory exhausted: 'flush file writer' asked for 16384 bytes; 0 of 65536 bytes are reserved,"
+                        + " 65536 free; largest holders: none known; the write's budget had room, the engine did not (it"
+                        + " holds 0 for this write; the rest of its memory is taken by other writes or consumers): give the"
+                        + " engine more memory or run fewer writes at once; raising 'governance.memory.budget' does not help");
+        assertThatThrownBy(() -> second.newReservation("x").grow(17L * PAGE))
+                .hasMessageEndingWith("; raise 'governance.memory.budget' (now 64k)");
+        assertThat(second.tooSmall("first writer and its 3 pages", 20L * PAGE))
+                .hasMessageEndingWith("the budget is too small for this table: raise 'governance.memory.budget' from 64k to at least 80k");
+        assertThat(second.tooSmall("flush file writer", 4L * PAGE)).hasMessageContaining("the engine did not");
+        hog.close();
+        r.grow(4L * PAGE);
+        r.close();
+        assertThat(engine.used.get()).isZero();
+        assertThat(second.exhaustedCount()).isEqualTo(4);
+    }
+}

@@ -1,0 +1,14 @@
+package io.paimongov.runtime.memory;
+
+import io.paimongov.spi.SegmentAllocator;
+
+/** Test allocators for the runtime's unit tests in other packages. */
+public final class TestAllocators {
+
+    private TestAllocators() {}
+
+    /** A plain bounded allocator of {@code capacity} bytes in pages of {@code pageSize}. */
+    public static SegmentAllocator bounded(int pageSize, long capacity) {
+        return new BoundedTestAllocator(pageSize, capacity);
+    }
+}

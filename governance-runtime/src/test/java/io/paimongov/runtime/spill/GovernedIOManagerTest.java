@@ -1,0 +1,108 @@
+package io.paimongov.runtime.spill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.WriteCancelledException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.paimon.disk.BufferFileWriter;
+import org.apache.paimon.disk.FileIOChannel;
+import org.apache.paimon.memory.Buffer;
+import org.apache.paimon.memory.MemorySegment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GovernedIOManagerTest {
+
+    private static final int BLOCK = 64 << 10;
+
+    @TempDir Path root;
+
+    private GovernedIOManager manager(long maxBytes, Runnable check) {
+        SpillScope scope = SpillScope.create(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t");
+        return new GovernedIOManager(scope, maxBytes, check);
+    }
+
+    private static Buffer block() {
+        return Buffer.create(MemorySegment.wrap(new byte[BLOCK]), BLOCK);
+    }
+
+    @Test
+    void countsFilesRunsAndBytesInsideTheScope() throws Exception {
+        GovernedIOManager io = manager(Long.MAX_VALUE, () -> {});
+        FileIOChannel.ID run = io.createChannelEnumerator().next();
+        FileIOChannel.ID merged = io.createChannel();
+        assertThat(run.getPathFile().toPath().getParent()).isEqualTo(io.scope().dir());
+        for (FileIOChannel.ID id : List.of(run, merged)) {
+            BufferFileWriter w = io.createBufferFileWriter(id);
+            w.writeBlock(block());
+            w.close();
+        }
+        assertThat(io.spillFiles()).isEqualTo(2);
+        assertThat(io.spillRuns()).isEqualTo(1);
+        assertThat(io.spillBytes()).isEqualTo(2L * (BLOCK + 4));
+        assertThat(io.filesLeft()).isEqualTo(2);
+        io.close();
+        assertThat(io.filesLeft()).isZero();
+        assertThat(io.scope().exists()).isFalse();
+    }
+
+    @Test
+    void theSpillBudgetIsEnforcedOnEveryBlock() throws Exception {
+        GovernedIOManager io = manager(3L * BLOCK, () -> {});
+        BufferFileWriter w = io.createBufferFileWriter(io.createChannel());
+        w.writeBlock(block());
+        w.writeBlock(block());
+        assertThatThrownBy(() -> w.writeBlock(block()))
+                .isInstanceOfSatisfying(
+                        ResourceExhaustedException.class,
+                        e -> assertThat(e.resource()).isEqualTo(ResourceExhaustedException.Resource.SPILL_DISK))
+                .hasMessageContaining("spill disk exhausted: 'spill file writer' asked for 65540 bytes");
+        w.closeAndDelete();
+        io.close();
+    }
+
+    @Test
+    void deletedFilesGiveTheirBytesBack() throws Exception {
+        GovernedIOManager io = manager(3L * BLOCK, () -> {});
+        BufferFileWriter first = io.createBufferFileWriter(io.createChannel());
+        first.writeBlock(block());
+        first.writeBlock(block());
+        first.closeAndDelete();
+        BufferFileWriter second = io.createBufferFileWriter(io.createChannel());
+        second.writeBlock(block());
+        second.writeBlock(block());
+        assertThat(io.peakDiskBytes()).isLessThanOrEqualTo(3L * BLOCK);
+        second.close();
+        io.close();
+    }
+
+    @Test
+    void fileCreationChecksCancellation() {
+        AtomicBoolean cancelled = new AtomicBoolean(true);
+        GovernedIOManager io =
+                manager(
+                        Long.MAX_VALUE,
+                        () -> {
+                            if (cancelled.get()) {
+                                throw new WriteCancelledException("stop");
+                            }
+                        });
+        assertThatThrownBy(() -> io.createBufferFileWriter(io.createChannel()))
+                .isInstanceOf(WriteCancelledException.class);
+        assertThat(io.spillFiles()).isZero();
+        io.close();
+    }
+
+    @Test
+    void filesOutsideTheScopeAreRefused() {
+        GovernedIOManager io = manager(Long.MAX_VALUE, () -> {});
+        FileIOChannel.ID outside = new FileIOChannel.ID(root.toFile(), 0, new java.util.Random());
+        assertThatThrownBy(() -> io.createBufferFileWriter(outside)).hasMessageContaining("outside the write's spill scope");
+        io.close();
+    }
+}
