@@ -1,6 +1,5 @@
 package io.paimongov.spi;
 
-import io.paimongov.spi.metrics.LastSnapshotReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Optional;
 

@@ -1,6 +1,6 @@
-package io.paimongov.spi.metrics;
+package io.paimongov.spi;
 
-import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 

@@ -1,0 +1,132 @@
+package io.paimongov.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers of docs/architecture.md, checked on the main classes of every module: a class that
+ * reaches across a layer fails the build with ArchUnit's list of the offending dependencies.
+ *
+ * <pre>
+ *   cli, benchmarks            (top: may use everything below)
+ *   tck                        (spi, runtime; finds allocators through the SPI only)
+ *   flink.sink, spark.write    (engine integration: spi, runtime, their own allocator)
+ *   runtime                    (spi)
+ *   heap, offheap, flink, spark  (allocators: spi and their engine only)
+ *   spi                        (nothing of ours)
+ * </pre>
+ */
+class LayersTest {
+
+    private static final String SPI = "io.paimongov.spi..";
+    private static final String RUNTIME = "io.paimongov.runtime..";
+    private static final String TCK = "io.paimongov.tck..";
+    private static final String CLI = "io.paimongov.cli..";
+    private static final String BENCHMARKS = "io.paimongov.benchmarks..";
+    private static final String FLINK_SINK = "io.paimongov.flink.sink..";
+    private static final String SPARK_WRITE = "io.paimongov.spark.write..";
+    /** The allocator packages: the root package of each allocator module (integration lives below it). */
+    private static final String[] ALLOCATORS = {
+        "io.paimongov.heap", "io.paimongov.offheap", "io.paimongov.flink", "io.paimongov.spark"
+    };
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importMainClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.paimongov");
+    }
+
+    /** The import must see every layer, or a rule over an empty set would pass by default. */
+    @Test
+    void everyLayerIsImported() {
+        Set<String> packages = classes.stream().map(JavaClass::getPackageName).collect(Collectors.toSet());
+        assertThat(packages).contains(
+                "io.paimongov.spi", "io.paimongov.spi.metrics", "io.paimongov.runtime", "io.paimongov.runtime.write",
+                "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
+                "io.paimongov.flink.sink", "io.paimongov.spark.write");
+        assertThat(packages).contains(ALLOCATORS);
+    }
+
+    @Test
+    void theSpiImportsNothingOfOurs() {
+        check(noClasses().that().resideInAPackage(SPI)
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        RUNTIME, TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..",
+                        "io.paimongov.flink..", "io.paimongov.spark..")
+                .because("governance-spi is what a vendor compiles against: only what it implements or receives"));
+    }
+
+    @Test
+    void allocatorsImportTheSpiOnly() {
+        for (String allocator : ALLOCATORS) {
+            String[] others = Arrays.stream(ALLOCATORS)
+                    .filter(a -> !a.equals(allocator))
+                    .map(a -> a + "..")
+                    .toArray(String[]::new);
+            check(noClasses().that().resideInAPackage(allocator)
+                    .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, TCK, CLI, BENCHMARKS, FLINK_SINK, SPARK_WRITE)
+                    .orShould().dependOnClassesThat().resideInAnyPackage(others)
+                    .because("an allocator implements the SPI over its engine; it never reaches into the runtime or another allocator"));
+        }
+    }
+
+    @Test
+    void theRuntimeNeverImportsAnAllocatorOrWhatSitsOnTop() {
+        check(noClasses().that().resideInAPackage(RUNTIME)
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..",
+                        "io.paimongov.flink..", "io.paimongov.spark..")
+                .because("the runtime is engine-neutral: it meets allocators only through the SPI"));
+    }
+
+    @Test
+    void engineIntegrationUsesItsOwnAllocatorOnly() {
+        check(noClasses().that().resideInAPackage(FLINK_SINK)
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..", "io.paimongov.spark.."));
+        check(noClasses().that().resideInAPackage(SPARK_WRITE)
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..", "io.paimongov.flink.."));
+    }
+
+    @Test
+    void theKitFindsAllocatorsThroughTheSpi() {
+        check(noClasses().that().resideInAPackage(TCK)
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..",
+                        "io.paimongov.flink..", "io.paimongov.spark..")
+                .because("the TCK proves any allocator, so it names none"));
+    }
+
+    @Test
+    void nothingDependsOnTheTopLayer() {
+        check(noClasses().that().resideOutsideOfPackages(CLI, BENCHMARKS)
+                .should().dependOnClassesThat().resideInAnyPackage(CLI, BENCHMARKS));
+        check(noClasses().that().resideInAPackage(BENCHMARKS)
+                .should().dependOnClassesThat().resideInAPackage(CLI));
+    }
+
+    @Test
+    void packagesAreFreeOfCycles() {
+        check(slices().matching("io.paimongov.(**)").should().beFreeOfCycles());
+    }
+
+    private static void check(ArchRule rule) {
+        rule.check(classes);
+    }
+}
