@@ -44,7 +44,7 @@ class BomTest {
             managed.add(text(dependency, "artifactId"));
         }
         assertThat(managed).containsExactlyInAnyOrder(
-                "governance-spi", "allocator-heap", "allocator-offheap", "allocator-flink", "allocator-spark", "tck", "governance-cli");
+                "governance-spi", "governance-runtime", "allocator-heap", "allocator-offheap", "allocator-flink", "allocator-spark", "tck", "governance-cli");
         assertThat(modules).as("the parent's modules").containsAll(managed).contains("governance-bom");
     }
 

@@ -1,6 +1,5 @@
 package io.paimongov.cli;
 
-import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.GovernanceProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -48,7 +47,7 @@ final class OutsideProviderJar {
             import io.paimongov.spi.ResourceExhaustedException;
             import io.paimongov.spi.SegmentAllocator;
             import io.paimongov.spi.SpillLocations;
-            import io.paimongov.runtime.config.GovernanceOptions;
+            import io.paimongov.spi.ProviderOptions;
             import java.util.Collection;
             import java.util.Collections;
             import java.util.IdentityHashMap;
