@@ -3,17 +3,18 @@ package io.paimongov.spi;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * The threads the engine allows a write to compact with. The runtime builds the compaction
- * executor from {@link #threadFactory()} and never starts more than {@link #maxThreads()} threads.
+ * The threads the engine allows a write to compact with. Contract: docs/spi.md, clauses
+ * COMPACT.1-COMPACT.4.
  *
- * <p>Immutable; thread-safe.
+ * <p>Immutable; thread-safe. <b>Who calls:</b> the runtime, while the context is built and when a
+ * compaction task needs a thread.
  */
 public interface CompactionThreads {
 
-    /** Makes compaction threads (name, daemon flag, context class loader are the engine's call). */
+    /** Makes compaction threads; never blocks or refuses (COMPACT.1). */
     ThreadFactory threadFactory();
 
-    /** The most compaction threads this write may run at once; at least 1. */
+    /** The most compaction threads this write may run at once; at least 1 (COMPACT.2). */
     int maxThreads();
 
     static CompactionThreads of(ThreadFactory factory, int maxThreads) {

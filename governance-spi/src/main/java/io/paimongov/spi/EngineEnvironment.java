@@ -7,11 +7,10 @@ import java.util.Optional;
 
 /**
  * What an engine hands to a provider when a write opens: typed engine objects such as Flink's
- * {@code MemoryManager} or Spark's {@code TaskContext}, keyed by their type. A standalone
- * environment ({@link #standalone()}) carries nothing; providers that need an engine object say
- * which one is missing.
+ * {@code MemoryManager} or Spark's {@code TaskContext}, keyed by their type. Contract: docs/spi.md,
+ * clause ENV.1.
  *
- * <p>Immutable and thread-safe. Build one with {@link #builder()}.
+ * <p>Immutable and thread-safe; its {@link Builder} is not. Build one with {@link #builder()}.
  */
 public final class EngineEnvironment {
 

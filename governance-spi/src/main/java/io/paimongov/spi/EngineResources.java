@@ -1,15 +1,13 @@
 package io.paimongov.spi;
 
 /**
- * The engine's resources for one logical write, one accessor per concern. Returned by {@link
- * GovernanceProvider#open}; the runtime owns it and closes it exactly once, after the Paimon write
- * is closed and every page and reservation has been given back.
+ * The engine's resources for one logical write, one accessor per concern. Contract: docs/spi.md,
+ * clauses RES.1-RES.4.
  *
- * <p><b>Thread-safety:</b> every accessor and every returned object must be thread-safe; the
- * accessors return the same object on every call. <b>Close:</b> {@link #close()} must be
- * idempotent and must not throw for resources that were all returned; it may throw {@link
- * IllegalStateException} when the engine reports memory still held (a leak), after releasing
- * what it can.
+ * <p><b>Thread-safety:</b> thread-safe, each accessor returns the same object every time (RES.1).
+ * <b>Who calls:</b> the runtime, which owns it and closes it once (RES.2). <b>May throw:</b>
+ * {@link #close()}, {@link IllegalStateException} on a leak, after releasing what it can (RES.4);
+ * closing twice is harmless (RES.3).
  */
 public interface EngineResources extends AutoCloseable {
 

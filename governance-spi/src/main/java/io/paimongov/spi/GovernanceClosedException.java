@@ -1,8 +1,9 @@
 package io.paimongov.spi;
 
 /**
- * A call on a write, reservation or allocator that was already closed (or has failed and released
- * everything). The message names the object and its state.
+ * A call on a write, reservation, context or allocator that was already closed (or has failed and
+ * released everything); the message names the object and its state (docs/spi.md, clauses ERR.3 and
+ * ALLOC.8).
  */
 public final class GovernanceClosedException extends IllegalStateException {
 

@@ -10,8 +10,7 @@ import java.util.TreeMap;
 /**
  * What a provider is told when a write opens: the write's budget, page size and spill settings,
  * already validated by the runtime, and the keys the runtime does not own (by convention {@code
- * governance.<provider>.*}), which the provider validates itself (contract clause PROV-3 in
- * docs/spi.md).
+ * governance.<provider>.*}), which the provider validates itself (docs/spi.md, clause PROV.3).
  *
  * <p>Immutable value; thread-safe. The runtime builds it from its configuration; a vendor's own
  * tests build one with {@link #builder(long, int)}.

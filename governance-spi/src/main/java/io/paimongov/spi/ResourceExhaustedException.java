@@ -6,12 +6,10 @@ import java.util.stream.Collectors;
 
 /**
  * A request for memory or spill disk that the budget cannot cover, even after the runtime made
- * room (released cached pages, made Paimon flush or spill other writers). Distinct from every other
- * failure: it is the one a caller may answer by giving the write a larger budget.
+ * room: the one failure a caller may answer with a larger budget (docs/spi.md, clause ERR.1; an
+ * allocator's refusal, ALLOC.3). Carries the numbers to act on.
  *
- * <p>Carries the numbers to act on: who asked, how much, what is reserved, the capacity and the
- * largest holders. Immutable; unchecked so it passes through Paimon's {@code IOException}
- * signatures.
+ * <p>Immutable; unchecked so it passes through Paimon's {@code IOException} signatures.
  */
 public final class ResourceExhaustedException extends RuntimeException {
 

@@ -8,67 +8,40 @@ import org.apache.paimon.memory.MemorySegment;
  * The engine's memory manager as the writer sees it: fixed-size pages for Paimon's write buffer
  * and byte reservations for memory the writer uses outside pages (format encoders, spill I/O
  * buffers, compaction). Both count against one engine budget of {@link #capacityBytes()}.
+ * Contract: docs/spi.md, clauses ALLOC.1-ALLOC.9 (checked by the TCK's MEM-* rules).
  *
- * <p><b>Contract</b> (checked by the TCK, rules MEM-*):
- *
- * <ul>
- *   <li>{@link #allocate} and {@link #tryReserve} either completely succeed or completely fail; if
- *       they fail, no changes are made to accounting.
- *   <li>Pages are {@link #pageSize()} bytes, writable, and never alias each other while live.
- *   <li>{@link #release(Collection)} and {@link #release(long)} never throw and never block on
- *       another thread that may wait on this allocator.
- *   <li>{@link #usedBytes()} is what the engine sees as taken: live pages plus reservations.
- * </ul>
- *
- * <p><b>Thread-safety:</b> all methods may be called from any thread concurrently. <b>Who
- * calls:</b> the runtime only: the writing thread (pages, reservations), and the threads that open,
- * cancel or close a write (reservations and releases). The only lock of the runtime's held during
- * such a call is the write's call lock, which the writing thread holds for the length of a write
- * call and a cleanup holds while it releases; nothing the runtime does on another thread waits for
- * it except a later call of the same write. <b>Re-entrancy:</b> an allocator must not call back
- * into the write from inside these methods.
+ * <p><b>Thread-safety:</b> every method, from any thread, concurrently (ALLOC.6). <b>Who calls:</b>
+ * the runtime only, under no lock of its own but the write's call lock (LOCK.1, LOCK.2). <b>May
+ * throw:</b> {@link #allocate} only {@link ResourceExhaustedException} for "no memory" (ALLOC.3);
+ * the releases never (ALLOC.7). <b>Re-entrancy:</b> no call back into the write (LOCK.3).
  */
 public interface SegmentAllocator {
 
-    /** Page size in bytes: a power of two, constant for the allocator's life. */
+    /** Page size in bytes: a power of two, constant (ALLOC.1). */
     int pageSize();
 
-    /** The engine budget this allocator hands out, in bytes. */
+    /** The engine budget this allocator hands out, in bytes (ALLOC.1). */
     long capacityBytes();
 
-    /** Bytes currently taken from the engine (live pages plus reservations). */
+    /** Bytes currently taken from the engine: live pages plus reservations (ALLOC.2). */
     long usedBytes();
 
     /**
-     * Allocates {@code pages} pages and appends them to {@code target}, all or nothing.
+     * Appends {@code pages} pages to {@code target}, all or nothing (ALLOC.3, ALLOC.4).
      *
-     * @param target where the pages go; unchanged when this throws
-     * @param pages how many, at least 1
-     * @throws ResourceExhaustedException when the engine cannot give all of them; accounting is
-     *     unchanged
+     * @throws ResourceExhaustedException when the engine cannot give all of them
      */
     void allocate(List<MemorySegment> target, int pages);
 
-    /**
-     * Returns pages that {@link #allocate} handed out. Infallible: never throws. The caller must
-     * not touch the pages afterwards.
-     */
+    /** Gives pages that {@link #allocate} handed out back to the engine; never throws (ALLOC.7). */
     void release(Collection<MemorySegment> pages);
 
-    /**
-     * Reserves {@code bytes} of non-page memory.
-     *
-     * @return true when reserved; false leaves accounting unchanged
-     */
+    /** Reserves {@code bytes} of non-page memory, all or nothing: false changes nothing (ALLOC.5). */
     boolean tryReserve(long bytes);
 
-    /** Returns bytes that {@link #tryReserve} reserved. Infallible: never throws. */
+    /** Gives bytes that {@link #tryReserve} reserved back to the engine; never throws (ALLOC.7). */
     void release(long bytes);
 
-    /**
-     * Receives, once when the write opens, how to ask the write for memory back; an allocator over
-     * an engine that spills cooperatively keeps it and calls it from its spill callback. The
-     * default ignores it.
-     */
+    /** Receives, once, how to ask the write for memory back (ALLOC.9); the default ignores it. */
     default void bindRelief(MemoryRelief relief) {}
 }

@@ -4,17 +4,18 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The engine's temp directories for spill files and the byte budget they may take. The runtime
- * creates one private spill scope per write under one of {@link #roots()}.
+ * The engine's temp directories for spill files and the byte budget they may take. Contract:
+ * docs/spi.md, clauses SPILL.1-SPILL.3; what the runtime does with them, SPILL.4-SPILL.7.
  *
- * <p>Immutable values; thread-safe. {@link #of} builds one from plain values.
+ * <p>Immutable values; thread-safe. <b>Who calls:</b> the runtime, on the opening thread. {@link
+ * #of} builds one from plain values.
  */
 public interface SpillLocations {
 
-    /** Directories spill scopes may be created in; at least one, each absolute. */
+    /** Directories spill scopes may be created in; at least one, each absolute (SPILL.1). */
     List<Path> roots();
 
-    /** The most bytes this write's spill files may take on disk at once. */
+    /** The most bytes this write's spill files may take on disk at once (SPILL.2). */
     long maxBytes();
 
     static SpillLocations of(List<Path> roots, long maxBytes) {

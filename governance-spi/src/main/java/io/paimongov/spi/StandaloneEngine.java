@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * An engine a provider can run without its host: Flink's {@code MemoryManager} on its own, a Spark
  * {@code TaskMemoryManager} outside a cluster, a plain heap pool. The TCK and the CLI use it to
- * verify a provider against the engine's own counters rather than the provider's word.
+ * verify a provider against the engine's own counters rather than the provider's word (docs/spi.md,
+ * clause PROV.6).
  *
  * <p>Made by {@link GovernanceProvider#standalone}; one per test. <b>Thread-safety:</b> every
  * method may be called from any thread.

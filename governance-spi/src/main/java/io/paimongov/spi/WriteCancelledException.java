@@ -2,8 +2,8 @@ package io.paimongov.spi;
 
 /**
  * The write was cancelled, by the engine or through its token, and nothing of it will be
- * committed. Thrown by every governed call made after the cancel is seen. Unchecked so it passes
- * through Paimon's signatures; the runtime unwraps it from Paimon's wrappers.
+ * committed (docs/spi.md, clauses ERR.2 and CANCEL.4). Unchecked so it passes through Paimon's
+ * signatures; the runtime unwraps it from Paimon's wrappers.
  */
 public final class WriteCancelledException extends RuntimeException {
 

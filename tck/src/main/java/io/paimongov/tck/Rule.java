@@ -1,117 +1,159 @@
 package io.paimongov.tck;
 
+import java.util.List;
+
 /**
- * Every rule of the kit: its id, whether an allocator must pass it, what it states and where to
- * look when it fails. {@code docs/tck.md} lists the same table; a test keeps the two in step.
+ * Every rule of the kit: its id, whether an allocator must pass it, the contract clauses of {@code
+ * docs/spi.md} it checks ({@code ALLOC.3}, ...), what it states and where to look when it fails.
+ * {@code docs/tck.md} lists the same table ({@code RuleDocsTest} keeps the two in step);
+ * {@code ContractDriftTest} keeps the clauses cited here in step with docs/spi.md.
  */
 public enum Rule {
     MEM_1("MEM-1", true,
+            clauses("ALLOC.2", "ALLOC.3", "ALLOC.5", "ALLOC.6"),
             "Under random sequences of reserve, release, allocate and free, accounting matches a reference model and never passes the capacity.",
             "tryReserve/allocate must refuse what does not fit; usedBytes() must be exactly live pages plus reservations."),
     MEM_2("MEM-2", true,
+            clauses("ALLOC.6"),
             "Under concurrent reserve/release/allocate/free from several threads, neither the allocator nor the engine passes the capacity, and both end at their start.",
             "the capacity check and the update must be one atomic step (a lock or a compare-and-set), in the allocator and in the engine."),
     MEM_3("MEM-3", true,
+            clauses("ALLOC.5"),
             "A failed reservation leaves accounting unchanged, in the allocator and in the engine.",
             "undo a partial engine reservation before returning false."),
     MEM_4("MEM-4", true,
+            clauses("ALLOC.3"),
             "Page allocation is all-or-nothing: a request that does not fit throws ResourceExhaustedException and gives no page.",
             "check room for every page before taking the first, or give back what was taken before throwing; leave the target list untouched."),
     MEM_5("MEM-5", true,
+            clauses("ALLOC.4"),
             "Live pages have the page size, are writable and never alias each other.",
             "do not hand out a page twice before it is released; wrap each engine buffer once; size every page pageSize()."),
     MEM_6("MEM-6", true,
+            clauses("ALLOC.7", "RES.4"),
             "After the write's resources close, the engine's own memory counter is back at its starting level.",
             "release(pages) and release(bytes) must give memory back to the engine, and close() must release what is left."),
     MEM_7("MEM-7", true,
+            clauses("RES.3"),
             "Closing the engine resources twice is harmless.",
             "make EngineResources.close() idempotent."),
     MEM_8("MEM-8", true,
+            clauses("ALLOC.8"),
             "Allocating or reserving after close fails with GovernanceClosedException.",
             "remember the closed state and throw io.paimongov.spi.GovernanceClosedException."),
     MEM_9("MEM-9", true,
+            clauses("ALLOC.1"),
             "The allocator's capacity is positive and within governance.memory.budget, and its page size is a power of two of at least 4k.",
             "read governance.memory.budget and governance.memory.page-size from the options given to open()."),
     WRITE_1("WRITE-1", true,
+            clauses("ALLOC.4"),
             "Random workloads (duplicate keys, deletes, partitions, buckets, merge engines, formats, budgets) commit exactly the reference model's table.",
             "pages must keep their contents while live; a page handed to Paimon must not be reused by the engine until released."),
     WRITE_2("WRITE-2", true,
+            clauses("ALLOC.4"),
             "A write under a small budget commits the same table as the same write with an ample budget.",
             "spilling must not lose or corrupt rows: check that pages stay valid across spills and that released pages are not still in use."),
     WRITE_3("WRITE-3", true,
+            clauses("ALLOC.1", "ALLOC.6"),
             "Throughout a write the accounted peak stays within the budget and the engine never passes its capacity.",
             "capacityBytes() must be the engine budget the provider really enforces."),
     SPILL_1("SPILL-1", true,
+            clauses("SPILL.3"),
             "After a successful spilling write, nothing the write made is left in the engine's temp space.",
             "do not create temp directories of your own per write, or delete them in EngineResources.close()."),
     SPILL_2("SPILL-2", true,
+            clauses("ALLOC.7", "SPILL.5"),
             "After a failure injected at a random point, no spill file, reservation or snapshot is left and the engine's memory is back.",
             "release must stay infallible on every path; close() must work after a failed allocation."),
     SPILL_3("SPILL-3", true,
+            clauses("SPILL.5"),
             "After a prepared write is closed without commit (abort), nothing is left and nothing is published.",
             "close() must release everything even when commit messages were never committed."),
     SPILL_4("SPILL-4", true,
+            clauses("SPILL.1", "SPILL.5", "CANCEL.5"),
             "After a cancel, no spill file or spill scope is left.",
             "spill roots must be directories the runtime may delete scopes in."),
     SPILL_5("SPILL-5", true,
+            clauses("SPILL.2", "SPILL.6"),
             "The spill byte budget (governance.spill.max-bytes) holds: the spill scope never holds more on disk.",
             "SpillLocations.maxBytes() must return governance.spill.max-bytes, or a smaller engine limit."),
     SPILL_6("SPILL-6", true,
+            clauses("SPILL.1", "SPILL.4"),
             "Spill scopes are owner-only (0700) and lie under the provider's spill roots.",
             "spill roots must be on a file system with POSIX permissions, or the provider must say why not."),
     SPILL_7("SPILL-7", true,
+            clauses("SPILL.1", "SPILL.7"),
             "Spill scopes left by a dead process are swept when a new write opens on the same roots.",
             "SpillLocations.roots() must be the same directories for every write of the engine."),
     CANCEL_1("CANCEL-1", true,
+            clauses("CANCEL.4", "LOCK.2"),
             "A cancel from another thread at a random point makes the write throw WriteCancelledException within the bound (governance.tck.cancel-bound-ms).",
             "the allocator must not block a cancelled write; allocate() must return or throw promptly."),
     CANCEL_2("CANCEL-2", true,
+            clauses("CANCEL.4"),
             "After a cancel there is no new snapshot and no data file in the table.",
             "nothing in the allocator should publish; check that close() ran."),
     CANCEL_3("CANCEL-3", true,
+            clauses("CANCEL.5", "ALLOC.7"),
             "After a cancel every reservation is zero and the engine's memory is back at its start.",
             "release paths must work from the thread that cancels or closes, not only the writing thread."),
     CANCEL_4("CANCEL-4", true,
+            clauses("COMPACT.3"),
             "After a cancel no thread the write started is left running.",
             "CompactionThreads.threadFactory() threads must end when interrupted."),
     CANCEL_5("CANCEL-5", false,
+            clauses("CANCEL.1", "CANCEL.2"),
             "The engine's own cancel (its CancellationSignal) stops the write with WriteCancelledException and leaves nothing behind.",
             "EngineResources.cancellation() must report the engine's cancel (cancelReason) or call the listener given to onCancel."),
     METRICS_1("METRICS-1", true,
+            clauses("METRICS.1", "METRICS.4"),
             "The snapshot is consistent: rows in, files out, spill counters non-zero exactly when the write spilled, peak at least current, nothing reserved after close.",
             "the runtime counts these; an allocator can only break them by mis-reporting capacity or pages."),
     METRICS_2("METRICS-2", true,
+            clauses("METRICS.4"),
             "Exact fields are exact: output bytes equal the committed files' sizes, input bytes the rows' binary sizes, pages plus estimates the reserved bytes.",
             "pages must be exactly pageSize() bytes."),
     METRICS_3("METRICS-3", false,
+            clauses("METRICS.2"),
             "What the engine's metric system received at close equals the write's final snapshot.",
             "MetricsReporter.writeClosed must pass the snapshot on unchanged."),
     DISCOVERY_1("DISCOVERY-1", true,
+            clauses("PROV.1"),
             "The provider is found by its name through ServiceLoader.",
             "list the class in META-INF/services/io.paimongov.spi.GovernanceProvider (and in module-info 'provides')."),
     DISCOVERY_2("DISCOVERY-2", true,
+            clauses("PROV.2"),
             "An unknown provider name fails with a message listing the available names, this provider's among them.",
             "name() must be stable and unique."),
     DISCOVERY_3("DISCOVERY-3", true,
+            clauses("PROV.3"),
             "An unknown key in the provider's own namespace (governance.<name>.*) is rejected with IllegalArgumentException naming the key.",
             "validate your own keys in open() and name the key in the message."),
     COMPACT_1("COMPACT-1", true,
+            clauses("COMPACT.1", "COMPACT.4"),
             "With governance.compaction.task-threads=2 on 8 buckets with a backlog, the backlog drains (at least one compaction per bucket's worth), the table is right, and never two compactions of one (partition, bucket) run at once.",
             "CompactionThreads.threadFactory() must start each thread it makes with the task it is given, once."),
     COMPACT_2("COMPACT-2", true,
+            clauses("COMPACT.1", "COMPACT.2"),
             "Compaction concurrency never passes the thread setting bounded by CompactionThreads.maxThreads(), and reaches it when the work allows.",
             "CompactionThreads.maxThreads() must be what the engine allows, and the factory must not block or refuse threads.");
 
     private final String id;
     private final boolean required;
+    private final List<String> clauses;
     private final String statement;
     private final String ifFails;
 
-    Rule(String id, boolean required, String statement, String ifFails) {
+    Rule(String id, boolean required, List<String> clauses, String statement, String ifFails) {
         this.id = id;
         this.required = required;
+        this.clauses = clauses;
         this.statement = statement;
         this.ifFails = ifFails;
+    }
+
+    private static List<String> clauses(String... ids) {
+        return List.of(ids);
     }
 
     /** The id used in reports and docs, such as {@code MEM-1}. */
@@ -124,6 +166,11 @@ public enum Rule {
         return required;
     }
 
+    /** The clauses of docs/spi.md this rule checks, such as {@code ALLOC.3}; at least one. */
+    public List<String> clauses() {
+        return clauses;
+    }
+
     public String statement() {
         return statement;
     }
@@ -133,8 +180,12 @@ public enum Rule {
         return ifFails;
     }
 
-    /** The prefix of every failure message of this rule: {@code [MEM-1] ...}. */
+    /**
+     * A failure message of this rule: {@code [MEM-1] <what> (if this fails, check: ...; contract:
+     * docs/spi.md ALLOC.2, ...)}.
+     */
     String fail(String what) {
-        return "[" + id + "] " + what + " (if this fails, check: " + ifFails + ")";
+        return "[" + id + "] " + what + " (if this fails, check: " + ifFails + "; contract: docs/spi.md "
+                + String.join(", ", clauses) + ")";
     }
 }

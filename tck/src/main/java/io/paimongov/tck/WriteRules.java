@@ -11,7 +11,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /** WRITE-*: real Paimon writes through the provider commit exactly what they should, in budget. */
-abstract class WriteRules extends MemoryRules {
+abstract class WriteRules extends LifecycleRules {
 
     private static final String[] BUDGETS = {"2m", "3m", "6m", "16m", "64m"};
 

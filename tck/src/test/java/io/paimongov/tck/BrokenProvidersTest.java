@@ -29,6 +29,7 @@ class BrokenProvidersTest {
                     assertEquals(TckReport.Status.FAILED, result.status(), fault.getKey() + " passed " + rule.id() + ": " + result);
                     assertTrue(result.message().startsWith("[" + rule.id() + "] "), "message: " + result.message());
                     assertTrue(result.message().contains("if this fails, check: " + rule.ifFails()), "message: " + result.message());
+                    assertTrue(result.message().contains("contract: docs/spi.md " + String.join(", ", rule.clauses())), "message: " + result.message());
                 }));
     }
 

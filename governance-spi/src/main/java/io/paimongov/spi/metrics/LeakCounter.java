@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A provider's leak metric: how many of its write allocators closed while still holding engine
  * memory, and how many bytes they held. A provider keeps one per process (a static field) and
- * records into it when an allocator's close finds memory still held, just before that close throws.
+ * records into it when an allocator's close finds memory still held, just before that close throws
+ * (docs/spi.md, clause RES.4).
  *
  * <p><b>Thread-safety:</b> thread-safe. Counters only grow.
  */

@@ -4,7 +4,8 @@ import java.util.Map;
 
 /**
  * An immutable view of one write's metrics at one moment. Each component says whether it is
- * exact or an estimate and when it changes; {@code docs/metrics.md} has the same table.
+ * exact or an estimate and when it changes; {@code docs/metrics.md} has the same table. Received
+ * through {@link io.paimongov.spi.MetricsReporter} (docs/spi.md, clauses METRICS.1-METRICS.4).
  *
  * @param budgetBytes the write's memory budget. Exact; fixed for the write.
  * @param reservedBytes memory accounted now: pages plus reserved estimates. Exact as accounting;
