@@ -155,7 +155,7 @@ class HeapCancellationTest {
             write.write(row);
         }
         // The engine's side: the token, as an engine's cancel callback would reach it.
-        h.context.cancellation().cancel("engine: slot released");
+        h.context.cancel("engine: slot released");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!h.context.isClosed() && System.nanoTime() < deadline) {
             Thread.sleep(5);

@@ -38,8 +38,8 @@ class HeapEngineObjectsTest {
         HeapGovernanceProvider provider = new HeapGovernanceProvider();
         try (ResourceContext a = ResourceContext.open("a", provider, options("2m"), env);
                 ResourceContext b = ResourceContext.open("b", provider, options("2m"), env)) {
-            MemoryReservation ra = a.memory().newReservation("a");
-            MemoryReservation rb = b.memory().newReservation("b");
+            MemoryReservation ra = a.newReservation("a");
+            MemoryReservation rb = b.newReservation("b");
             assertThat(ra.tryGrow(2 << 20)).isTrue();
             assertThat(rb.tryGrow(2 << 20)).as("the pool has 1m left").isFalse();
             assertThat(rb.tryGrow(1 << 20)).isTrue();
@@ -129,7 +129,7 @@ class HeapEngineObjectsTest {
     void theStandaloneEngineReadsTheSharedPool() {
         StandaloneEngine engine = new HeapGovernanceProvider().standalone(2 << 20, dir).orElseThrow();
         try (ResourceContext ctx = ResourceContext.open("s", new HeapGovernanceProvider(), options("2m"), engine.environment())) {
-            ctx.memory().newReservation("x").grow(1 << 20);
+            ctx.newReservation("x").grow(1 << 20);
             assertThat(engine.engineUsedBytes()).isEqualTo(1 << 20);
         }
         assertThat(engine.engineUsedBytes()).isZero();

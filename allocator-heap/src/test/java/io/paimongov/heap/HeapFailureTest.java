@@ -52,7 +52,7 @@ class HeapFailureTest {
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
         GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
         // The scope directory disappears under the write: creating a spill file fails with an I/O error.
-        Path scope = h.context.spillScope().dir();
+        Path scope = h.context.spillScopeDir();
         try (Stream<Path> files = Files.list(scope)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 Files.delete(f);

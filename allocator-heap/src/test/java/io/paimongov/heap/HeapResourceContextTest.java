@@ -25,9 +25,9 @@ class HeapResourceContextTest {
         GovernanceOptions options =
                 GovernanceOptions.of(Map.of(GovernanceOptions.PROVIDER, "heap", GovernanceOptions.SPILL_DIRS, dir.toString()));
         try (ResourceContext ctx = ResourceContext.open("w", options, EngineEnvironment.standalone())) {
-            assertThat(ctx.memory().capacityBytes()).isEqualTo(64L << 20);
-            assertThat(ctx.spillScope().dir()).startsWith(dir).exists();
-            MemoryReservation r = ctx.memory().newReservation("engine side buffer");
+            assertThat(ctx.snapshot().budgetBytes()).isEqualTo(64L << 20);
+            assertThat(ctx.spillScopeDir()).startsWith(dir).exists();
+            MemoryReservation r = ctx.newReservation("engine side buffer");
             r.grow(1 << 20);
             assertThat(ctx.engineUsedBytes()).isEqualTo(1 << 20);
         }

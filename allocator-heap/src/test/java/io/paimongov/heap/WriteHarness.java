@@ -61,7 +61,7 @@ final class WriteHarness {
     void assertNothingLeft(FileStoreTable table) throws IOException {
         assertThat(context.isClosed()).isTrue();
         assertThat(context.snapshot().reservedBytes()).as("reserved after close").isZero();
-        assertThat(context.memory().holders()).as("live reservations").isEmpty();
+        assertThat(context.holders()).as("live reservations").isEmpty();
         assertThat(provider.usedAtClose.get()).as("engine memory held at close").isZero();
         assertThat(spillScopes()).as("spill scopes left").isEmpty();
         assertThat(table.snapshotManager().latestSnapshot()).as("snapshot").isNull();

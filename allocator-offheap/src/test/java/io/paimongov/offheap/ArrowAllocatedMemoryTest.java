@@ -62,7 +62,7 @@ class ArrowAllocatedMemoryTest {
                 write.write(w.rows().get(i));
                 if (i % 1000 == 0) {
                     // Pages (used and cached) and estimate reservations, as the write's budget holds them.
-                    assertThat(engine.getAllocatedMemory()).isEqualTo(h.context.memory().reservedBytes());
+                    assertThat(engine.getAllocatedMemory()).isEqualTo(h.context.snapshot().reservedBytes());
                     samples++;
                 }
             }

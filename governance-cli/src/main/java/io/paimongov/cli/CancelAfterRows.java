@@ -1,6 +1,6 @@
 package io.paimongov.cli;
 
-import io.paimongov.runtime.cancel.CancellationToken;
+import io.paimongov.runtime.write.ResourceContext;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -25,16 +25,16 @@ final class CancelAfterRows implements AutoCloseable {
     private final Thread watcher;
     private volatile boolean stopped;
 
-    private CancelAfterRows(long limit, CancellationToken token) {
-        this.watcher = limit < 0 ? null : new Thread(() -> watch(limit, token), "demo-cancel-after-rows");
+    private CancelAfterRows(long limit, ResourceContext context) {
+        this.watcher = limit < 0 ? null : new Thread(() -> watch(limit, context), "demo-cancel-after-rows");
     }
 
     /**
-     * Starts counting; with {@code limit >= 0} also a daemon thread that cancels {@code token} once
+     * Starts counting; with {@code limit >= 0} also a daemon thread that cancels {@code context}'s write once
      * {@code limit} rows were counted.
      */
-    static CancelAfterRows start(long limit, CancellationToken token) {
-        CancelAfterRows c = new CancelAfterRows(limit, token);
+    static CancelAfterRows start(long limit, ResourceContext context) {
+        CancelAfterRows c = new CancelAfterRows(limit, context);
         if (c.watcher != null) {
             c.watcher.setDaemon(true);
             c.watcher.start();
@@ -42,12 +42,12 @@ final class CancelAfterRows implements AutoCloseable {
         return c;
     }
 
-    private void watch(long limit, CancellationToken token) {
+    private void watch(long limit, ResourceContext context) {
         while (!stopped && rows.get() < limit) {
             LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(POLL_MICROS));
         }
         if (!stopped) {
-            token.cancel("--cancel-after-rows " + limit);
+            context.cancel("--cancel-after-rows " + limit);
         }
     }
 

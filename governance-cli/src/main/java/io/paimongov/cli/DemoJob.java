@@ -91,10 +91,10 @@ final class DemoJob {
         ResourceContext ctx =
                 ResourceContext.open("paimon-governance-demo", settings.provider(), settings.options(),
                         EngineEnvironment.standalone());
-        run.spillScope = ctx.spillScope().dir();
-        TimelineRecorder timeline = settings.timeline() == null ? null : TimelineRecorder.start(ctx.metrics());
+        run.spillScope = ctx.spillScopeDir();
+        TimelineRecorder timeline = settings.timeline() == null ? null : TimelineRecorder.start(ctx::snapshot);
         try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx);
-                CancelAfterRows rows = CancelAfterRows.start(settings.cancelAfterRows(), ctx.cancellation())) {
+                CancelAfterRows rows = CancelAfterRows.start(settings.cancelAfterRows(), ctx)) {
             for (int i = 0; i < settings.rows(); i++) {
                 write.write(workload.next());
                 run.rowsWritten = rows.rowWritten();
@@ -117,7 +117,7 @@ final class DemoJob {
             run.deletes = workload.deletes();
             run.metrics = ctx.snapshot();
             run.engineUsedAfterClose = ctx.engineUsedBytes();
-            run.spillFilesLeft = countFiles(ctx.spillScope().dir());
+            run.spillFilesLeft = countFiles(ctx.spillScopeDir());
         }
     }
 

@@ -1,18 +1,18 @@
 package io.paimongov.cli;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.runtime.metrics.WriterMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * Samples one write's metrics on a thread of its own while the write runs, for the demo's {@code
  * --timeline}: the accounted memory every {@value #INTERVAL_MILLIS} ms, and an event whenever the
  * write buffers spilled or flushed since the sample before.
  *
- * <p>How it works. The sampler reads {@link WriterMetrics#snapshot()}, which any thread may call,
+ * <p>How it works. The sampler reads the write's snapshot ({@code ResourceContext.snapshot()}), which any thread may call,
  * so the writing thread does nothing for the timeline. Spills and flushes are seen as changes of
  * {@link MetricsSnapshot#spillCount()} and {@link MetricsSnapshot#flushCount()} between two
  * samples; an event carries how many happened in that interval (usually one). Time is measured
@@ -50,7 +50,7 @@ final class TimelineRecorder {
         }
     }
 
-    private final WriterMetrics metrics;
+    private final Supplier<MetricsSnapshot> metrics;
     private final long startNanos = System.nanoTime();
     private final List<Sample> samples = new ArrayList<>();
     private final List<Event> events = new ArrayList<>();
@@ -60,14 +60,14 @@ final class TimelineRecorder {
     private long spills;
     private long flushes;
 
-    private TimelineRecorder(WriterMetrics metrics) {
+    private TimelineRecorder(Supplier<MetricsSnapshot> metrics) {
         this.metrics = metrics;
         this.sampler = new Thread(this::sampleUntilStopped, "demo-timeline-sampler");
         this.sampler.setDaemon(true);
     }
 
     /** Starts sampling {@code metrics} now, on a daemon thread. */
-    static TimelineRecorder start(WriterMetrics metrics) {
+    static TimelineRecorder start(Supplier<MetricsSnapshot> metrics) {
         TimelineRecorder recorder = new TimelineRecorder(metrics);
         recorder.sample();
         recorder.sampler.start();
@@ -82,7 +82,7 @@ final class TimelineRecorder {
     }
 
     private void sample() {
-        MetricsSnapshot m = metrics.snapshot();
+        MetricsSnapshot m = metrics.get();
         double millis = (System.nanoTime() - startNanos) / 1e6;
         budgetBytes = m.budgetBytes();
         samples.add(new Sample(millis, m.reservedBytes()));

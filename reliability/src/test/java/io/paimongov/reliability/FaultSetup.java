@@ -63,7 +63,7 @@ final class FaultSetup {
         return switch (fault) {
             case ALLOCATOR_GRANTS_NOTHING -> (writer, context) -> takeAllEngineMemory();
             case SPILL_IO_ERROR -> (writer, context) -> {
-                removedScope = context.spillScope().dir();
+                removedScope = context.spillScopeDir();
                 Cell.delete(removedScope);
             };
             case THREAD_INTERRUPTED -> (writer, context) -> writer.interrupt();

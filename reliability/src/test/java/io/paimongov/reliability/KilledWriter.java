@@ -68,9 +68,9 @@ final class KilledWriter {
         while (System.nanoTime() < deadline) {
             write.write(workload.rows().get((int) (written % rows)));
             written++;
-            if (!told && spillFiles(context.spillScope().dir()) > 0) {
+            if (!told && spillFiles(context.spillScopeDir()) > 0) {
                 Path tmp = scopeFile.resolveSibling(scopeFile.getFileName() + ".tmp");
-                Files.writeString(tmp, context.spillScope().dir().toString(), StandardCharsets.UTF_8);
+                Files.writeString(tmp, context.spillScopeDir().toString(), StandardCharsets.UTF_8);
                 Files.move(tmp, scopeFile, StandardCopyOption.ATOMIC_MOVE);
                 told = true;
             }

@@ -124,7 +124,7 @@ final class TckRun {
         AtomicLong cancelledAt = new AtomicLong();
         AtomicBoolean cancelFired = new AtomicBoolean();
         AtomicBoolean done = new AtomicBoolean();
-        scope = context.spillScope().dir();
+        scope = context.spillScopeDir();
         totalRows = w.rows();
         pageSize = options.pageSize();
         Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
@@ -226,7 +226,7 @@ final class TckRun {
 
     private void sampleScope(AtomicBoolean done) {
         while (!done.get()) {
-            checkLive(context.metrics().snapshot());
+            checkLive(context.snapshot());
             try {
                 if (scopePermissions == null && Files.exists(scope)) {
                     scopePermissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(scope));
@@ -268,7 +268,7 @@ final class TckRun {
         if (context != null) {
             MetricsSnapshot last = context.snapshot();
             if (last.reservedBytes() != 0) {
-                problems.add(last.reservedBytes() + " bytes still reserved: " + context.memory().holders());
+                problems.add(last.reservedBytes() + " bytes still reserved: " + context.holders());
             }
             if (!context.isClosed()) {
                 problems.add("the write's resource context is still open");

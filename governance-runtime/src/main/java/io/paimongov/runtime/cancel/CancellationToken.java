@@ -32,17 +32,11 @@ public final class CancellationToken implements AutoCloseable {
     private final AtomicReference<String> reason = new AtomicReference<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private final AutoCloseable subscription;
-    private volatile long cancelledAtNanos;
 
     public CancellationToken(CancellationSignal signal) {
         this.signal = signal;
         this.subscription =
                 signal.onCancel(() -> cancel(signal.cancelReason().orElse("cancelled by the engine")));
-    }
-
-    /** A token with no engine signal. */
-    public static CancellationToken standalone() {
-        return new CancellationToken(CancellationSignal.never());
     }
 
     /**
@@ -55,7 +49,6 @@ public final class CancellationToken implements AutoCloseable {
         if (!reason.compareAndSet(null, text)) {
             return false;
         }
-        cancelledAtNanos = System.nanoTime();
         for (Runnable listener : listeners) {
             try {
                 listener.run();
@@ -90,11 +83,6 @@ public final class CancellationToken implements AutoCloseable {
     public Optional<String> reason() {
         isCancelled();
         return Optional.ofNullable(reason.get());
-    }
-
-    /** {@link System#nanoTime()} when {@link #cancel} first ran; 0 when not cancelled. */
-    public long cancelledAtNanos() {
-        return cancelledAtNanos;
     }
 
     /**

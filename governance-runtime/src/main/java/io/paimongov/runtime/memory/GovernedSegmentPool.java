@@ -186,11 +186,6 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
         return denied.sum();
     }
 
-    /** Pages cached for reuse. */
-    public synchronized int cachedPages() {
-        return cached.size();
-    }
-
     /**
      * Gives every page back to the engine, including pages Paimon never returned. Call only after
      * the Paimon write is closed. Idempotent.

@@ -59,7 +59,6 @@ public final class GovernedIOManager implements IOManager {
     private final LongAdder runs = new LongAdder();
     private final LongAdder written = new LongAdder();
     private final LongAdder refused = new LongAdder();
-    private final AtomicLong peakDiskBytes = new AtomicLong();
 
     /**
      * @param beforeCreate runs before each spill file is created (the cancellation check)
@@ -157,7 +156,6 @@ public final class GovernedIOManager implements IOManager {
                 return false;
             }
             if (diskBytes.compareAndSet(current, next)) {
-                peakDiskBytes.accumulateAndGet(next, Math::max);
                 return true;
             }
         }
@@ -193,14 +191,6 @@ public final class GovernedIOManager implements IOManager {
     /** Bytes written to spill files, deleted ones included (exact: block bytes plus headers). */
     public long spillBytes() {
         return written.sum();
-    }
-
-    /**
-     * The most bytes spill files held on disk at once, as accounted: deletions are noticed when the
-     * budget would be passed, so this may count files already deleted (an upper bound).
-     */
-    public long peakDiskBytes() {
-        return peakDiskBytes.get();
     }
 
     /** Spill files in the scope now (counts the directory). */

@@ -1,19 +1,23 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.EngineResources;
-import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.runtime.Providers;
 import io.paimongov.runtime.cancel.CancellationToken;
 import io.paimongov.runtime.compaction.CompactionExecutor;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.metrics.WriterMetrics;
 import io.paimongov.runtime.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.spi.ResourceExhaustedException.Holder;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,8 +34,12 @@ import org.slf4j.LoggerFactory;
  * returned only here (cached, unused pages may go back earlier), so the Paimon write must be closed
  * first; {@link GovernedTableWrite} does that.
  *
- * <p><b>Thread-safety:</b> the accessors are thread-safe; {@link #cancellation()} may be used from
- * any thread. {@link #close()} runs on one thread at a time.
+ * <p>Its public surface reads the write (snapshots, the spill scope's directory, the live
+ * reservations) and offers only narrow operations ({@link #cancel}, {@link #newReservation}); the
+ * budget, the page pool, the token and the metrics recorder stay with the runtime's write package.
+ *
+ * <p><b>Thread-safety:</b> the accessors are thread-safe; {@link #cancel} may be called from any
+ * thread. {@link #close()} runs on one thread at a time.
  */
 public final class ResourceContext implements AutoCloseable {
 
@@ -145,18 +153,34 @@ public final class ResourceContext implements AutoCloseable {
         return options;
     }
 
-    /** The write's memory budget: reserve memory the write uses outside Paimon here too. */
-    public MemoryBudget memory() {
-        return budget;
+    /**
+     * A new reservation of this write's budget, for memory the engine side of the write uses outside
+     * Paimon: it counts against the same budget and the engine's memory. The caller owns it and
+     * closes it; one still live when the context closes is closed then, and growing it afterwards
+     * throws {@link GovernanceClosedException}. See {@link MemoryReservation} for its contract.
+     */
+    public MemoryReservation newReservation(String consumer) {
+        return budget.newReservation(consumer);
     }
 
-    /** Cancel the write from any thread with {@code cancellation().cancel(reason)}. */
-    public CancellationToken cancellation() {
-        return token;
+    /** Live reservations that still hold bytes, largest first; empty once everything was given back. */
+    public List<Holder> holders() {
+        return budget.holders();
     }
 
-    public WriterMetrics metrics() {
-        return metrics;
+    /**
+     * Cancels the write from any thread, as the engine's own cancel does: the write learns of it
+     * at its next check point, or an idle write is cleaned up on a short-lived thread.
+     *
+     * @return whether this call cancelled it (false when it already was)
+     */
+    public boolean cancel(String reason) {
+        return token.cancel(reason);
+    }
+
+    /** Whether the write was cancelled (by {@link #cancel}, the engine or an interrupt). */
+    public boolean isCancelled() {
+        return token.isCancelled();
     }
 
     /** The final snapshot once closed, else a fresh one. */
@@ -165,9 +189,9 @@ public final class ResourceContext implements AutoCloseable {
         return done != null ? done : metrics.snapshot();
     }
 
-    /** The spill scope directory of this write. */
-    public SpillScope spillScope() {
-        return ioManager.scope();
+    /** The spill scope directory of this write (deleted when the context closes). */
+    public Path spillScopeDir() {
+        return ioManager.scope().dir();
     }
 
     /** Spill scopes of dead processes removed when this context opened. */
@@ -178,6 +202,18 @@ public final class ResourceContext implements AutoCloseable {
     /** What the engine sees as taken by this write right now. */
     public long engineUsedBytes() {
         return engine.memory().usedBytes();
+    }
+
+    MemoryBudget budget() {
+        return budget;
+    }
+
+    CancellationToken token() {
+        return token;
+    }
+
+    WriterMetrics recorder() {
+        return metrics;
     }
 
     GovernedSegmentPool pool() {

@@ -1,0 +1,161 @@
+package io.paimongov.runtime.write;
+
+import io.paimongov.runtime.write.OpenedWrite.Mode;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.manifest.ManifestList;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.utils.SnapshotManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits a {@link Handoff}'s messages and, when Paimon's commit throws, settles what happened
+ * before returning: the table's snapshots since the commit began are read, and a snapshot with
+ * this write's commit user and the commit's identifier means the commit landed (it then returns
+ * normally, the error logged, and the manifest files of Paimon's failed attempts that no snapshot
+ * references are deleted); none means it did not land, and the commit's data files and the
+ * manifest files its attempts wrote are deleted before the error is rethrown. Only when the
+ * snapshots cannot be read are the files left, and the error says so.
+ *
+ * <p>A batch commit uses the write's own commit user (not a builder's random one), so that a failed
+ * commit can be looked for in the snapshots.
+ *
+ * <p><b>Thread-safety:</b> call holding the write's call lock (from {@link Handoff#commit()});
+ * keeps no state of its own.
+ */
+final class CommitSettlement {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CommitSettlement.class);
+
+    private final OpenedWrite w;
+
+    CommitSettlement(OpenedWrite write) {
+        this.w = write;
+    }
+
+    /** Commits {@code h}'s messages, which the caller has taken out of the write's care. */
+    void commit(Handoff h) throws Exception {
+        Long before = w.table.snapshotManager().latestSnapshotIdFromFileSystem();
+        w.fileIO.startCommit();
+        try {
+            commitNow(h);
+            w.fileIO.endCommit();
+        } catch (Exception | Error e) {
+            settle(h, e, before, w.fileIO.endCommit());
+        }
+    }
+
+    private void commitNow(Handoff h) throws Exception {
+        if (w.mode == Mode.BATCH) {
+            // Otherwise what BatchWriteBuilder.newCommit() makes.
+            try (TableCommitImpl commit = w.table.newCommit(w.commitUser)) {
+                commit.ignoreEmptyCommit(
+                        Options.fromMap(w.table.options()).getOptional(CoreOptions.SNAPSHOT_IGNORE_EMPTY_COMMIT).orElse(true));
+                commit.commit(h.messages());
+            }
+        } else {
+            try (var commit = w.table.newStreamWriteBuilder().withCommitUser(w.commitUser).newCommit()) {
+                commit.commit(h.identifier(), h.messages());
+            }
+        }
+    }
+
+    /**
+     * A commit threw: returns when its snapshot is in the table anyway; otherwise deletes what it
+     * wrote (data files, manifests) and rethrows. Undecided (the snapshots cannot be read):
+     * rethrows with the reason added, deleting nothing.
+     */
+    private void settle(Handoff h, Throwable error, Long before, List<Path> manifests) throws Exception {
+        boolean landed;
+        try {
+            landed = landed(before, h.identifier());
+        } catch (IOException | RuntimeException e) {
+            error.addSuppressed(e);
+            LOG.warn("the commit of '{}' failed and whether it landed cannot be told: its files are kept", w.context.name(), error);
+            throw rethrow(error);
+        }
+        if (landed) {
+            LOG.warn("the commit of '{}' threw, but its snapshot is in the table: the commit is published", w.context.name(), error);
+            Exception cleanup = WriteRelease.deleteFiles(w.fileIO, unreferenced(before, manifests), null);
+            if (cleanup != null) {
+                LOG.warn("cannot delete the manifest files of the failed attempts of the commit of '{}'", w.context.name(), cleanup);
+            }
+            return;
+        }
+        Exception cleanup = h.abortFailedCommit();
+        cleanup = WriteRelease.deleteFiles(w.fileIO, manifests, cleanup);
+        if (cleanup != null) {
+            error.addSuppressed(cleanup);
+        }
+        LOG.warn("the commit of '{}' failed and did not land: its data and manifest files were deleted", w.context.name());
+        throw rethrow(error);
+    }
+
+    /** Whether a snapshot after {@code before} carries this write's commit user and {@code identifier}. */
+    private boolean landed(Long before, long identifier) throws IOException {
+        SnapshotManager snapshots = w.table.snapshotManager();
+        Long latest = snapshots.latestSnapshotIdFromFileSystem();
+        if (latest == null) {
+            return false;
+        }
+        for (long id = first(before); id <= latest; id++) {
+            Snapshot s;
+            try {
+                s = snapshots.tryGetSnapshot(id);
+            } catch (FileNotFoundException expired) {
+                continue;
+            }
+            if (w.commitUser.equals(s.commitUser()) && s.commitIdentifier() == identifier) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The manifest files among {@code written} that no snapshot since {@code before} references:
+     * what Paimon's failed attempts of a commit that finally landed left behind. Nothing when the
+     * snapshots cannot be read.
+     */
+    private List<Path> unreferenced(Long before, List<Path> written) {
+        try {
+            Set<String> used = new HashSet<>();
+            SnapshotManager snapshots = w.table.snapshotManager();
+            ManifestList lists = w.table.store().manifestListFactory().create();
+            Long latest = snapshots.latestSnapshotIdFromFileSystem();
+            for (long id = first(before); latest != null && id <= latest; id++) {
+                Snapshot s = snapshots.tryGetSnapshot(id);
+                used.add(s.baseManifestList());
+                used.add(s.deltaManifestList());
+                used.add(s.changelogManifestList());
+                used.add(s.indexManifest());
+                lists.readAllManifests(s).forEach(m -> used.add(m.fileName()));
+                lists.readChangelogManifests(s).forEach(m -> used.add(m.fileName()));
+            }
+            return written.stream().filter(p -> !used.contains(p.getName())).toList();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("cannot tell which manifest files the commit of '{}' left unused; keeping them", w.context.name(), e);
+            return List.of();
+        }
+    }
+
+    /** The first snapshot id the commit could have made. */
+    private static long first(Long before) {
+        return before == null ? Snapshot.FIRST_SNAPSHOT_ID : before + 1;
+    }
+
+    private static Exception rethrow(Throwable error) {
+        if (error instanceof Error e) {
+            throw e;
+        }
+        return (Exception) error;
+    }
+}

@@ -1,0 +1,61 @@
+package io.paimongov.runtime.write;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.paimon.fs.Path;
+
+/**
+ * What the governed write learns from its data files through {@link TrackingFileIO}: a
+ * cancellation check before each file is created, the flush time of the writing thread's data
+ * files, the bucket of a compaction task from the files it touches, and the first I/O error a data
+ * file met (Paimon's cleanup may throw another one instead, which hides it).
+ *
+ * <p><b>Thread-safety:</b> called from the writing thread and from compaction threads at once;
+ * the writing thread is a volatile field set by {@link OpenedWrite#enter()} and cleared by {@link
+ * OpenedWrite#leave()}, the first error an atomic reference set once.
+ */
+final class DataFileListener implements TrackingFileIO.Listener {
+
+    private final ResourceContext context;
+    private final AtomicReference<IOException> firstError = new AtomicReference<>();
+    private volatile Thread writingThread;
+
+    DataFileListener(ResourceContext context) {
+        this.context = context;
+    }
+
+    /** The thread inside a call of the write, or null between calls. */
+    void writingThread(Thread thread) {
+        writingThread = thread;
+    }
+
+    /** The first I/O error a data file of this write met; null when none did. */
+    IOException firstError() {
+        return firstError.get();
+    }
+
+    @Override
+    public void touched(Path path) {
+        Path dir = path.getParent();
+        if (dir != null) {
+            context.compactionExecutor().tracker().fileTouched(dir.toString());
+        }
+    }
+
+    @Override
+    public void beforeCreate(Path path) {
+        context.token().throwIfCancelled();
+    }
+
+    @Override
+    public void written(Path path, long bytes, long nanos, Thread writer) {
+        if (writer == writingThread && path.getName().startsWith("data-")) {
+            context.recorder().recordFlush(nanos);
+        }
+    }
+
+    @Override
+    public void failed(Path path, IOException error) {
+        firstError.compareAndSet(null, error);
+    }
+}

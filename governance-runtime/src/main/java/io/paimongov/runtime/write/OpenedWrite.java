@@ -1,0 +1,173 @@
+package io.paimongov.runtime.write;
+
+import io.paimongov.runtime.compaction.CompactionAdmission;
+import io.paimongov.runtime.memory.MemoryBudget;
+import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.metrics.PaimonMetricCapture;
+import io.paimongov.spi.ResourceExhaustedException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.paimon.memory.MemoryPoolFactory;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
+import org.apache.paimon.table.sink.TableWriteImpl;
+
+/**
+ * Opens one governed write and holds what the opening set up, which the write's parts ({@link
+ * WritePath}, {@link WriteFailures}, {@link WriteRelease}, {@link WriteCancellation}, {@link
+ * Handoff}) share.
+ *
+ * <p>How it opens. A copy of the table is made whose options keep the writer's memory bounded
+ * ({@link WriteFootprint}) and whose FileIO tracks the data files this write creates; the fixed
+ * estimates (flush file writer, spill I/O buffers, one compaction task) are reserved; one writer
+ * and its first {@value GovernedTableWrite#MIN_WRITER_PAGES} pages must fit next to them, or the
+ * write fails now with {@link ResourceExhaustedException}; then the Paimon write is made and wired
+ * (memory pool factory, I/O manager, compaction executor, metric registry). When any step throws,
+ * what was reserved is returned and the context is closed before the error propagates.
+ *
+ * <p><b>Thread-safety:</b> built on the opening thread. Afterwards every call of the write runs
+ * holding {@link #callLock}; the fields marked {@code guarded by callLock} are touched only then.
+ * {@link #state} is volatile because the cancel path reads it without the lock.
+ */
+final class OpenedWrite {
+
+    enum State {
+        OPEN,
+        PREPARED,
+        DONE
+    }
+
+    enum Mode {
+        BATCH,
+        STREAM
+    }
+
+    final ResourceContext context;
+    final MemoryBudget budget;
+    final Mode mode;
+    final String commitUser;
+    final WriteFootprint footprint;
+    final DataFileListener files;
+    final TrackingFileIO fileIO;
+    /** The table as this write writes it (governed options and FileIO). */
+    final FileStoreTable table;
+    final PaimonMetricCapture paimonMetrics = new PaimonMetricCapture();
+    final WriterAdmission writers;
+    final TableWriteImpl<?> write;
+    /** Held by every call of the write, by commit and hand-off, and by the release. */
+    final ReentrantLock callLock = new ReentrantLock();
+    /** The fixed estimate reservations. Guarded by callLock (after the opening). */
+    final List<MemoryReservation> fixed = new ArrayList<>();
+    /** Prepared messages neither committed nor handed off yet. Guarded by callLock. */
+    final List<Handoff> pending = new ArrayList<>();
+    /** Names of data files in messages that were committed or handed off: never deleted by an abort. Guarded by callLock. */
+    final Set<String> published = new HashSet<>();
+    volatile State state = State.OPEN;
+    /** Guarded by callLock. */
+    boolean paimonClosed;
+
+    OpenedWrite(ResourceContext context, FileStoreTable table, Mode mode, String commitUser) {
+        this.context = Objects.requireNonNull(context, "context");
+        this.budget = context.budget();
+        this.mode = mode;
+        this.commitUser = commitUser;
+        context.ensureOpen();
+        try {
+            this.footprint = WriteFootprint.plan(table, budget.capacityBytes(), context.pool().pageSize());
+            this.files = new DataFileListener(context);
+            this.fileIO = new TrackingFileIO(table.fileIO(), files);
+            this.table =
+                    FileStoreTableFactory.create(fileIO, table.location(), table.schema(), table.catalogEnvironment())
+                            .copy(footprint.tableOptions());
+            reserveFixed();
+            configureCompaction(table);
+            checkFirstWriterFits();
+            MemoryPoolFactory poolFactory = new MemoryPoolFactory(context.pool());
+            this.writers =
+                    new WriterAdmission(
+                            budget,
+                            context.pool(),
+                            footprint.perWriterBytes(),
+                            this.table.schema().logicalPartitionType(),
+                            poolFactory,
+                            callLock);
+            this.write = newWrite(poolFactory);
+        } catch (RuntimeException | Error e) {
+            abandon();
+            throw e;
+        }
+    }
+
+    /** Undoes a failed opening: the fixed reservations are returned and the context closed. */
+    void abandon() {
+        fixed.forEach(MemoryReservation::close);
+        state = State.DONE;
+        context.close();
+    }
+
+    private TableWriteImpl<?> newWrite(MemoryPoolFactory poolFactory) {
+        TableWriteImpl<?> w =
+                mode == Mode.BATCH
+                        ? (TableWriteImpl<?>) table.newBatchWriteBuilder().newWrite()
+                        : (TableWriteImpl<?>) table.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
+        w.withIOManager(context.ioManager());
+        w.withMemoryPoolFactory(poolFactory);
+        w.withCompactExecutor(context.compactionExecutor());
+        w.withMetricRegistry(paimonMetrics);
+        return w;
+    }
+
+    private void reserveFixed() {
+        reserve("flush file writer", footprint.flushWriterBytes());
+        reserve("spill I/O buffers", footprint.spillIoBytes());
+    }
+
+    /** One writer and its first pages must fit next to the fixed reservations, or the write fails now. */
+    private void checkFirstWriterFits() {
+        long firstWriter =
+                (long) GovernedTableWrite.MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
+        if (budget.availableBytes() < firstWriter) {
+            throw budget.tooSmall("first writer and its " + GovernedTableWrite.MIN_WRITER_PAGES + " pages", firstWriter);
+        }
+    }
+
+    private MemoryReservation reserve(String consumer, long bytes) {
+        MemoryReservation r = budget.newReservation(consumer);
+        fixed.add(r);
+        if (!r.tryGrow(bytes)) {
+            throw budget.tooSmall(consumer, bytes);
+        }
+        return r;
+    }
+
+    /**
+     * Sets the compaction threads from {@code governance.compaction.task-threads} (else the table's
+     * {@code compaction.task-threads}) and reserves one compaction task's working memory, so one
+     * compaction can always run; further concurrent tasks are admitted by memory.
+     */
+    private void configureCompaction(FileStoreTable given) {
+        int threads = context.options().compactionTaskThreads(given.options());
+        MemoryReservation base = reserve("compaction (one task)", footprint.compactionBytes());
+        fixed.remove(base);
+        context.compactionExecutor()
+                .configure(
+                        threads,
+                        context.options().compactionMaxThreads(),
+                        new CompactionAdmission(budget, footprint.compactionBytes(), base, context.pool()::releaseCached));
+    }
+
+    /** Starts a call of the write: takes the call lock and marks this thread as the writing one. */
+    void enter() {
+        callLock.lock();
+        files.writingThread(Thread.currentThread());
+    }
+
+    void leave() {
+        files.writingThread(null);
+        callLock.unlock();
+    }
+}

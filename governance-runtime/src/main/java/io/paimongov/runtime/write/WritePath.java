@@ -1,0 +1,144 @@
+package io.paimongov.runtime.write;
+
+import io.paimongov.runtime.write.OpenedWrite.Mode;
+import io.paimongov.runtime.write.OpenedWrite.State;
+import io.paimongov.spi.GovernanceClosedException;
+import java.util.List;
+import java.util.Map;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.operation.AbstractFileStoreWrite;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.sink.CommitMessage;
+
+/**
+ * The write path of one governed write: each row is checked against the table's row type, its
+ * (partition, bucket) writer admitted by memory ({@link WriterAdmission}) and the row handed to
+ * Paimon; prepareCommit flushes the writers, records what was written and hands back a {@link
+ * Handoff}. Every call first checks that the write may take it (state, interrupt, cancellation)
+ * and sends any failure through {@link WriteFailures}, which undoes the write.
+ *
+ * <p><b>Thread-safety:</b> one writing thread; each call holds the write's call lock from start to
+ * end ({@link OpenedWrite#enter()}). Keeps no mutable state of its own.
+ */
+final class WritePath {
+
+    private final OpenedWrite w;
+    private final WriteFailures failures;
+    private final WriteCancellation cancellation;
+    private final CommitSettlement settlement;
+    private final RowSize rowSize;
+    private final RowShape rowShape;
+    private final boolean knownBuckets;
+
+    WritePath(OpenedWrite write, WriteFailures failures, WriteCancellation cancellation, CommitSettlement settlement) {
+        this.w = write;
+        this.failures = failures;
+        this.cancellation = cancellation;
+        this.settlement = settlement;
+        this.rowSize = new RowSize(write.table.rowType());
+        this.rowShape = RowShape.of(write.table.name(), write.table.rowType());
+        BucketMode bucketMode = write.table.bucketMode();
+        this.knownBuckets = bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE;
+    }
+
+    /** See {@link GovernedTableWrite#write}. */
+    void write(InternalRow row) throws Exception {
+        rowShape.check(row);
+        w.enter();
+        try {
+            check(State.OPEN, "write");
+            if (knownBuckets) {
+                int bucket = w.write.getBucket(row);
+                admit(w.write.getPartition(row), bucket);
+                w.write.write(row, bucket);
+            } else {
+                admit(w.write.getPartition(row), -1);
+                w.write.write(row);
+            }
+            w.context.recorder().recordInput(1, rowSize.of(row));
+        } catch (Throwable t) {
+            throw failures.fail(t);
+        } finally {
+            w.leave();
+        }
+    }
+
+    private void admit(BinaryRow partition, int bucket) throws Exception {
+        if (w.writers.admit(partition, bucket)) {
+            w.context.compactionExecutor().bucketsActive(w.writers.size());
+        }
+    }
+
+    /** Prepares a commit: batch with {@code identifier} {@link Long#MAX_VALUE}, stream per checkpoint. */
+    PreparedCommit prepare(boolean waitCompaction, long identifier) throws Exception {
+        w.enter();
+        long start = System.nanoTime();
+        try {
+            check(State.OPEN, "prepareCommit");
+            if (waitCompaction && w.context.compactionExecutor().threadBound() > 1) {
+                triggerEveryBucket();
+            }
+            List<CommitMessage> messages =
+                    w.mode == Mode.BATCH ? w.write.prepareCommit() : w.write.prepareCommit(waitCompaction, identifier);
+            Handoff prepared = new Handoff(w, cancellation, settlement, messages, w.fileIO.drain(), identifier);
+            w.pending.add(prepared);
+            w.context.token().throwIfCancelled();
+            recordOutput(messages);
+            releaseClosedWriters();
+            w.context.recorder().recordPaimon(w.paimonMetrics.read());
+            if (w.mode == Mode.BATCH) {
+                w.state = State.PREPARED;
+            }
+            return prepared;
+        } catch (Throwable t) {
+            throw failures.fail(t);
+        } finally {
+            w.context.recorder().recordPrepareCommit(System.nanoTime() - start);
+            w.leave();
+        }
+    }
+
+    /** Checks, inside a call, that the write may take it. */
+    private void check(State expected, String call) {
+        if (w.state == State.DONE && w.context.isCancelled()) {
+            throw cancellation.cancelled();
+        }
+        if (w.state != expected) {
+            String why = w.state == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
+            throw new GovernanceClosedException("cannot " + call + ": the write is " + why);
+        }
+        cancellation.cancelIfInterrupted(null);
+        w.context.token().throwIfCancelled();
+    }
+
+    /**
+     * Paimon's prepareCommit walks the writers one by one (flush, wait, trigger, wait), so compactions of
+     * different buckets never overlap inside it. Flushing every active bucket and triggering its
+     * compaction first lets them run on all threads; prepareCommit then mostly waits.
+     */
+    private void triggerEveryBucket() throws Exception {
+        Map<BinaryRow, List<Integer>> active = ((AbstractFileStoreWrite<?>) w.write.getWrite()).getActiveBuckets();
+        for (Map.Entry<BinaryRow, List<Integer>> partition : active.entrySet()) {
+            for (int bucket : partition.getValue()) {
+                w.context.token().throwIfCancelled();
+                w.write.compact(partition.getKey(), bucket, false);
+            }
+        }
+    }
+
+    private void recordOutput(List<CommitMessage> messages) {
+        List<DataFileMeta> files = CommitFiles.dataFiles(messages);
+        w.context.recorder().recordOutput(files.size(), CommitFiles.bytes(files));
+    }
+
+    /** Batch writers are all done after prepareCommit; stream writers Paimon closed are gone. */
+    private void releaseClosedWriters() {
+        if (w.mode == Mode.BATCH) {
+            w.writers.releaseAll();
+        } else {
+            w.writers.releaseClosed(((AbstractFileStoreWrite<?>) w.write.getWrite()).getActiveBuckets());
+        }
+    }
+}
