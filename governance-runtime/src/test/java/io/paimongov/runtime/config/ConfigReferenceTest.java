@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * docs/configuration.md's key table is printed from the definitions in {@link RuntimeOptions}:
  * the lines between {@link #BEGIN} and {@link #END} must be exactly what {@link #table()} prints,
  * so a changed default, range or meaning fails here until the page is updated (the failure message
- * carries the lines to paste).
+ * carries the lines to paste). The page's Errors table is checked against the messages themselves.
  */
 class ConfigReferenceTest {
 
@@ -54,6 +57,38 @@ class ConfigReferenceTest {
             assertThat(doc).as("docs/configuration.md has a section for " + option.key())
                     .contains("\n### `" + option.key() + "`\n");
         }
+    }
+
+    /**
+     * Every message the Errors table quotes for a value ({@code 'key' = 'value' ...}) and for an
+     * unknown key is the one the options give for that value today.
+     */
+    @Test
+    void theQuotedErrorsAreTheOnesTheOptionsGive() throws IOException {
+        Pattern valueError = Pattern.compile("^\\| [^|]+ \\| `('([a-z.-]+)' = '([^']*)' [^`]*)`");
+        Pattern keyError = Pattern.compile("^\\| [^|]+ \\| `(unknown option '([a-z.-]+)'; [^`]*)`");
+        int checked = 0;
+        for (String line : Files.readAllLines(DOC)) {
+            Matcher value = valueError.matcher(line);
+            Matcher key = keyError.matcher(line);
+            if (value.find()) {
+                assertThat(errorOf(Map.of(value.group(2), value.group(3)))).as(line).isEqualTo(value.group(1));
+                checked++;
+            } else if (key.find()) {
+                assertThat(errorOf(Map.of(key.group(2), "1"))).as(line).isEqualTo(key.group(1));
+                checked++;
+            }
+        }
+        assertThat(checked).as("rows of the Errors table checked").isGreaterThanOrEqualTo(RuntimeOptions.ALL.size());
+    }
+
+    private static String errorOf(Map<String, String> values) {
+        try {
+            GovernanceOptions.of(values);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        return "(accepted)";
     }
 
     @Test
