@@ -63,7 +63,7 @@ final class ConfigOption<T> {
     }
 
     /** Starts the definition of {@code key}, whose values are documented as {@code type}. */
-    static <T> Builder<T> key(String key, String type, Parser<T> parser) {
+    static <T> Builder<T> define(String key, String type, Parser<T> parser) {
         return new Builder<>(key, type, parser);
     }
 

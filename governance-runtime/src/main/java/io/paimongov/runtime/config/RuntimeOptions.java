@@ -26,14 +26,15 @@ final class RuntimeOptions {
     private RuntimeOptions() {}
 
     static final ConfigOption<String> PROVIDER =
-            ConfigOption.key("governance.provider", "name", (key, text, others) -> text)
+            ConfigOption.define("governance.provider", "name", (key, text, others) -> text)
                     .noDefault("the only provider present")
                     .range("a discovered provider name")
                     .meaning("Which allocator module governs the write.")
                     .build();
 
+    // The minimum is counted in pages, so the budget asks for the page size (declared below, hence qualified).
     static final ConfigOption<Long> MEMORY_BUDGET =
-            ConfigOption.key("governance.memory.budget", "size",
+            ConfigOption.define("governance.memory.budget", "size",
                             (key, text, others) -> budget(key, text, others.get(RuntimeOptions.PAGE_SIZE)))
                     .defaultValue("64m")
                     .range("at least " + MIN_BUDGET_PAGES + " pages")
@@ -41,7 +42,7 @@ final class RuntimeOptions {
                     .build();
 
     static final ConfigOption<Integer> PAGE_SIZE =
-            ConfigOption.key("governance.memory.page-size", "size", (key, text, others) -> pageSize(key, text))
+            ConfigOption.define("governance.memory.page-size", "size", (key, text, others) -> pageSize(key, text))
                     .defaultValue("64k")
                     .range("a power of two from `" + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + "` to `"
                             + Sizes.format(ProviderOptions.MAX_PAGE_SIZE) + "`")
@@ -49,28 +50,30 @@ final class RuntimeOptions {
                     .build();
 
     static final ConfigOption<List<Path>> SPILL_DIRS =
-            ConfigOption.key("governance.spill.dirs", "directory list", (key, text, others) -> SpillRoots.parse(key, text))
+            ConfigOption.define("governance.spill.dirs", "directory list",
+                            (key, text, others) -> SpillRoots.parse(key, text))
                     .computedDefault(() -> System.getProperty("java.io.tmpdir"), "the JVM's `java.io.tmpdir`")
                     .range("comma-separated existing, writable directories without `..` segments")
                     .meaning("Roots under which each write creates its private spill scope.")
                     .build();
 
     static final ConfigOption<Long> SPILL_MAX_BYTES =
-            ConfigOption.key("governance.spill.max-bytes", "size", (key, text, others) -> spillMax(key, text))
+            ConfigOption.define("governance.spill.max-bytes", "size", (key, text, others) -> spillMax(key, text))
                     .defaultValue("unlimited")
                     .range("a size of at least `" + Sizes.format(MIN_SPILL_BYTES) + "`, or `unlimited`")
                     .meaning("Most bytes of spill files one write may hold on disk at once.")
                     .build();
 
     static final ConfigOption<Boolean> SPILL_SWEEP =
-            ConfigOption.key("governance.spill.sweep-orphans", "boolean", (key, text, others) -> bool(key, text))
+            ConfigOption.define("governance.spill.sweep-orphans", "boolean", (key, text, others) -> bool(key, text))
                     .defaultValue("true")
                     .range("`true` or `false`")
                     .meaning("Remove spill scopes of dead processes when a write opens.")
                     .build();
 
     static final ConfigOption<Integer> COMPACTION_TASK_THREADS =
-            ConfigOption.key("governance.compaction.task-threads", "integer", (key, text, others) -> taskThreads(key, text))
+            ConfigOption.define("governance.compaction.task-threads", "integer",
+                            (key, text, others) -> taskThreads(key, text))
                     .defaultValue("1", "or the table's `compaction.task-threads`")
                     .range("`1`, a number above 1, or `-1`")
                     .meaning("Compaction threads of the write: `1` one thread (Paimon's behaviour), `N` a pool of N"
@@ -78,7 +81,8 @@ final class RuntimeOptions {
                     .build();
 
     static final ConfigOption<Integer> COMPACTION_MAX_THREADS =
-            ConfigOption.key("governance.compaction.max-threads", "integer", (key, text, others) -> maxThreads(key, text))
+            ConfigOption.define("governance.compaction.max-threads", "integer",
+                            (key, text, others) -> maxThreads(key, text))
                     .defaultValue("8")
                     .range("at least `" + MIN_MAX_THREADS + "`")
                     .meaning("The most threads `task-threads=-1` starts.")
@@ -100,9 +104,11 @@ final class RuntimeOptions {
 
     private static int pageSize(String key, String text) {
         long size = Sizes.parse(key, text);
-        if (size < ProviderOptions.MIN_PAGE_SIZE || size > ProviderOptions.MAX_PAGE_SIZE || Long.bitCount(size) != 1) {
+        if (size < ProviderOptions.MIN_PAGE_SIZE || size > ProviderOptions.MAX_PAGE_SIZE
+                || Long.bitCount(size) != 1) {
             throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be a power of two from "
-                    + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + " to " + Sizes.format(ProviderOptions.MAX_PAGE_SIZE));
+                    + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + " to "
+                    + Sizes.format(ProviderOptions.MAX_PAGE_SIZE));
         }
         return (int) size;
     }
@@ -123,8 +129,8 @@ final class RuntimeOptions {
         }
         long bytes = Sizes.parse(key, text);
         if (bytes < MIN_SPILL_BYTES) {
-            throw new IllegalArgumentException(
-                    "'" + key + "' = '" + text + "' must be at least " + Sizes.format(MIN_SPILL_BYTES) + ", or 'unlimited'");
+            throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be at least "
+                    + Sizes.format(MIN_SPILL_BYTES) + ", or 'unlimited'");
         }
         return bytes;
     }
