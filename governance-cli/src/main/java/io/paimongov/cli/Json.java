@@ -1,113 +1,91 @@
 package io.paimongov.cli;
 
-import java.util.Iterator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Renders a tree of plain values as JSON text, so the CLI needs no JSON library. A value is {@code
- * null}, a {@link Boolean}, an integral {@link Number} ({@code Integer} or {@code Long}), a {@link
- * String}, a {@link List} of values or a {@link Map} from {@code String} to values (rendered in the
- * map's iteration order, so use a {@code LinkedHashMap} for a stable key order).
+ * Renders a tree of plain values as the CLI's {@code --json} text, through Jackson. A value is
+ * {@code null}, a {@link Boolean}, an {@link Integer}, a {@link Long}, a finite {@link Double}, a
+ * {@link String}, a {@link List} of values or a {@link Map} from {@code String} to values (rendered
+ * in the map's iteration order, so use a {@code LinkedHashMap} for a stable key order: docs/cli.md
+ * documents the keys in order).
  *
- * <p>Output is pretty-printed with two-space indentation and no trailing newline. Strings are
- * escaped per RFC 8259: quote, backslash and every control character.
+ * <p>The tree is first turned into Jackson's nodes here, so only these types get a JSON form: any
+ * other (a {@code Float}, an {@code Instant}, a record) is refused instead of being serialized by
+ * reflection, and a NaN or infinite double is refused instead of becoming a string. Output is
+ * pretty-printed with two-space indentation, {@code "key": value}, one array element per line,
+ * {@code {}} and {@code []} when empty, and no trailing newline.
  *
- * <p>Stateless; thread-safe. {@link #write} throws {@link IllegalArgumentException} for any other
- * value type (floating point is left out on purpose: every number the CLI reports is a count).
+ * <p>Stateless; thread-safe. {@link #write} throws {@link IllegalArgumentException} for a value
+ * without a JSON form.
  */
 final class Json {
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final ObjectWriter WRITER = new ObjectMapper().writer(printer());
 
     private Json() {}
 
     /** {@code value} as JSON text. */
     static String write(Object value) {
-        StringBuilder out = new StringBuilder();
-        value(out, value, 0);
-        return out.toString();
+        try {
+            return WRITER.writeValueAsString(node(value));
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("Jackson could not write a tree of its own nodes", e);
+        }
     }
 
-    private static void value(StringBuilder out, Object value, int depth) {
+    private static DefaultPrettyPrinter printer() {
+        DefaultIndenter lines = new DefaultIndenter("  ", "\n");
+        return new DefaultPrettyPrinter(Separators.createDefaultInstance()
+                        .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                        .withObjectEmptySeparator("")
+                        .withArrayEmptySeparator(""))
+                .withObjectIndenter(lines)
+                .withArrayIndenter(lines);
+    }
+
+    private static JsonNode node(Object value) {
         if (value == null) {
-            out.append("null");
-        } else if (value instanceof Boolean || value instanceof Integer || value instanceof Long) {
-            out.append(value);
+            return NODES.nullNode();
+        } else if (value instanceof Boolean b) {
+            return NODES.booleanNode(b);
+        } else if (value instanceof Integer i) {
+            return NODES.numberNode(i);
+        } else if (value instanceof Long l) {
+            return NODES.numberNode(l);
         } else if (value instanceof Double d) {
             if (d.isNaN() || d.isInfinite()) {
                 throw new IllegalArgumentException("JSON has no form for " + d);
             }
-            out.append(d);
+            return NODES.numberNode(d);
         } else if (value instanceof String s) {
-            string(out, s);
+            return NODES.textNode(s);
         } else if (value instanceof Map<?, ?> map) {
-            object(out, map, depth);
-        } else if (value instanceof List<?> list) {
-            array(out, list, depth);
-        } else {
-            throw new IllegalArgumentException("no JSON form for " + value.getClass().getName());
-        }
-    }
-
-    private static void object(StringBuilder out, Map<?, ?> map, int depth) {
-        if (map.isEmpty()) {
-            out.append("{}");
-            return;
-        }
-        out.append('{');
-        Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<?, ?> e = it.next();
-            if (!(e.getKey() instanceof String key)) {
-                throw new IllegalArgumentException("JSON object keys are strings, not " + e.getKey());
-            }
-            newline(out, depth + 1);
-            string(out, key);
-            out.append(": ");
-            value(out, e.getValue(), depth + 1);
-            out.append(it.hasNext() ? "," : "");
-        }
-        newline(out, depth);
-        out.append('}');
-    }
-
-    private static void array(StringBuilder out, List<?> list, int depth) {
-        if (list.isEmpty()) {
-            out.append("[]");
-            return;
-        }
-        out.append('[');
-        for (int i = 0; i < list.size(); i++) {
-            newline(out, depth + 1);
-            value(out, list.get(i), depth + 1);
-            out.append(i < list.size() - 1 ? "," : "");
-        }
-        newline(out, depth);
-        out.append(']');
-    }
-
-    private static void newline(StringBuilder out, int depth) {
-        out.append('\n').append("  ".repeat(depth));
-    }
-
-    private static void string(StringBuilder out, String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
+            ObjectNode object = NODES.objectNode();
+            map.forEach((k, v) -> {
+                if (!(k instanceof String key)) {
+                    throw new IllegalArgumentException("JSON object keys are strings, not " + k);
                 }
-            }
+                object.set(key, node(v));
+            });
+            return object;
+        } else if (value instanceof List<?> list) {
+            ArrayNode array = NODES.arrayNode(list.size());
+            list.forEach(v -> array.add(node(v)));
+            return array;
         }
-        out.append('"');
+        throw new IllegalArgumentException("no JSON form for " + value.getClass().getName());
     }
 }

@@ -44,10 +44,10 @@ final class OutsideProviderJar {
             import io.paimongov.spi.GovernanceClosedException;
             import io.paimongov.spi.GovernanceProvider;
             import io.paimongov.spi.MetricsReporter;
+            import io.paimongov.spi.ProviderOptions;
             import io.paimongov.spi.ResourceExhaustedException;
             import io.paimongov.spi.SegmentAllocator;
             import io.paimongov.spi.SpillLocations;
-            import io.paimongov.spi.ProviderOptions;
             import java.util.Collection;
             import java.util.Collections;
             import java.util.IdentityHashMap;

@@ -1,11 +1,19 @@
 package io.paimongov.reliability;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +22,8 @@ import java.util.Map;
  * The matrix's results, written as JSON: the settings, a summary, and one entry per (allocator,
  * fault) in matrix order with its status ({@code passed}, {@code failed}, or {@code missing} when no
  * run of the cell was recorded), its time, and every run's outcome and checks with their values.
- * A cell passes only when it has runs and every check of every run passed.
+ * A cell passes only when it has runs and every check of every run passed. Jackson writes it, two
+ * spaces per level and {@code "key": value}, as the CLI's {@code --json} reports.
  *
  * <p><b>Thread-safety:</b> thread-safe (recording and writing are synchronized).
  */
@@ -32,6 +41,12 @@ final class Report {
             return !runs.isEmpty() && runs.stream().allMatch(Run::passed) ? "passed" : "failed";
         }
     }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectWriter WRITER = JSON.writer(new DefaultPrettyPrinter(
+                    Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+            .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+            .withArrayIndenter(new DefaultIndenter("  ", "\n")));
 
     private final Settings settings;
     private final Map<Allocator, Map<Fault, Cell>> cells = new EnumMap<>(Allocator.class);
@@ -66,165 +81,76 @@ final class Report {
     }
 
     synchronized String toJson() {
-        Json j = new Json();
-        j.open('{');
-        j.field("suite").string("reliability");
-        j.field("generated").string(Instant.now().toString());
-        j.field("settings").open('{');
-        settings.asMap().forEach((k, v) -> j.field(k).value(v));
-        j.close('}');
+        ObjectNode json = JSON.createObjectNode();
+        json.put("suite", "reliability");
+        json.put("generated", Instant.now().toString());
+        ObjectNode settingsNode = json.putObject("settings");
+        settings.asMap().forEach((k, v) -> settingsNode.set(k, JSON.valueToTree(v)));
         Map<String, Integer> summary = summary();
-        j.field("complete").value(summary.get("passed").equals(summary.get("cells")));
-        j.field("summary").open('{');
-        summary.forEach((k, v) -> j.field(k).value(v));
-        j.close('}');
-        j.field("allocators").open('[');
+        json.put("complete", summary.get("passed").equals(summary.get("cells")));
+        ObjectNode summaryNode = json.putObject("summary");
+        summary.forEach(summaryNode::put);
+        ArrayNode allocators = json.putArray("allocators");
         for (Allocator a : Allocator.values()) {
-            j.item().string(a.id);
+            allocators.add(a.id);
         }
-        j.close(']');
-        j.field("faults").open('[');
+        ArrayNode faults = json.putArray("faults");
         for (Fault f : Fault.values()) {
-            j.item().open('{');
-            j.field("id").string(f.id);
-            j.field("description").string(f.description);
-            j.close('}');
+            faults.addObject().put("id", f.id).put("description", f.description);
         }
-        j.close(']');
-        j.field("matrix").open('[');
+        ArrayNode matrix = json.putArray("matrix");
         for (Allocator a : Allocator.values()) {
             for (Fault f : Fault.values()) {
-                cell(j.item(), a, f);
+                cell(matrix.addObject(), a, f);
             }
         }
-        j.close(']');
-        j.close('}');
-        return j.toString();
+        try {
+            return WRITER.writeValueAsString(json) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("Jackson could not write a tree of its own nodes", e);
+        }
     }
 
-    private void cell(Json j, Allocator a, Fault f) {
+    private void cell(ObjectNode json, Allocator a, Fault f) {
         Cell cell = cells.getOrDefault(a, Map.of()).get(f);
-        j.open('{');
-        j.field("allocator").string(a.id);
-        j.field("fault").string(f.id);
-        j.field("status").string(cell == null ? "missing" : cell.status());
+        json.put("allocator", a.id);
+        json.put("fault", f.id);
+        json.put("status", cell == null ? "missing" : cell.status());
         if (cell != null) {
-            j.field("millis").value(cell.millis());
-            j.field("runs").open('[');
+            json.put("millis", cell.millis());
+            ArrayNode runs = json.putArray("runs");
             for (Run r : cell.runs()) {
-                run(j.item(), r);
+                run(runs.addObject(), r);
             }
-            j.close(']');
         }
-        j.close('}');
     }
 
-    private static void run(Json j, Run r) {
-        j.open('{');
-        j.field("repeat").value(r.repeat());
-        j.field("seed").value(r.seed());
-        j.field("passed").value(r.passed());
-        j.field("outcome").string(r.outcome());
-        j.field("retryOutcome").string(r.retryOutcome());
+    private static void run(ObjectNode json, Run r) {
+        json.put("repeat", r.repeat());
+        json.put("seed", r.seed());
+        json.put("passed", r.passed());
+        json.put("outcome", r.outcome());
+        json.put("retryOutcome", r.retryOutcome());
         if (r.error() != null) {
-            j.field("error").string(r.error());
+            json.put("error", r.error());
         }
         if (r.dir() != null) {
-            j.field("keptDirectory").string(r.dir());
+            json.put("keptDirectory", r.dir());
         }
-        j.field("checks").open('[');
+        ArrayNode checks = json.putArray("checks");
         for (Checks.Check c : r.checks()) {
-            j.item().open('{');
-            j.field("phase").string(c.phase());
-            j.field("check").string(c.name());
-            j.field("passed").value(c.passed());
-            j.field("value").string(c.value());
-            j.field("expected").string(c.expected());
-            j.close('}');
+            checks.addObject()
+                    .put("phase", c.phase())
+                    .put("check", c.name())
+                    .put("passed", c.passed())
+                    .put("value", c.value())
+                    .put("expected", c.expected());
         }
-        j.close(']');
-        j.close('}');
     }
 
     /** Writes the JSON to {@code file}, creating its directory. */
     synchronized void write(Path file) throws IOException {
         Files.createDirectories(file.getParent());
         Files.writeString(file, toJson(), StandardCharsets.UTF_8);
-    }
-
-    /** A small JSON writer: enough for the report, with proper string escapes. */
-    private static final class Json {
-        private final StringBuilder out = new StringBuilder();
-        private final List<Boolean> first = new ArrayList<>();
-
-        Json open(char bracket) {
-            out.append(bracket);
-            first.add(Boolean.TRUE);
-            return this;
-        }
-
-        Json close(char bracket) {
-            first.remove(first.size() - 1);
-            out.append('\n').append("  ".repeat(first.size())).append(bracket);
-            return this;
-        }
-
-        Json field(String name) {
-            item();
-            string(name);
-            out.append(": ");
-            return this;
-        }
-
-        Json item() {
-            int top = first.size() - 1;
-            if (!first.get(top)) {
-                out.append(',');
-            }
-            first.set(top, Boolean.FALSE);
-            out.append('\n').append("  ".repeat(first.size()));
-            return this;
-        }
-
-        Json value(Object v) {
-            if (v instanceof Number || v instanceof Boolean) {
-                out.append(v);
-            } else {
-                string(String.valueOf(v));
-            }
-            return this;
-        }
-
-        Json string(String s) {
-            if (s == null) {
-                out.append("null");
-                return this;
-            }
-            out.append('"');
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                switch (c) {
-                    case '"' -> out.append("\\\"");
-                    case '\\' -> out.append("\\\\");
-                    case '\n' -> out.append("\\n");
-                    case '\r' -> out.append("\\r");
-                    case '\t' -> out.append("\\t");
-                    default -> {
-                        if (c < 0x20) {
-                            out.append(String.format("\\u%04x", (int) c));
-                        } else {
-                            out.append(c);
-                        }
-                    }
-                }
-            }
-            out.append('"');
-            return this;
-        }
-
-        @Override
-        public String toString() {
-            return out.append('\n').toString();
-        }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
@@ -47,6 +48,33 @@ class ReportTest {
     }
 
     @Test
+    void keysComeInTheDocumentedOrderAndCountsStayIntegers() throws Exception {
+        Report report = new Report(SETTINGS);
+        Checks checks = new Checks().phase("after fault");
+        checks.check("outcome", true, "CANCELLED", "CANCELLED");
+        report.record(Allocator.HEAP, Fault.ENGINE_CANCELS,
+                List.of(new Report.Run(0, 7, "CANCELLED", null, checks.all(), "broke off", "/kept")), 12);
+        String text = report.toJson();
+
+        JsonNode json = new ObjectMapper().readTree(text);
+        assertThat(names(json)).containsExactly(
+                "suite", "generated", "settings", "complete", "summary", "allocators", "faults", "matrix");
+        JsonNode ran = cell(json, "heap", "engine-cancels");
+        assertThat(names(ran)).containsExactly("allocator", "fault", "status", "millis", "runs");
+        assertThat(ran.get("millis").isIntegralNumber()).isTrue();
+        JsonNode run = ran.get("runs").get(0);
+        assertThat(names(run)).containsExactly(
+                "repeat", "seed", "passed", "outcome", "retryOutcome", "error", "keptDirectory", "checks");
+        assertThat(run.get("seed").isIntegralNumber()).isTrue();
+        assertThat(run.get("retryOutcome").isNull()).isTrue();
+        assertThat(names(run.get("checks").get(0))).containsExactly("phase", "check", "passed", "value", "expected");
+        assertThat(names(cell(json, "spark", "process-killed"))).containsExactly("allocator", "fault", "status");
+        assertThat(json.get("settings").get("budgetBytes").isIntegralNumber()).isTrue();
+        assertThat(json.get("faults").get(0).get("id").asText()).isEqualTo(Fault.values()[0].id);
+        assertThat(text).startsWith("{\n  \"suite\": \"reliability\",\n").endsWith("\n}\n");
+    }
+
+    @Test
     void aRunWithoutChecksOrThatBrokeOffIsNotPassed() {
         Report report = new Report(SETTINGS);
         report.record(Allocator.HEAP, Fault.ENGINE_CANCELS, List.of(new Report.Run(0, 7, null, null, List.of(), null, null)), 1);
@@ -59,6 +87,12 @@ class ReportTest {
         assertThat(report.status(Allocator.FLINK, Fault.ENGINE_CANCELS)).isEqualTo("failed");
         assertThat(report.status(Allocator.SPARK, Fault.ENGINE_CANCELS)).isEqualTo("failed");
         assertThat(report.summary().get("passed")).isZero();
+    }
+
+    private static List<String> names(JsonNode object) {
+        List<String> names = new ArrayList<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     private static JsonNode cell(JsonNode json, String allocator, String fault) {

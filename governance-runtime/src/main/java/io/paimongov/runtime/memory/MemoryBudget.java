@@ -117,7 +117,7 @@ public final class MemoryBudget {
      * Counts a refused request and builds its error, with the budget's numbers, its five largest
      * holders and the remedy: when the budget itself had room for {@code bytes}, the engine refused
      * (other writes or consumers hold its memory) and the message says so instead of pointing at
-     * {@value GovernanceOptions#MEMORY_BUDGET}.
+     * {@link GovernanceOptions#MEMORY_BUDGET}.
      */
     public ResourceExhaustedException exhausted(String requester, long bytes) {
         exhausted.increment();
@@ -128,7 +128,7 @@ public final class MemoryBudget {
 
     /**
      * The error for a request a write needs just to open (its fixed reservations, its first writer):
-     * when the budget is short it names {@value GovernanceOptions#MEMORY_BUDGET} and the smallest
+     * when the budget is short it names {@link GovernanceOptions#MEMORY_BUDGET} and the smallest
      * budget that would have held the request next to what is reserved; when the engine is short it
      * says so.
      */

@@ -3,6 +3,7 @@ package io.paimongov.runtime.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -100,6 +101,33 @@ class GovernanceOptionsTest {
                                 GovernanceOptions.of(
                                         Map.of(GovernanceOptions.PAGE_SIZE, "1m", GovernanceOptions.MEMORY_BUDGET, "4m")))
                 .hasMessage("'governance.memory.budget' = '4m' is below the minimum of 8m (8 pages of 1m)");
+    }
+
+    @Test
+    void aBadPageSizeIsReportedBeforeABadBudget() {
+        assertThatThrownBy(() -> GovernanceOptions.of(
+                        Map.of(GovernanceOptions.MEMORY_BUDGET, "1k", GovernanceOptions.PAGE_SIZE, "48k")))
+                .hasMessage("'governance.memory.page-size' = '48k' must be a power of two from 4k to 16m");
+    }
+
+    @Test
+    void providersAreToldTheValidatedValuesAndOnlyTheKeysTheRuntimeDoesNotOwn() throws Exception {
+        ProviderOptions told = GovernanceOptions.of(Map.of(
+                        GovernanceOptions.PROVIDER, "heap",
+                        GovernanceOptions.MEMORY_BUDGET, "1g",
+                        GovernanceOptions.PAGE_SIZE, "32k",
+                        GovernanceOptions.SPILL_DIRS, dir.toString(),
+                        GovernanceOptions.SPILL_MAX_BYTES, "10g",
+                        GovernanceOptions.SPILL_SWEEP, "false",
+                        "governance.flink.weight", "3"))
+                .providerOptions();
+        assertThat(told.budgetBytes()).isEqualTo(1L << 30);
+        assertThat(told.pageSize()).isEqualTo(32 << 10);
+        assertThat(told.spillDirs()).containsExactly(dir.toRealPath());
+        assertThat(told.spillDirsGiven()).isTrue();
+        assertThat(told.spillMaxBytes()).isEqualTo(10L << 30);
+        assertThat(told.providerKeys()).isEqualTo(Map.of("governance.flink.weight", "3"));
+        assertThat(GovernanceOptions.defaults().providerOptions().spillDirsGiven()).isFalse();
     }
 
     @Test

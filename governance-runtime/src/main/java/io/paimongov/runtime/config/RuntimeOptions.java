@@ -1,0 +1,171 @@
+package io.paimongov.runtime.config;
+
+import io.paimongov.spi.ProviderOptions;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Every key the runtime owns, each defined once ({@link ConfigOption}): name, type, default, range,
+ * meaning and the parser that enforces the range. The range text and the parser's check use the
+ * same constants, and the key table of {@code docs/configuration.md} is printed from {@link #ALL}.
+ *
+ * <p>Stateless; thread-safe. The parsers throw {@link IllegalArgumentException} naming the key, the
+ * value and the accepted range; the messages are pinned by {@code BadConfigurationTest} and quoted
+ * in docs/configuration.md and docs/reliability.md.
+ */
+final class RuntimeOptions {
+
+    /** Paimon needs 3 pages per writer plus room to work. */
+    private static final int MIN_BUDGET_PAGES = 8;
+    private static final long MIN_SPILL_BYTES = 1 << 20;
+    private static final int MIN_MAX_THREADS = 1;
+
+    private static final List<String> OWNED_PREFIXES =
+            List.of("governance.memory.", "governance.spill.", "governance.compaction.");
+
+    private RuntimeOptions() {}
+
+    static final ConfigOption<String> PROVIDER =
+            ConfigOption.define("governance.provider", "name", (key, text, others) -> text)
+                    .noDefault("the only provider present")
+                    .range("a discovered provider name")
+                    .meaning("Which allocator module governs the write.")
+                    .build();
+
+    // The minimum is counted in pages, so the budget asks for the page size (declared below, hence qualified).
+    static final ConfigOption<Long> MEMORY_BUDGET =
+            ConfigOption.define("governance.memory.budget", "size",
+                            (key, text, others) -> budget(key, text, others.get(RuntimeOptions.PAGE_SIZE)))
+                    .defaultValue("64m")
+                    .range("at least " + MIN_BUDGET_PAGES + " pages")
+                    .meaning("The writer's whole memory budget: pages plus estimates.")
+                    .build();
+
+    static final ConfigOption<Integer> PAGE_SIZE =
+            ConfigOption.define("governance.memory.page-size", "size", (key, text, others) -> pageSize(key, text))
+                    .defaultValue("64k")
+                    .range("a power of two from `" + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + "` to `"
+                            + Sizes.format(ProviderOptions.MAX_PAGE_SIZE) + "`")
+                    .meaning("Size of one write-buffer page.")
+                    .build();
+
+    static final ConfigOption<List<Path>> SPILL_DIRS =
+            ConfigOption.define("governance.spill.dirs", "directory list",
+                            (key, text, others) -> SpillRoots.parse(key, text))
+                    .computedDefault(() -> System.getProperty("java.io.tmpdir"), "the JVM's `java.io.tmpdir`")
+                    .range("comma-separated existing, writable directories without `..` segments")
+                    .meaning("Roots under which each write creates its private spill scope.")
+                    .build();
+
+    static final ConfigOption<Long> SPILL_MAX_BYTES =
+            ConfigOption.define("governance.spill.max-bytes", "size", (key, text, others) -> spillMax(key, text))
+                    .defaultValue("unlimited")
+                    .range("a size of at least `" + Sizes.format(MIN_SPILL_BYTES) + "`, or `unlimited`")
+                    .meaning("Most bytes of spill files one write may hold on disk at once.")
+                    .build();
+
+    static final ConfigOption<Boolean> SPILL_SWEEP =
+            ConfigOption.define("governance.spill.sweep-orphans", "boolean", (key, text, others) -> bool(key, text))
+                    .defaultValue("true")
+                    .range("`true` or `false`")
+                    .meaning("Remove spill scopes of dead processes when a write opens.")
+                    .build();
+
+    static final ConfigOption<Integer> COMPACTION_TASK_THREADS =
+            ConfigOption.define("governance.compaction.task-threads", "integer",
+                            (key, text, others) -> taskThreads(key, text))
+                    .defaultValue("1", "or the table's `compaction.task-threads`")
+                    .range("`1`, a number above 1, or `-1`")
+                    .meaning("Compaction threads of the write: `1` one thread (Paimon's behaviour), `N` a pool of N"
+                            + " shared by all buckets, `-1` one thread per active bucket up to `max-threads`.")
+                    .build();
+
+    static final ConfigOption<Integer> COMPACTION_MAX_THREADS =
+            ConfigOption.define("governance.compaction.max-threads", "integer",
+                            (key, text, others) -> maxThreads(key, text))
+                    .defaultValue("8")
+                    .range("at least `" + MIN_MAX_THREADS + "`")
+                    .meaning("The most threads `task-threads=-1` starts.")
+                    .build();
+
+    /** Every key the runtime owns, in documentation order, which is also the order values are checked in. */
+    static final List<ConfigOption<?>> ALL = List.of(
+            PROVIDER, MEMORY_BUDGET, PAGE_SIZE, SPILL_DIRS, SPILL_MAX_BYTES, SPILL_SWEEP,
+            COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS);
+
+    /**
+     * Whether {@code key} is the runtime's: {@code governance.provider} and every key under {@code
+     * governance.memory.}, {@code governance.spill.} and {@code governance.compaction.}, defined or
+     * not (an undefined one is a typo). Every other key belongs to a provider.
+     */
+    static boolean owns(String key) {
+        return key.equals(PROVIDER.key()) || OWNED_PREFIXES.stream().anyMatch(key::startsWith);
+    }
+
+    private static int pageSize(String key, String text) {
+        long size = Sizes.parse(key, text);
+        if (size < ProviderOptions.MIN_PAGE_SIZE || size > ProviderOptions.MAX_PAGE_SIZE
+                || Long.bitCount(size) != 1) {
+            throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be a power of two from "
+                    + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + " to "
+                    + Sizes.format(ProviderOptions.MAX_PAGE_SIZE));
+        }
+        return (int) size;
+    }
+
+    private static long budget(String key, String text, int pageSize) {
+        long budget = Sizes.parse(key, text);
+        long min = (long) MIN_BUDGET_PAGES * pageSize;
+        if (budget < min) {
+            throw new IllegalArgumentException("'" + key + "' = '" + text + "' is below the minimum of "
+                    + Sizes.format(min) + " (" + MIN_BUDGET_PAGES + " pages of " + Sizes.format(pageSize) + ")");
+        }
+        return budget;
+    }
+
+    private static long spillMax(String key, String text) {
+        if (text.equalsIgnoreCase("unlimited")) {
+            return Long.MAX_VALUE;
+        }
+        long bytes = Sizes.parse(key, text);
+        if (bytes < MIN_SPILL_BYTES) {
+            throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be at least "
+                    + Sizes.format(MIN_SPILL_BYTES) + ", or 'unlimited'");
+        }
+        return bytes;
+    }
+
+    private static boolean bool(String key, String text) {
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(text);
+        }
+        throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be true or false");
+    }
+
+    private static int taskThreads(String key, String text) {
+        int value;
+        try {
+            value = Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            value = 0;
+        }
+        if (value == 0 || value < -1) {
+            throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be 1 (one thread), a number above 1"
+                    + " (a shared pool), or -1 (one thread per active bucket)");
+        }
+        return value;
+    }
+
+    private static int maxThreads(String key, String text) {
+        try {
+            int value = Integer.parseInt(text.trim());
+            if (value >= MIN_MAX_THREADS) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below, as a value out of range
+        }
+        throw new IllegalArgumentException(
+                "'" + key + "' = '" + text + "' must be a whole number of at least " + MIN_MAX_THREADS);
+    }
+}
