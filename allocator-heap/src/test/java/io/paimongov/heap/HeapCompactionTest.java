@@ -3,8 +3,9 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;

@@ -2,6 +2,8 @@ package io.paimongov.heap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paimongov.fixtures.ObservedProvider;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.spill.SpillScope;
@@ -24,7 +26,7 @@ final class WriteHarness {
 
     final Path root;
     final Path spillRoot;
-    final ObservedHeapProvider provider = new ObservedHeapProvider();
+    final ObservedProvider provider = new ObservedProvider(new HeapGovernanceProvider());
     ResourceContext context;
 
     WriteHarness(Path root) throws IOException {
@@ -62,24 +64,15 @@ final class WriteHarness {
         assertThat(context.isClosed()).isTrue();
         assertThat(context.snapshot().reservedBytes()).as("reserved after close").isZero();
         assertThat(context.memory().holders()).as("live reservations").isEmpty();
-        assertThat(provider.usedAtClose.get()).as("engine memory held at close").isZero();
+        assertThat(provider.lastOpened().usedAtClose()).as("engine memory held at close").isZero();
         assertThat(spillScopes()).as("spill scopes left").isEmpty();
         assertThat(table.snapshotManager().latestSnapshot()).as("snapshot").isNull();
-        assertThat(dataFiles(table)).as("data files left in the table").isEmpty();
+        assertThat(TestTables.dataFiles(table)).as("data files left in the table").isEmpty();
     }
 
     List<Path> spillScopes() throws IOException {
         try (Stream<Path> s = Files.list(spillRoot)) {
             return s.filter(p -> p.getFileName().toString().startsWith(SpillScope.PREFIX)).toList();
-        }
-    }
-
-    static List<Path> dataFiles(FileStoreTable table) throws IOException {
-        Path location = Path.of(table.location().toUri());
-        try (Stream<Path> s = Files.walk(location)) {
-            return s.filter(Files::isRegularFile)
-                    .filter(p -> p.getFileName().toString().startsWith("data-"))
-                    .toList();
         }
     }
 }
