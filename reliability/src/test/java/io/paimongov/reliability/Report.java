@@ -1,17 +1,19 @@
 package io.paimongov.reliability;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.paimongov.fixtures.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The matrix's results, written as JSON: the settings, a summary, and one entry per (allocator,
+ * The matrix's results, written as JSON (through Jackson): the settings, a summary, and one entry per (allocator,
  * fault) in matrix order with its status ({@code passed}, {@code failed}, or {@code missing} when no
  * run of the cell was recorded), its time, and every run's outcome and checks with their values.
  * A cell passes only when it has runs and every check of every run passed.
@@ -65,166 +67,71 @@ final class Report {
         return counts;
     }
 
-    synchronized String toJson() {
-        Json j = new Json();
-        j.open('{');
-        j.field("suite").string("reliability");
-        j.field("generated").string(Instant.now().toString());
-        j.field("settings").open('{');
-        settings.asMap().forEach((k, v) -> j.field(k).value(v));
-        j.close('}');
+    synchronized String toJson() throws IOException {
+        ObjectNode j = Json.object();
+        j.put("suite", "reliability");
+        j.put("generated", Instant.now().toString());
+        j.set("settings", Json.tree(settings.asMap()));
         Map<String, Integer> summary = summary();
-        j.field("complete").value(summary.get("passed").equals(summary.get("cells")));
-        j.field("summary").open('{');
-        summary.forEach((k, v) -> j.field(k).value(v));
-        j.close('}');
-        j.field("allocators").open('[');
+        j.put("complete", summary.get("passed").equals(summary.get("cells")));
+        j.set("summary", Json.tree(summary));
+        ArrayNode allocators = j.putArray("allocators");
         for (Allocator a : Allocator.values()) {
-            j.item().string(a.id);
+            allocators.add(a.id);
         }
-        j.close(']');
-        j.field("faults").open('[');
+        ArrayNode faults = j.putArray("faults");
         for (Fault f : Fault.values()) {
-            j.item().open('{');
-            j.field("id").string(f.id);
-            j.field("description").string(f.description);
-            j.close('}');
+            faults.addObject().put("id", f.id).put("description", f.description);
         }
-        j.close(']');
-        j.field("matrix").open('[');
+        ArrayNode matrix = j.putArray("matrix");
         for (Allocator a : Allocator.values()) {
             for (Fault f : Fault.values()) {
-                cell(j.item(), a, f);
+                cell(matrix.addObject(), a, f);
             }
         }
-        j.close(']');
-        j.close('}');
-        return j.toString();
+        return Json.pretty(j);
     }
 
-    private void cell(Json j, Allocator a, Fault f) {
+    private void cell(ObjectNode j, Allocator a, Fault f) {
         Cell cell = cells.getOrDefault(a, Map.of()).get(f);
-        j.open('{');
-        j.field("allocator").string(a.id);
-        j.field("fault").string(f.id);
-        j.field("status").string(cell == null ? "missing" : cell.status());
+        j.put("allocator", a.id);
+        j.put("fault", f.id);
+        j.put("status", cell == null ? "missing" : cell.status());
         if (cell != null) {
-            j.field("millis").value(cell.millis());
-            j.field("runs").open('[');
+            j.put("millis", cell.millis());
+            ArrayNode runs = j.putArray("runs");
             for (Run r : cell.runs()) {
-                run(j.item(), r);
+                run(runs.addObject(), r);
             }
-            j.close(']');
         }
-        j.close('}');
     }
 
-    private static void run(Json j, Run r) {
-        j.open('{');
-        j.field("repeat").value(r.repeat());
-        j.field("seed").value(r.seed());
-        j.field("passed").value(r.passed());
-        j.field("outcome").string(r.outcome());
-        j.field("retryOutcome").string(r.retryOutcome());
+    private static void run(ObjectNode j, Run r) {
+        j.put("repeat", r.repeat());
+        j.put("seed", r.seed());
+        j.put("passed", r.passed());
+        j.put("outcome", r.outcome());
+        j.put("retryOutcome", r.retryOutcome());
         if (r.error() != null) {
-            j.field("error").string(r.error());
+            j.put("error", r.error());
         }
         if (r.dir() != null) {
-            j.field("keptDirectory").string(r.dir());
+            j.put("keptDirectory", r.dir());
         }
-        j.field("checks").open('[');
+        ArrayNode checks = j.putArray("checks");
         for (Checks.Check c : r.checks()) {
-            j.item().open('{');
-            j.field("phase").string(c.phase());
-            j.field("check").string(c.name());
-            j.field("passed").value(c.passed());
-            j.field("value").string(c.value());
-            j.field("expected").string(c.expected());
-            j.close('}');
+            checks.addObject()
+                    .put("phase", c.phase())
+                    .put("check", c.name())
+                    .put("passed", c.passed())
+                    .put("value", c.value())
+                    .put("expected", c.expected());
         }
-        j.close(']');
-        j.close('}');
     }
 
     /** Writes the JSON to {@code file}, creating its directory. */
     synchronized void write(Path file) throws IOException {
         Files.createDirectories(file.getParent());
         Files.writeString(file, toJson(), StandardCharsets.UTF_8);
-    }
-
-    /** A small JSON writer: enough for the report, with proper string escapes. */
-    private static final class Json {
-        private final StringBuilder out = new StringBuilder();
-        private final List<Boolean> first = new ArrayList<>();
-
-        Json open(char bracket) {
-            out.append(bracket);
-            first.add(Boolean.TRUE);
-            return this;
-        }
-
-        Json close(char bracket) {
-            first.remove(first.size() - 1);
-            out.append('\n').append("  ".repeat(first.size())).append(bracket);
-            return this;
-        }
-
-        Json field(String name) {
-            item();
-            string(name);
-            out.append(": ");
-            return this;
-        }
-
-        Json item() {
-            int top = first.size() - 1;
-            if (!first.get(top)) {
-                out.append(',');
-            }
-            first.set(top, Boolean.FALSE);
-            out.append('\n').append("  ".repeat(first.size()));
-            return this;
-        }
-
-        Json value(Object v) {
-            if (v instanceof Number || v instanceof Boolean) {
-                out.append(v);
-            } else {
-                string(String.valueOf(v));
-            }
-            return this;
-        }
-
-        Json string(String s) {
-            if (s == null) {
-                out.append("null");
-                return this;
-            }
-            out.append('"');
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                switch (c) {
-                    case '"' -> out.append("\\\"");
-                    case '\\' -> out.append("\\\\");
-                    case '\n' -> out.append("\\n");
-                    case '\r' -> out.append("\\r");
-                    case '\t' -> out.append("\\t");
-                    default -> {
-                        if (c < 0x20) {
-                            out.append(String.format("\\u%04x", (int) c));
-                        } else {
-                            out.append(c);
-                        }
-                    }
-                }
-            }
-            out.append('"');
-            return this;
-        }
-
-        @Override
-        public String toString() {
-            return out.append('\n').toString();
-        }
     }
 }

@@ -3,7 +3,7 @@ package io.paimongov.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.paimongov.fixtures.Json;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -31,7 +31,7 @@ class ReportTest {
         report.record(Allocator.HEAP, Fault.THREAD_INTERRUPTED, List.of(run(false, "FAILED: \"quoted\"\nsecond line")), 34);
         report.write(dir.resolve("nested/report.json"));
 
-        JsonNode json = new ObjectMapper().readTree(dir.resolve("nested/report.json").toFile());
+        JsonNode json = Json.read(dir.resolve("nested/report.json"));
         int cells = Allocator.values().length * Fault.values().length;
         assertThat(json.get("complete").asBoolean()).isFalse();
         assertThat(json.get("summary").get("cells").asInt()).isEqualTo(cells);
