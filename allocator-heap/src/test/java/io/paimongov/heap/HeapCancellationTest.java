@@ -78,10 +78,7 @@ class HeapCancellationTest {
         PausingFileIO fileIO = new PausingFileIO();
         FileStoreTable table = FileStoreTableFactory.create(fileIO, created.location(), created.schema());
         Workload w = Workload.random(23, WriteHarness.ROWS, WriteHarness.ROWS, 2, 64);
-        GovernedTableWrite write = h.batch(table, h.options("256m"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        GovernedTableWrite write = h.batchWriting(table, h.options("256m"), w.rows());
         fileIO.armed = true;
         Thread canceller =
                 new Thread(
@@ -130,10 +127,7 @@ class HeapCancellationTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "avro");
         Workload w = Workload.random(25, 20_000, 5_000, 2, 32);
-        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        GovernedTableWrite write = h.batchWriting(table, h.options("2m", "governance.memory.page-size", "16k"), w.rows());
         assertThat(h.context.snapshot().reservedBytes()).isPositive();
         Thread canceller = new Thread(() -> write.cancel("engine: task cancelled"));
         canceller.start();
@@ -152,10 +146,7 @@ class HeapCancellationTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
         Workload w = Workload.random(26, 20_000, 5_000, 2, 32);
-        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        GovernedTableWrite write = h.batchWriting(table, h.options("2m", "governance.memory.page-size", "16k"), w.rows());
         // The engine's side: the token, as an engine's cancel callback would reach it.
         h.context.cancellation().cancel("engine: slot released");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -174,10 +165,7 @@ class HeapCancellationTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "orc");
         Workload w = Workload.random(27, 10_000, 3_000, 2, 32);
-        GovernedTableWrite write = h.batch(table, h.options("8m"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        GovernedTableWrite write = h.batchWriting(table, h.options("8m"), w.rows());
         PreparedCommit prepared = write.prepareCommit();
         assertThat(TestTables.dataFiles(table)).isNotEmpty();
         write.cancel("test: cancel before commit");

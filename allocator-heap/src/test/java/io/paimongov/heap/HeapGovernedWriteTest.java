@@ -106,10 +106,7 @@ class HeapGovernedWriteTest {
         Workload w = Workload.random(3, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 32);
         long files = 0;
         long bytes = 0;
-        try (GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("2m", "governance.memory.page-size", "16k"), w.rows())) {
             PreparedCommit prepared = write.prepareCommit();
             for (CommitMessage m : prepared.messages()) {
                 CommitMessageImpl impl = (CommitMessageImpl) m;
@@ -162,10 +159,7 @@ class HeapGovernedWriteTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
         Workload w = Workload.random(9, 100, 50, 1, 8);
-        try (GovernedTableWrite write = h.batch(table, h.options("8m"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("8m"), w.rows())) {
             PreparedCommit prepared = write.prepareCommit();
             assertThatThrownBy(() -> write.write(w.rows().get(0)))
                     .isInstanceOf(GovernanceClosedException.class)
@@ -183,10 +177,7 @@ class HeapGovernedWriteTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
         Workload w = Workload.random(11, 5_000, 1_000, 2, 16);
-        try (GovernedTableWrite write = h.batch(table, h.options("4m"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("4m"), w.rows())) {
             assertThat(write.prepareCommit().messages()).isNotEmpty();
             assertThat(TestTables.dataFiles(table)).isNotEmpty();
         }
@@ -199,10 +190,7 @@ class HeapGovernedWriteTest {
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "orc");
         Workload w = Workload.random(13, 3_000, 1_000, 2, 16);
         List<CommitMessage> messages;
-        try (GovernedTableWrite write = h.batch(table, h.options("8m"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("8m"), w.rows())) {
             messages = write.prepareCommit().handOff();
         }
         try (var commit = table.newBatchWriteBuilder().newCommit()) {

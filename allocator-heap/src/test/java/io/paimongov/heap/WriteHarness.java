@@ -49,12 +49,23 @@ final class WriteHarness {
         return GovernedTableWrite.batch(table, context);
     }
 
-    /** Writes every row, prepares and commits, closes. */
-    void writeAndCommit(FileStoreTable table, GovernanceOptions options, List<InternalRow> rows) throws Exception {
-        try (GovernedTableWrite write = batch(table, options)) {
+    /** Opens a write and writes every row; the write stays open, nothing is prepared. Closes it if a row fails. */
+    GovernedTableWrite batchWriting(FileStoreTable table, GovernanceOptions options, List<InternalRow> rows) throws Exception {
+        GovernedTableWrite write = batch(table, options);
+        try {
             for (InternalRow row : rows) {
                 write.write(row);
             }
+        } catch (Exception | Error e) {
+            write.close();
+            throw e;
+        }
+        return write;
+    }
+
+    /** Writes every row, prepares and commits, closes. */
+    void writeAndCommit(FileStoreTable table, GovernanceOptions options, List<InternalRow> rows) throws Exception {
+        try (GovernedTableWrite write = batchWriting(table, options, rows)) {
             write.prepareCommit().commit();
         }
     }

@@ -54,9 +54,7 @@ class GovernedIOManagerTest {
     @Test
     void theSpillBudgetIsEnforcedOnEveryBlock() throws Exception {
         GovernedIOManager io = manager(3L * BLOCK, () -> {});
-        BufferFileWriter w = io.createBufferFileWriter(io.createChannel());
-        w.writeBlock(block());
-        w.writeBlock(block());
+        BufferFileWriter w = writerWithTwoBlocks(io);
         assertThatThrownBy(() -> w.writeBlock(block()))
                 .isInstanceOfSatisfying(
                         ResourceExhaustedException.class,
@@ -69,13 +67,8 @@ class GovernedIOManagerTest {
     @Test
     void deletedFilesGiveTheirBytesBack() throws Exception {
         GovernedIOManager io = manager(3L * BLOCK, () -> {});
-        BufferFileWriter first = io.createBufferFileWriter(io.createChannel());
-        first.writeBlock(block());
-        first.writeBlock(block());
-        first.closeAndDelete();
-        BufferFileWriter second = io.createBufferFileWriter(io.createChannel());
-        second.writeBlock(block());
-        second.writeBlock(block());
+        writerWithTwoBlocks(io).closeAndDelete();
+        BufferFileWriter second = writerWithTwoBlocks(io);
         assertThat(io.peakDiskBytes()).isLessThanOrEqualTo(3L * BLOCK);
         second.close();
         io.close();
@@ -104,5 +97,13 @@ class GovernedIOManagerTest {
         FileIOChannel.ID outside = new FileIOChannel.ID(root.toFile(), 0, new java.util.Random());
         assertThatThrownBy(() -> io.createBufferFileWriter(outside)).hasMessageContaining("outside the write's spill scope");
         io.close();
+    }
+
+    /** A new spill file of {@code io} holding two blocks. */
+    private static BufferFileWriter writerWithTwoBlocks(GovernedIOManager io) throws Exception {
+        BufferFileWriter w = io.createBufferFileWriter(io.createChannel());
+        w.writeBlock(block());
+        w.writeBlock(block());
+        return w;
     }
 }
