@@ -12,17 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
  * thread, with a sampler reading the root's own counter throughout ({@link ConcurrentWrites}, the
  * rounds HeapConcurrentWritesTest in allocator-heap runs too). Closing the engine closes the root,
  * which Arrow refuses while a child allocator is open or holds memory: the end of each round is
- * also Arrow's leak check.
- *
- * <ul>
- *   <li>Filling the root: four 2m writes on an 8m root; every write commits its model, the root
- *       never passes its limit and counts zero at the end; no spill scope is left.
- *   <li>Cancellation storm: two threads cancel random writes at random moments while they write,
- *       spill and prepare their commit. Every write ends committed (the table equals its model) or
- *       cancelled (no snapshot, no data file), never half; nothing is left.
- * </ul>
- *
- * Sizes: {@code governance.reliability.rounds} rounds of 4 writes of 30000 rows, 2m budgets (CI 2 rounds).
+ * also Arrow's leak check. Two of the scenarios: four 2m writes filling an 8m root, each committing
+ * its model; and a cancellation storm, after which every write is committed or cancelled, never
+ * half. Sizes: {@code governance.reliability.rounds} rounds of 4 writes of 30000 rows (CI 2 rounds).
  */
 @Tag("reliability")
 class OffheapConcurrentWritesTest {

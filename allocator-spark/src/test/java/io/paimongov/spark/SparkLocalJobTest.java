@@ -89,16 +89,9 @@ class SparkLocalJobTest {
     void aJobWritesAPrimaryKeyTableThatEqualsTheModelAndLeavesNothingBehind() throws Exception {
         FileStoreTable table = TestTables.primaryKeyTable(dir, "t", 2, "parquet");
         Ops ops = new Ops(4, 40_000, 8_000);
-        String location = table.location().toString();
         Map<String, String> governance = Map.of("governance.memory.budget", "3m", "governance.memory.page-size", "16k");
 
-        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
-                .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(ops.rows(s.next()), location, governance)).iterator())
-                .collect();
-        GovernedPaimonWriter.commit(table, messages);
-
-        assertThat(TestTables.read(table)).isEqualTo(ops.expected());
-        waitForListenerBus();
+        writeReadBackAndWait(table, ops, governance, -1);
         assertThat(DISK_SPILLED.get()).as("diskBytesSpilled of the job's tasks").isPositive();
         assertThat(SparkGovernanceProvider.heldBytes()).isZero();
         assertThat(spillScopesInSparkLocalDirs()).isEmpty();
@@ -108,17 +101,9 @@ class SparkLocalJobTest {
     void anotherConsumerOfTheTaskMakesTheWriteSpillAndTheTableIsStillRight() throws Exception {
         FileStoreTable table = TestTables.primaryKeyTable(dir, "t", 2, "parquet");
         Ops ops = new Ops(1, 60_000, 40_000);
-        String location = table.location().toString();
         Map<String, String> governance = Map.of("governance.memory.budget", "64m", "governance.memory.page-size", "32k");
 
-        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
-                .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(
-                        hogAfter(ops.rows(s.next()), ops.rowsPerPartition / 2), location, governance)).iterator())
-                .collect();
-        GovernedPaimonWriter.commit(table, messages);
-
-        assertThat(TestTables.read(table)).isEqualTo(ops.expected());
-        waitForListenerBus();
+        writeReadBackAndWait(table, ops, governance, ops.rowsPerPartition / 2);
         assertThat(MEMORY_SPILLED.get()).as("memoryBytesSpilled: what the write gave back when Spark asked").isPositive();
         assertThat(DISK_SPILLED.get()).as("diskBytesSpilled").isPositive();
         assertThat(SparkGovernanceProvider.heldBytes()).isZero();
@@ -160,6 +145,27 @@ class SparkLocalJobTest {
         }
         assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark after the kill").isZero();
         assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+    }
+
+    /**
+     * One job writes {@code ops} into {@code table} (with {@code hogAt} >= 0, a second consumer takes
+     * the task's memory before that row), the driver commits, the table must equal the model; then
+     * waits for the listener bus to deliver the tasks' metrics.
+     */
+    private static void writeReadBackAndWait(FileStoreTable table, Ops ops, Map<String, String> governance, int hogAt)
+            throws Exception {
+        String location = table.location().toString();
+        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
+                .mapPartitions(s -> {
+                    Iterator<InternalRow> rows = ops.rows(s.next());
+                    return List.of(GovernedPaimonWriter.writePartition(
+                            hogAt < 0 ? rows : hogAfter(rows, hogAt), location, governance)).iterator();
+                })
+                .collect();
+        GovernedPaimonWriter.commit(table, messages);
+
+        assertThat(TestTables.read(table)).isEqualTo(ops.expected());
+        waitForListenerBus();
     }
 
     private static List<Integer> slices(Ops ops) {
