@@ -48,7 +48,7 @@ final class OutsideProviderJar {
             import io.paimongov.spi.ResourceExhaustedException;
             import io.paimongov.spi.SegmentAllocator;
             import io.paimongov.spi.SpillLocations;
-            import io.paimongov.runtime.config.GovernanceOptions;
+            import io.paimongov.spi.ProviderOptions;
             import java.util.Collection;
             import java.util.Collections;
             import java.util.IdentityHashMap;
