@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.RowShape;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,7 @@ class HeapBadInputTest {
                 .isInstanceOf(ResourceExhaustedException.class)
                 .hasMessageContaining("raise 'governance.memory.budget'");
         assertThat(h.context.isClosed()).isTrue();
-        assertThat(h.provider.usedAtClose.get()).isZero();
+        assertThat(h.provider.lastOpened().usedAtClose()).isZero();
         assertThat(h.spillScopes()).isEmpty();
         h.writeAndCommit(table, h.options(Long.toString(minimum)), rows(0, 2000));
         assertThat(TestTables.read(table)).hasSize(2000);
@@ -132,7 +133,7 @@ class HeapBadInputTest {
             write.prepareCommit().commit();
         }
         assertThat(h.context.snapshot().reservedBytes()).isZero();
-        assertThat(h.provider.usedAtClose.get()).isZero();
+        assertThat(h.provider.lastOpened().usedAtClose()).isZero();
         assertThat(h.spillScopes()).isEmpty();
         assertThat(TestTables.read(table)).isEqualTo(expected);
     }

@@ -3,9 +3,12 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.PreparedCommit;
+import io.paimongov.spi.WriteCancelledException;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -13,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.paimon.data.InternalRow;
-import java.io.IOException;
 import org.apache.paimon.fs.PositionOutputStream;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.table.FileStoreTable;
@@ -30,7 +32,7 @@ class HeapCancellationTest {
     void cancelFromAnotherThreadMidWrite() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 8, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(21, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
+        Workload w = Workload.random(21, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
         int cancelAt = w.rows().size() / 2;
         int threadsBefore = compactionThreads().size();
         GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
@@ -75,11 +77,8 @@ class HeapCancellationTest {
         // made from another thread: the cancel lands inside prepareCommit on any machine.
         PausingFileIO fileIO = new PausingFileIO();
         FileStoreTable table = FileStoreTableFactory.create(fileIO, created.location(), created.schema());
-        TestTables.Workload w = TestTables.Workload.random(23, WriteHarness.ROWS, WriteHarness.ROWS, 2, 64);
-        GovernedTableWrite write = h.batch(table, h.options("256m"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        Workload w = Workload.random(23, WriteHarness.ROWS, WriteHarness.ROWS, 2, 64);
+        GovernedTableWrite write = h.batchWriting(table, h.options("256m"), w.rows());
         fileIO.armed = true;
         Thread canceller =
                 new Thread(
@@ -127,11 +126,8 @@ class HeapCancellationTest {
     void cancelOfAnIdleWriteGivesEverythingBackAtOnce() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "avro");
-        TestTables.Workload w = TestTables.Workload.random(25, 20_000, 5_000, 2, 32);
-        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        Workload w = Workload.random(25, 20_000, 5_000, 2, 32);
+        GovernedTableWrite write = h.batchWriting(table, h.options("2m", "governance.memory.page-size", "16k"), w.rows());
         assertThat(h.context.snapshot().reservedBytes()).isPositive();
         Thread canceller = new Thread(() -> write.cancel("engine: task cancelled"));
         canceller.start();
@@ -149,11 +145,8 @@ class HeapCancellationTest {
     void anEngineCancelOfAnIdleWriteCleansUpWithoutBlockingTheEngine() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(26, 20_000, 5_000, 2, 32);
-        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        Workload w = Workload.random(26, 20_000, 5_000, 2, 32);
+        GovernedTableWrite write = h.batchWriting(table, h.options("2m", "governance.memory.page-size", "16k"), w.rows());
         // The engine's side: the token, as an engine's cancel callback would reach it.
         h.context.cancel("engine: slot released");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -171,13 +164,10 @@ class HeapCancellationTest {
     void aPreparedButUncommittedWriteCancelledPublishesNothing() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "orc");
-        TestTables.Workload w = TestTables.Workload.random(27, 10_000, 3_000, 2, 32);
-        GovernedTableWrite write = h.batch(table, h.options("8m"));
-        for (InternalRow row : w.rows()) {
-            write.write(row);
-        }
+        Workload w = Workload.random(27, 10_000, 3_000, 2, 32);
+        GovernedTableWrite write = h.batchWriting(table, h.options("8m"), w.rows());
         PreparedCommit prepared = write.prepareCommit();
-        assertThat(WriteHarness.dataFiles(table)).isNotEmpty();
+        assertThat(TestTables.dataFiles(table)).isNotEmpty();
         write.cancel("test: cancel before commit");
         assertThatThrownBy(prepared::commit).isInstanceOf(WriteCancelledException.class);
         write.close();
@@ -193,7 +183,7 @@ class HeapCancellationTest {
                         "t",
                         java.util.Map.of("bucket", "4", "file.format", "parquet", "async-file-write", "true"),
                         true);
-        TestTables.Workload w = TestTables.Workload.random(29, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
+        Workload w = Workload.random(29, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
         GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
         assertThat(write.table().options()).containsEntry("async-file-write", "false");
         Thread writer = Thread.currentThread();

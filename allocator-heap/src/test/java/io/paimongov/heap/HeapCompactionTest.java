@@ -3,8 +3,9 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.spi.metrics.MetricsSnapshot;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -74,48 +75,45 @@ class HeapCompactionTest {
         return h.context.snapshot();
     }
 
+    /**
+     * A backlog of {@code rowsPerCommit}-row commits drained with {@code threads} compaction threads
+     * under {@code budget}; checks what holds for every setting (every bucket compacted, never two
+     * compactions on one bucket at once, the table equal to its model) and gives the write's metrics.
+     */
+    private MetricsSnapshot drainedBacklog(int rowsPerCommit, String threads, String budget) throws Exception {
+        Map<List2, String> model = new HashMap<>();
+        FileStoreTable table = backlog(model, rowsPerCommit);
+        MetricsSnapshot m = drain(table, new WriteHarness(dir), threads, budget, model);
+        assertThat(m.compactionCount()).isGreaterThanOrEqualTo(BUCKETS);
+        assertThat(m.compactionBucketOverlaps()).isZero();
+        assertThat(TestTables.read(table)).isEqualTo(asTable(model));
+        return m;
+    }
+
     @Test
     void twoThreadsRunTwoCompactionsAtOnceAndNeverTwoOnOneBucket() throws Exception {
-        Map<List2, String> model = new HashMap<>();
-        FileStoreTable table = backlog(model, 4_000);
-        WriteHarness h = new WriteHarness(dir);
-        MetricsSnapshot m = drain(table, h, "2", "64m", model);
+        MetricsSnapshot m = drainedBacklog(4_000, "2", "64m");
         assertThat(m.compactionThreads()).isEqualTo(2);
-        assertThat(m.compactionCount()).isGreaterThanOrEqualTo(BUCKETS);
         assertThat(m.compactionPeakRunning()).isEqualTo(2);
-        assertThat(m.compactionBucketOverlaps()).isZero();
         assertThat(m.compactionInputBytes()).isPositive();
         assertThat(m.compactionOutputBytes()).isPositive();
         assertThat(m.compactionBusyRatio()).isBetween(0.0, 1.0);
         assertThat(m.reservedBytes()).isZero();
-        assertThat(TestTables.read(table)).isEqualTo(asTable(model));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"1", "3", "-1"})
     void concurrencyNeverPassesTheSetting(String threads) throws Exception {
-        Map<List2, String> model = new HashMap<>();
-        FileStoreTable table = backlog(model, 2_000);
-        WriteHarness h = new WriteHarness(dir);
-        MetricsSnapshot m = drain(table, h, threads, "64m", model);
+        MetricsSnapshot m = drainedBacklog(2_000, threads, "64m");
         int bound = threads.equals("-1") ? BUCKETS : Integer.parseInt(threads);
         assertThat(m.compactionThreads()).isEqualTo(threads.equals("-1") ? 8 : bound);
-        assertThat(m.compactionCount()).isGreaterThanOrEqualTo(BUCKETS);
         assertThat(m.compactionPeakRunning()).isBetween(1L, (long) bound);
-        assertThat(m.compactionBucketOverlaps()).isZero();
-        assertThat(TestTables.read(table)).isEqualTo(asTable(model));
     }
 
     @Test
     void moreThreadsUnderATightBudgetNeverBreakTheBudget() throws Exception {
-        Map<List2, String> model = new HashMap<>();
-        FileStoreTable table = backlog(model, 2_000);
-        WriteHarness h = new WriteHarness(dir);
-        MetricsSnapshot m = drain(table, h, "4", "3m", model);
+        MetricsSnapshot m = drainedBacklog(2_000, "4", "3m");
         assertThat(m.peakReservedBytes()).isLessThanOrEqualTo(3 << 20);
-        assertThat(m.compactionBucketOverlaps()).isZero();
-        assertThat(m.compactionCount()).isGreaterThanOrEqualTo(BUCKETS);
-        assertThat(TestTables.read(table)).isEqualTo(asTable(model));
     }
 
     @Test

@@ -3,17 +3,19 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ManualCancellation;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.WriteCancelledException;
-import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.runtime.write.GovernedTableWrite;
-import io.paimongov.runtime.write.ResourceContext;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +56,7 @@ class HeapEngineObjectsTest {
         EngineEnvironment env = EngineEnvironment.builder().with(CancellationSignal.class, cancel).build();
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
         ResourceContext ctx = ResourceContext.open("w", new HeapGovernanceProvider(), options("4m"), env);
-        TestTables.Workload w = TestTables.Workload.random(41, 5_000, 1_000, 1, 16);
+        Workload w = Workload.random(41, 5_000, 1_000, 1, 16);
         try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx)) {
             write.write(w.rows().get(0));
             cancel.cancel("engine: task killed");
@@ -84,7 +86,7 @@ class HeapEngineObjectsTest {
                 };
         EngineEnvironment env = EngineEnvironment.builder().with(MetricsReporter.class, sink).build();
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(43, 3_000, 1_000, 1, 16);
+        Workload w = Workload.random(43, 3_000, 1_000, 1, 16);
         ResourceContext ctx = ResourceContext.open("reported", new HeapGovernanceProvider(), options("4m"), env);
         try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx)) {
             for (InternalRow row : w.rows()) {
@@ -101,7 +103,7 @@ class HeapEngineObjectsTest {
     void anEngineAskingForMemoryBackMakesAnIdleWriteSpillAndTheTableIsStillRight() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(47, 40_000, 10_000, 2, 32);
+        Workload w = Workload.random(47, 40_000, 10_000, 2, 32);
         try (GovernedTableWrite write = h.batch(table, h.options("8m", "governance.memory.page-size", "16k"))) {
             int half = w.rows().size() / 2;
             for (InternalRow row : w.rows().subList(0, half)) {
@@ -110,7 +112,7 @@ class HeapEngineObjectsTest {
             long before = h.context.engineUsedBytes();
             long spillsBefore = write.metrics().spillBytes();
             java.util.concurrent.atomic.AtomicLong given = new java.util.concurrent.atomic.AtomicLong();
-            Thread engine = new Thread(() -> given.set(h.provider.relief.get().relieve(4 << 20)));
+            Thread engine = new Thread(() -> given.set(h.provider.relief().orElseThrow().relieve(4 << 20)));
             engine.start();
             engine.join();
             assertThat(given.get()).as("bytes given back").isPositive();

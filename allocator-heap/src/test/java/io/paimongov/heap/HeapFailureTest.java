@@ -3,9 +3,11 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
+import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.runtime.write.GovernedTableWrite;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -19,11 +21,11 @@ class HeapFailureTest {
 
     @TempDir Path dir;
 
-    private TestTables.Workload workload() {
-        return TestTables.Workload.random(31, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
+    private Workload workload() {
+        return Workload.random(31, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
     }
 
-    private static void writeAll(GovernedTableWrite write, TestTables.Workload w) throws Exception {
+    private static void writeAll(GovernedTableWrite write, Workload w) throws Exception {
         for (InternalRow row : w.rows()) {
             write.write(row);
         }
@@ -34,11 +36,11 @@ class HeapFailureTest {
     void theAllocatorThrowing() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        h.provider.failAllocationAt.set(40);
+        h.provider.failAllocation(40);
         GovernedTableWrite write = h.batch(table, h.options("4m", "governance.memory.page-size", "16k"));
         assertThatThrownBy(() -> writeAll(write, workload()))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("injected allocation failure");
+                .hasMessageContaining("injected: the allocator failed");
         write.close();
         h.assertNothingLeft(table);
         assertThatThrownBy(() -> write.write(workload().rows().get(0)))
@@ -72,7 +74,7 @@ class HeapFailureTest {
                 h.batch(
                         table,
                         h.options("2m", "governance.memory.page-size", "16k", "governance.spill.max-bytes", "1m"));
-        TestTables.Workload w = TestTables.Workload.random(33, Math.max(WriteHarness.ROWS, 60_000), 60_000, 1, 128);
+        Workload w = Workload.random(33, Math.max(WriteHarness.ROWS, 60_000), 60_000, 1, 128);
         assertThatThrownBy(() -> writeAll(write, w))
                 .isInstanceOfSatisfying(
                         ResourceExhaustedException.class,

@@ -3,11 +3,13 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.PreparedCommit;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.runtime.write.GovernedTableWrite;
-import io.paimongov.runtime.write.PreparedCommit;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +31,7 @@ class HeapGovernedWriteTest {
     @ParameterizedTest
     @ValueSource(strings = {"parquet", "orc", "avro"})
     void aSpilledWriteAndAnInMemoryWriteGiveTheSameTable(String format) throws Exception {
-        TestTables.Workload w = TestTables.Workload.random(format.hashCode(), WriteHarness.ROWS, WriteHarness.ROWS / 4, 3, 48);
+        Workload w = Workload.random(format.hashCode(), WriteHarness.ROWS, WriteHarness.ROWS / 4, 3, 48);
 
         WriteHarness spilled = new WriteHarness(dir.resolve("spilled"));
         FileStoreTable small = TestTables.primaryKeyTable(spilled.root.resolve("wh"), "t", 4, format);
@@ -54,13 +56,13 @@ class HeapGovernedWriteTest {
     void theAccountedPeakNeverPassesTheBudget(String budget) throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 16, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(7, WriteHarness.ROWS, WriteHarness.ROWS, 2, 64);
+        Workload w = Workload.random(7, WriteHarness.ROWS, WriteHarness.ROWS, 2, 64);
         h.writeAndCommit(table, h.options(budget, "governance.memory.page-size", "8k"), w.rows());
 
         MetricsSnapshot m = h.context.snapshot();
         assertThat(m.peakReservedBytes()).isLessThanOrEqualTo(m.budgetBytes()).isPositive();
         assertThat(m.reservedBytes()).isZero();
-        assertThat(h.provider.usedAtClose).hasValue(0);
+        assertThat(h.provider.lastOpened().usedAtClose()).isZero();
         assertThat(TestTables.read(table)).isEqualTo(w.expected());
     }
 
@@ -83,7 +85,7 @@ class HeapGovernedWriteTest {
     void moreWritersThanTheBudgetCanHoldFailWithTheHoldersAndLeaveNothing() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 64, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(19, 20_000, 20_000, 2, 16);
+        Workload w = Workload.random(19, 20_000, 20_000, 2, 16);
         assertThatThrownBy(() -> h.writeAndCommit(table, h.options("1m", "governance.memory.page-size", "8k"), w.rows()))
                 .isInstanceOfSatisfying(
                         ResourceExhaustedException.class,
@@ -101,13 +103,10 @@ class HeapGovernedWriteTest {
     void metricsAgreeWithTheCommitMessages() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(3, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 32);
+        Workload w = Workload.random(3, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 32);
         long files = 0;
         long bytes = 0;
-        try (GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("2m", "governance.memory.page-size", "16k"), w.rows())) {
             PreparedCommit prepared = write.prepareCommit();
             for (CommitMessage m : prepared.messages()) {
                 CommitMessageImpl impl = (CommitMessageImpl) m;
@@ -139,14 +138,14 @@ class HeapGovernedWriteTest {
         MetricsSnapshot last = h.context.snapshot();
         assertThat(last.spillFilesLeft()).isZero();
         assertThat(last.reservedBytes()).isZero();
-        assertThat(WriteHarness.dataFiles(table)).hasSize((int) files);
+        assertThat(TestTables.dataFiles(table)).hasSize((int) files);
     }
 
     @Test
     void aWriteThatFitsInMemoryDoesNotSpill() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "avro");
-        TestTables.Workload w = TestTables.Workload.random(5, 2_000, 500, 1, 16);
+        Workload w = Workload.random(5, 2_000, 500, 1, 16);
         h.writeAndCommit(table, h.options("64m"), w.rows());
         MetricsSnapshot m = h.context.snapshot();
         assertThat(m.spillCount()).isZero();
@@ -159,11 +158,8 @@ class HeapGovernedWriteTest {
     void aBatchWritePreparesOnceAndRejectsLaterRows() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(9, 100, 50, 1, 8);
-        try (GovernedTableWrite write = h.batch(table, h.options("8m"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        Workload w = Workload.random(9, 100, 50, 1, 8);
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("8m"), w.rows())) {
             PreparedCommit prepared = write.prepareCommit();
             assertThatThrownBy(() -> write.write(w.rows().get(0)))
                     .isInstanceOf(GovernanceClosedException.class)
@@ -180,13 +176,10 @@ class HeapGovernedWriteTest {
     void closingWithoutCommitAbortsThePreparedFiles() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(11, 5_000, 1_000, 2, 16);
-        try (GovernedTableWrite write = h.batch(table, h.options("4m"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        Workload w = Workload.random(11, 5_000, 1_000, 2, 16);
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("4m"), w.rows())) {
             assertThat(write.prepareCommit().messages()).isNotEmpty();
-            assertThat(WriteHarness.dataFiles(table)).isNotEmpty();
+            assertThat(TestTables.dataFiles(table)).isNotEmpty();
         }
         h.assertNothingLeft(table);
     }
@@ -195,12 +188,9 @@ class HeapGovernedWriteTest {
     void handedOffMessagesAreLeftToTheCaller() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "orc");
-        TestTables.Workload w = TestTables.Workload.random(13, 3_000, 1_000, 2, 16);
+        Workload w = Workload.random(13, 3_000, 1_000, 2, 16);
         List<CommitMessage> messages;
-        try (GovernedTableWrite write = h.batch(table, h.options("8m"))) {
-            for (InternalRow row : w.rows()) {
-                write.write(row);
-            }
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("8m"), w.rows())) {
             messages = write.prepareCommit().handOff();
         }
         try (var commit = table.newBatchWriteBuilder().newCommit()) {
@@ -213,7 +203,7 @@ class HeapGovernedWriteTest {
     void aStreamWriteCommitsEachCheckpointAndKeepsItsWriters() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(15, WriteHarness.ROWS, WriteHarness.ROWS / 3, 2, 32);
+        Workload w = Workload.random(15, WriteHarness.ROWS, WriteHarness.ROWS / 3, 2, 32);
         h.context = io.paimongov.runtime.write.ResourceContext.open(
                 "stream", h.provider, h.options("3m", "governance.memory.page-size", "16k"),
                 io.paimongov.spi.EngineEnvironment.standalone());
@@ -230,7 +220,7 @@ class HeapGovernedWriteTest {
         assertThat(table.snapshotManager().latestSnapshot().commitIdentifier()).isEqualTo(2);
         assertThat(TestTables.read(table)).isEqualTo(w.expected());
         assertThat(h.context.snapshot().reservedBytes()).isZero();
-        assertThat(h.provider.usedAtClose).hasValue(0);
+        assertThat(h.provider.lastOpened().usedAtClose()).isZero();
     }
 
     @Test
@@ -238,7 +228,7 @@ class HeapGovernedWriteTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table =
                 TestTables.createTable(dir.resolve("wh"), "log", Map.of("bucket", "-1", "file.format", "parquet"), false);
-        TestTables.Workload w = TestTables.Workload.random(17, 10_000, 10_000, 3, 16);
+        Workload w = Workload.random(17, 10_000, 10_000, 3, 16);
         List<InternalRow> inserts =
                 w.rows().stream().filter(r -> r.getRowKind() == org.apache.paimon.types.RowKind.INSERT).toList();
         h.writeAndCommit(table, h.options("16m"), inserts);

@@ -3,12 +3,13 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.GovernanceClosedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,9 +1,11 @@
 package io.paimongov.heap;
 
-import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.EngineEnvironment;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.paimon.data.InternalRow;
@@ -21,7 +23,7 @@ public final class SpillingWriteMain {
     public static void main(String[] args) throws Exception {
         Path warehouse = Path.of(args[0]);
         FileStoreTable table = TestTables.primaryKeyTable(warehouse, "t", 4, "parquet");
-        TestTables.Workload w = TestTables.Workload.random(7, 30_000, 15_000, 2, 64);
+        Workload w = Workload.random(7, 30_000, 15_000, 2, 64);
         GovernanceOptions options = GovernanceOptions.of(Map.of(
                 GovernanceOptions.PROVIDER, "heap",
                 GovernanceOptions.MEMORY_BUDGET, "2m",

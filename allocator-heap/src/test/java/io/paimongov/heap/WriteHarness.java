@@ -2,6 +2,8 @@ package io.paimongov.heap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paimongov.fixtures.ObservedProvider;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.spill.SpillScope;
@@ -24,7 +26,7 @@ final class WriteHarness {
 
     final Path root;
     final Path spillRoot;
-    final ObservedHeapProvider provider = new ObservedHeapProvider();
+    final ObservedProvider provider = new ObservedProvider(new HeapGovernanceProvider());
     ResourceContext context;
 
     WriteHarness(Path root) throws IOException {
@@ -47,12 +49,23 @@ final class WriteHarness {
         return GovernedTableWrite.batch(table, context);
     }
 
-    /** Writes every row, prepares and commits, closes. */
-    void writeAndCommit(FileStoreTable table, GovernanceOptions options, List<InternalRow> rows) throws Exception {
-        try (GovernedTableWrite write = batch(table, options)) {
+    /** Opens a write and writes every row; the write stays open, nothing is prepared. Closes it if a row fails. */
+    GovernedTableWrite batchWriting(FileStoreTable table, GovernanceOptions options, List<InternalRow> rows) throws Exception {
+        GovernedTableWrite write = batch(table, options);
+        try {
             for (InternalRow row : rows) {
                 write.write(row);
             }
+        } catch (Exception | Error e) {
+            write.close();
+            throw e;
+        }
+        return write;
+    }
+
+    /** Writes every row, prepares and commits, closes. */
+    void writeAndCommit(FileStoreTable table, GovernanceOptions options, List<InternalRow> rows) throws Exception {
+        try (GovernedTableWrite write = batchWriting(table, options, rows)) {
             write.prepareCommit().commit();
         }
     }
@@ -62,24 +75,15 @@ final class WriteHarness {
         assertThat(context.isClosed()).isTrue();
         assertThat(context.snapshot().reservedBytes()).as("reserved after close").isZero();
         assertThat(context.holders()).as("live reservations").isEmpty();
-        assertThat(provider.usedAtClose.get()).as("engine memory held at close").isZero();
+        assertThat(provider.lastOpened().usedAtClose()).as("engine memory held at close").isZero();
         assertThat(spillScopes()).as("spill scopes left").isEmpty();
         assertThat(table.snapshotManager().latestSnapshot()).as("snapshot").isNull();
-        assertThat(dataFiles(table)).as("data files left in the table").isEmpty();
+        assertThat(TestTables.dataFiles(table)).as("data files left in the table").isEmpty();
     }
 
     List<Path> spillScopes() throws IOException {
         try (Stream<Path> s = Files.list(spillRoot)) {
             return s.filter(p -> p.getFileName().toString().startsWith(SpillScope.PREFIX)).toList();
-        }
-    }
-
-    static List<Path> dataFiles(FileStoreTable table) throws IOException {
-        Path location = Path.of(table.location().toUri());
-        try (Stream<Path> s = Files.walk(location)) {
-            return s.filter(Files::isRegularFile)
-                    .filter(p -> p.getFileName().toString().startsWith("data-"))
-                    .toList();
         }
     }
 }

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
+import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
-import io.paimongov.runtime.write.GovernedTableWrite;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,15 +48,15 @@ class ArrowAllocatedMemoryTest {
         return EngineEnvironment.builder().with(BufferAllocator.class, engine).build();
     }
 
-    private TestTables.Workload workload(long seed) {
-        return TestTables.Workload.random(seed, Writes.ROWS, Writes.ROWS / 2, 2, 64);
+    private Workload workload(long seed) {
+        return Workload.random(seed, Writes.ROWS, Writes.ROWS / 2, 2, 64);
     }
 
     @Test
     void whileTheWriteRunsArrowCountsExactlyWhatTheBudgetHoldsAndAfterSuccessNothing() throws Exception {
         Writes h = new Writes(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        TestTables.Workload w = workload(41);
+        Workload w = workload(41);
         long samples = 0;
         try (GovernedTableWrite write = h.batch(table, h.options("offheap", "3m", "governance.memory.page-size", "16k"),
                 environment(Long.MAX_VALUE))) {
@@ -100,7 +102,7 @@ class ArrowAllocatedMemoryTest {
     void afterACancelFromAnotherThreadNothingIsLeft() throws Exception {
         Writes h = new Writes(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        TestTables.Workload w = workload(47);
+        Workload w = workload(47);
         AtomicLong written = new AtomicLong();
         GovernedTableWrite write = h.batch(table, h.options("offheap", "2m", "governance.memory.page-size", "16k"),
                 environment(Long.MAX_VALUE));
@@ -145,7 +147,7 @@ class ArrowAllocatedMemoryTest {
                         Map.of("bucket", "4", "file.format", "parquet", "file.block-size", "64k",
                                 "local-sort.max-num-file-handles", "4"),
                         true);
-        TestTables.Workload w = workload(53);
+        Workload w = workload(53);
         h.writeAndCommit(table, h.options("offheap", "8m", "governance.memory.page-size", "16k"),
                 environment(engineLimit), w.rows());
 

@@ -2,6 +2,8 @@ package io.paimongov.offheap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
@@ -20,7 +22,7 @@ class OffheapGovernedWriteTest {
     @ParameterizedTest
     @ValueSource(strings = {"parquet", "avro"})
     void aSpillingWriteOnOffheapPagesGivesTheSameTableAsOnHeapPages(String format) throws Exception {
-        TestTables.Workload w = TestTables.Workload.random(format.hashCode(), Writes.ROWS, Writes.ROWS / 4, 3, 48);
+        Workload w = Workload.random(format.hashCode(), Writes.ROWS, Writes.ROWS / 4, 3, 48);
 
         Writes offheap = new Writes(dir.resolve("offheap"));
         FileStoreTable offheapTable = TestTables.primaryKeyTable(dir.resolve("offheap/wh"), "t", 4, format);

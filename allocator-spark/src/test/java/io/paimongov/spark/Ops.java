@@ -1,5 +1,6 @@
 package io.paimongov.spark;
 
+import io.paimongov.fixtures.TestTables;
 import java.io.Serializable;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -8,7 +9,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
@@ -65,24 +65,10 @@ final class Ops implements Serializable {
 
     /** What the table must hold after every partition's rows are committed. */
     Map<List<Integer>, String> expected() {
-        Map<List<Integer>, String> model = new TreeMap<>(Ops::compare);
+        Map<List<Integer>, String> model = TestTables.emptyModel();
         for (int slice = 0; slice < partitions; slice++) {
-            Iterator<InternalRow> it = rows(slice);
-            while (it.hasNext()) {
-                InternalRow row = it.next();
-                List<Integer> key = List.of(row.getInt(0), row.getInt(1));
-                if (row.getRowKind() == RowKind.DELETE) {
-                    model.remove(key);
-                } else {
-                    model.put(key, row.getString(2).toString());
-                }
-            }
+            rows(slice).forEachRemaining(row -> TestTables.apply(model, row));
         }
         return model;
-    }
-
-    static int compare(List<Integer> a, List<Integer> b) {
-        int c = Integer.compare(a.get(0), b.get(0));
-        return c != 0 ? c : Integer.compare(a.get(1), b.get(1));
     }
 }

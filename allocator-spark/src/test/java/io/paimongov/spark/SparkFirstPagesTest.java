@@ -3,10 +3,11 @@ package io.paimongov.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ class SparkFirstPagesTest {
 
     @Test
     void aNewWriterWhoseFirstPagesSparkCannotGrantFailsTypedAndGivesEverythingBack() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("warehouse"), "t");
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("warehouse"), "t", 2, "parquet");
         try (SparkStandaloneEngine engine = new SparkStandaloneEngine(ENGINE, dir.resolve("engine"))) {
             StubbornConsumer other = new StubbornConsumer(engine.environment().find(TaskMemoryManager.class).orElseThrow());
             GovernedTableWrite write = GovernedTableWrite.batch(table, open(engine, "4m"));
@@ -48,13 +49,13 @@ class SparkFirstPagesTest {
             assertThat(engine.engineUsedBytes()).isEqualTo(other.getUsed());
             other.freeMemory(other.getUsed());
             assertThat(engine.engineUsedBytes()).isZero();
-            assertThat(Tables.read(table)).isEmpty();
+            assertThat(TestTables.read(table)).isEmpty();
         }
     }
 
     @Test
     void aNewWriterGetsItsFirstPagesByFlushingTheWritesOwnWriters() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("warehouse"), "t");
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("warehouse"), "t", 2, "parquet");
         try (SparkStandaloneEngine engine = new SparkStandaloneEngine(ENGINE, dir.resolve("engine"))) {
             StubbornConsumer other = new StubbornConsumer(engine.environment().find(TaskMemoryManager.class).orElseThrow());
             GovernedTableWrite write = GovernedTableWrite.batch(table, open(engine, "4m"));
@@ -70,7 +71,7 @@ class SparkFirstPagesTest {
             write.prepareCommit().commit();
             write.close();
 
-            assertThat(Tables.read(table)).hasSize(k + 1).containsEntry(List.of(2, 0), "new partition");
+            assertThat(TestTables.read(table)).hasSize(k + 1).containsEntry(List.of(2, 0), "new partition");
             assertThat(engine.engineUsedBytes()).isEqualTo(other.getUsed());
             other.freeMemory(other.getUsed());
         }

@@ -1,9 +1,10 @@
 package io.paimongov.spark;
 
-import io.paimongov.spark.write.GovernedPaimonWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.spark.write.GovernedPaimonWriter;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.paimon.data.InternalRow;
@@ -85,18 +87,11 @@ class SparkLocalJobTest {
 
     @Test
     void aJobWritesAPrimaryKeyTableThatEqualsTheModelAndLeavesNothingBehind() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir, "t");
+        FileStoreTable table = TestTables.primaryKeyTable(dir, "t", 2, "parquet");
         Ops ops = new Ops(4, 40_000, 8_000);
-        String location = table.location().toString();
         Map<String, String> governance = Map.of("governance.memory.budget", "3m", "governance.memory.page-size", "16k");
 
-        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
-                .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(ops.rows(s.next()), location, governance)).iterator())
-                .collect();
-        GovernedPaimonWriter.commit(table, messages);
-
-        assertThat(Tables.read(table)).isEqualTo(ops.expected());
-        waitForListenerBus();
+        writeReadBackAndWait(table, ops, governance, -1);
         assertThat(DISK_SPILLED.get()).as("diskBytesSpilled of the job's tasks").isPositive();
         assertThat(SparkGovernanceProvider.heldBytes()).isZero();
         assertThat(spillScopesInSparkLocalDirs()).isEmpty();
@@ -104,19 +99,11 @@ class SparkLocalJobTest {
 
     @Test
     void anotherConsumerOfTheTaskMakesTheWriteSpillAndTheTableIsStillRight() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir, "t");
+        FileStoreTable table = TestTables.primaryKeyTable(dir, "t", 2, "parquet");
         Ops ops = new Ops(1, 60_000, 40_000);
-        String location = table.location().toString();
         Map<String, String> governance = Map.of("governance.memory.budget", "64m", "governance.memory.page-size", "32k");
 
-        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
-                .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(
-                        hogAfter(ops.rows(s.next()), ops.rowsPerPartition / 2), location, governance)).iterator())
-                .collect();
-        GovernedPaimonWriter.commit(table, messages);
-
-        assertThat(Tables.read(table)).isEqualTo(ops.expected());
-        waitForListenerBus();
+        writeReadBackAndWait(table, ops, governance, ops.rowsPerPartition / 2);
         assertThat(MEMORY_SPILLED.get()).as("memoryBytesSpilled: what the write gave back when Spark asked").isPositive();
         assertThat(DISK_SPILLED.get()).as("diskBytesSpilled").isPositive();
         assertThat(SparkGovernanceProvider.heldBytes()).isZero();
@@ -124,7 +111,7 @@ class SparkLocalJobTest {
 
     @Test
     void aCancelledJobLeavesNoSnapshotNoSpillFilesAndNoMemory() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir, "t");
+        FileStoreTable table = TestTables.primaryKeyTable(dir, "t", 2, "parquet");
         Ops ops = new Ops(2, 2_000_000, 100_000);
         String location = table.location().toString();
         Map<String, String> governance = Map.of("governance.memory.budget", "2m", "governance.memory.page-size", "16k");
@@ -160,6 +147,27 @@ class SparkLocalJobTest {
         assertThat(spillScopesInSparkLocalDirs()).isEmpty();
     }
 
+    /**
+     * One job writes {@code ops} into {@code table} (with {@code hogAt} >= 0, a second consumer takes
+     * the task's memory before that row), the driver commits, the table must equal the model; then
+     * waits for the listener bus to deliver the tasks' metrics.
+     */
+    private static void writeReadBackAndWait(FileStoreTable table, Ops ops, Map<String, String> governance, int hogAt)
+            throws Exception {
+        String location = table.location().toString();
+        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
+                .mapPartitions(s -> {
+                    Iterator<InternalRow> rows = ops.rows(s.next());
+                    return List.of(GovernedPaimonWriter.writePartition(
+                            hogAt < 0 ? rows : hogAfter(rows, hogAt), location, governance)).iterator();
+                })
+                .collect();
+        GovernedPaimonWriter.commit(table, messages);
+
+        assertThat(TestTables.read(table)).isEqualTo(ops.expected());
+        waitForListenerBus();
+    }
+
     private static List<Integer> slices(Ops ops) {
         return IntStream.range(0, ops.partitions).boxed().toList();
     }
@@ -169,28 +177,33 @@ class SparkLocalJobTest {
      * memory as Spark allows, so Spark asks the governed write to spill; it then frees it again.
      */
     private static Iterator<InternalRow> hogAfter(Iterator<InternalRow> rows, int at) {
-        return new Iterator<>() {
-            int seen;
-
-            @Override
-            public boolean hasNext() {
-                return rows.hasNext();
+        return onEachRow(rows, seen -> {
+            if (seen == at + 1) {
+                Hog hog = new Hog();
+                long got = hog.acquireMemory(1L << 40);
+                hog.freeMemory(got);
             }
-
-            @Override
-            public InternalRow next() {
-                if (seen++ == at) {
-                    Hog hog = new Hog();
-                    long got = hog.acquireMemory(1L << 40);
-                    hog.freeMemory(got);
-                }
-                return rows.next();
-            }
-        };
+        });
     }
 
     /** Rows that count the latch down after {@code at} rows and then slow down, so a cancel lands mid-write. */
     private static Iterator<InternalRow> signalAfter(Iterator<InternalRow> rows, int at) {
+        return onEachRow(rows, seen -> {
+            if (seen == at) {
+                writing.countDown();
+            }
+            if (seen > at && seen % 1000 == 0) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+    }
+
+    /** {@code rows}, running {@code beforeRow} with the row's 1-based number before each row is handed out. */
+    private static Iterator<InternalRow> onEachRow(Iterator<InternalRow> rows, IntConsumer beforeRow) {
         return new Iterator<>() {
             int seen;
 
@@ -201,16 +214,7 @@ class SparkLocalJobTest {
 
             @Override
             public InternalRow next() {
-                if (++seen == at) {
-                    writing.countDown();
-                }
-                if (seen > at && seen % 1000 == 0) {
-                    try {
-                        Thread.sleep(1);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
+                beforeRow.accept(++seen);
                 return rows.next();
             }
         };

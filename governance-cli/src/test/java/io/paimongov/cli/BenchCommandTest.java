@@ -2,7 +2,7 @@ package io.paimongov.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 class BenchCommandTest {

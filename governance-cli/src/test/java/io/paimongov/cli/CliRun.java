@@ -1,20 +1,16 @@
 package io.paimongov.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paimongov.fixtures.Json;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * One in-process execution of the command line with its exit code and captured output. JSON is
- * parsed with the Jackson that paimon-bundle shades, an independent and strict parser (trailing
- * tokens fail), so "stdout is exactly one JSON object" is checked by someone other than our writer.
+ * parsed by the fixtures' strict Jackson reader (trailing tokens fail), so "stdout is exactly one
+ * JSON object" is checked by a parser, not by the code that wrote it.
  */
 record CliRun(int exitCode, String out, String err) {
-
-    private static final ObjectMapper STRICT =
-            new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     static CliRun of(String... args) {
         StringWriter out = new StringWriter();
@@ -29,6 +25,6 @@ record CliRun(int exitCode, String out, String err) {
 
     /** Stdout parsed as one JSON value; fails if it is anything more or less. */
     JsonNode json() throws Exception {
-        return STRICT.readTree(out);
+        return Json.parse(out);
     }
 }

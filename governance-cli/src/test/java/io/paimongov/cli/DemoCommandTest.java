@@ -2,13 +2,13 @@ package io.paimongov.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,9 +56,7 @@ class DemoCommandTest {
         assertThat(json.get("peakReservedBytes").asLong()).isPositive().isLessThanOrEqualTo(3 << 20);
         assertThat(json.get("spillBytes").asLong()).isPositive();
         assertThat(json.get("outputFiles").asLong()).isPositive();
-        assertThat(json.get("reservedAfterClose").asLong()).isZero();
-        assertThat(json.get("engineUsedAfterClose").asLong()).isZero();
-        assertThat(json.get("spillFilesLeft").asLong()).isZero();
+        assertZero(json, "reservedAfterClose", "engineUsedAfterClose", "spillFilesLeft");
         assertThat(json.get("warehouse").isNull()).isTrue();
         assertThat(json.get("error").isNull()).isTrue();
         assertThat(json.get("mismatch").isNull()).isTrue();
@@ -79,12 +77,8 @@ class DemoCommandTest {
         assertThat(json.get("cancelled").asBoolean()).isTrue();
         assertThat(json.get("committed").asBoolean()).isFalse();
         assertThat(json.get("rowsWritten").asLong()).isBetween(10_000L, 39_999L);
-        assertThat(json.get("rowsReadBack").asLong()).isZero();
-        assertThat(json.get("expectedRows").asLong()).isZero();
         assertThat(json.get("verified").asBoolean()).isTrue();
-        assertThat(json.get("reservedAfterClose").asLong()).isZero();
-        assertThat(json.get("spillFilesLeft").asLong()).isZero();
-        assertThat(json.get("outputFiles").asLong()).isZero();
+        assertZero(json, "rowsReadBack", "expectedRows", "reservedAfterClose", "spillFilesLeft", "outputFiles");
         assertThat(json.get("warehouse").asText()).isEqualTo(warehouse.toAbsolutePath().toString());
         assertThat(dataFiles(warehouse)).as("uncommitted data files left in the table").isEmpty();
     }
@@ -178,6 +172,13 @@ class DemoCommandTest {
             return walk.filter(Files::isRegularFile)
                     .filter(p -> p.getParent().getFileName().toString().startsWith("bucket-"))
                     .toList();
+        }
+    }
+
+    /** Each of {@code keys} is a number equal to zero in {@code json}. */
+    private static void assertZero(JsonNode json, String... keys) {
+        for (String key : keys) {
+            assertThat(json.get(key).asLong()).as(key).isZero();
         }
     }
 }

@@ -2,10 +2,10 @@ package io.paimongov.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paimongov.fixtures.TestTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
@@ -30,7 +30,7 @@ class DemoWorkloadTest {
     @Test
     void modelAgreesWithAReplayThatKeepsEveryValue() {
         DemoWorkload workload = new DemoWorkload(1, 3, 500, 16);
-        Map<String, String> replay = replay(rows(workload));
+        Map<List<Integer>, String> replay = replay(rows(workload));
 
         assertThat(workload.liveKeys()).isEqualTo(replay.size());
         assertThat(workload.deletes()).isBetween(ROWS / 40, ROWS / DemoWorkload.DELETE_ONE_IN);
@@ -60,11 +60,11 @@ class DemoWorkloadTest {
     void verifierReportsADeletedKeyThatIsStillThere() {
         DemoWorkload workload = new DemoWorkload(1, 3, 500, 16);
         List<InternalRow> rows = rows(workload);
-        Map<String, String> replay = replay(rows);
+        Map<List<Integer>, String> replay = replay(rows);
         InternalRow deleted =
                 rows.stream()
                         .filter(r -> r.getRowKind() == RowKind.DELETE)
-                        .filter(r -> !replay.containsKey(r.getInt(0) + "/" + r.getInt(1)))
+                        .filter(r -> !replay.containsKey(List.of(r.getInt(0), r.getInt(1))))
                         .findFirst()
                         .orElseThrow();
         List<InternalRow> table = tableOf(replay);
@@ -94,27 +94,16 @@ class DemoWorkloadTest {
         return rows;
     }
 
-    /** What a deduplicating primary-key table holds after {@code rows}: "p/k" -> value. */
-    private static Map<String, String> replay(List<InternalRow> rows) {
-        Map<String, String> table = new TreeMap<>();
-        for (InternalRow row : rows) {
-            String key = row.getInt(0) + "/" + row.getInt(1);
-            if (row.getRowKind() == RowKind.DELETE) {
-                table.remove(key);
-            } else {
-                table.put(key, row.getString(2).toString());
-            }
-        }
+    /** What a deduplicating primary-key table holds after {@code rows}: the fixtures' model, (p, k) -> value. */
+    private static Map<List<Integer>, String> replay(List<InternalRow> rows) {
+        Map<List<Integer>, String> table = TestTables.emptyModel();
+        rows.forEach(row -> TestTables.apply(table, row));
         return table;
     }
 
-    private static List<InternalRow> tableOf(Map<String, String> replay) {
+    private static List<InternalRow> tableOf(Map<List<Integer>, String> replay) {
         List<InternalRow> table = new ArrayList<>();
-        replay.forEach(
-                (key, value) -> {
-                    String[] pk = key.split("/");
-                    table.add(GenericRow.of(Integer.parseInt(pk[0]), Integer.parseInt(pk[1]), BinaryString.fromString(value)));
-                });
+        replay.forEach((key, value) -> table.add(GenericRow.of(key.get(0), key.get(1), BinaryString.fromString(value))));
         return table;
     }
 

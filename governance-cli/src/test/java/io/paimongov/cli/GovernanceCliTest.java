@@ -2,7 +2,12 @@ package io.paimongov.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class GovernanceCliTest {
 
@@ -23,27 +28,22 @@ class GovernanceCliTest {
         assertThat(run.err()).contains("'deom'").contains("demo").contains("--help");
     }
 
-    @Test
-    void tckHelpListsEveryOptionAndTheExitCodes() {
-        CliRun run = CliRun.of("tck", "--help");
-
-        assertThat(run.exitCode()).isZero();
-        assertThat(run.err()).as("picocli's warnings about the help text").isEmpty();
-        assertThat(run.out())
-                .contains("--provider", "--classpath", "--tries", "--write-tries", "--rows", "--rule", "--junit-xml", "--json")
-                .contains("Exit codes");
+    static Stream<Arguments> helpOfEachCommand() {
+        return Stream.of(
+                Arguments.of("tck", List.of("--provider", "--classpath", "--tries", "--write-tries", "--rows", "--rule",
+                        "--junit-xml", "--json")),
+                Arguments.of("demo", List.of("--provider", "--budget", "--rows", "--keys", "--partitions", "--buckets",
+                        "--value-bytes", "--format", "--warehouse", "--keep", "--spill-dir", "--page-size",
+                        "--spill-max-bytes", "--cancel-after-rows", "--seed", "--json")));
     }
 
-    @Test
-    void demoHelpListsEveryOptionAndTheExitCodes() {
-        CliRun run = CliRun.of("demo", "--help");
+    @ParameterizedTest(name = "{0} --help")
+    @MethodSource("helpOfEachCommand")
+    void helpListsEveryOptionAndTheExitCodes(String command, List<String> options) {
+        CliRun run = CliRun.of(command, "--help");
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.err()).as("picocli's warnings about the help text").isEmpty();
-        assertThat(run.out())
-                .contains("--provider", "--budget", "--rows", "--keys", "--partitions", "--buckets",
-                        "--value-bytes", "--format", "--warehouse", "--keep", "--spill-dir", "--page-size",
-                        "--spill-max-bytes", "--cancel-after-rows", "--seed", "--json")
-                .contains("Exit codes");
+        assertThat(run.out()).contains(options).contains("Exit codes");
     }
 }

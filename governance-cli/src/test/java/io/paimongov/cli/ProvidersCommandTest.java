@@ -2,9 +2,9 @@ package io.paimongov.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 class ProvidersCommandTest {

@@ -1,5 +1,7 @@
 package io.paimongov.reliability;
 
+import io.paimongov.fixtures.ObservedProvider;
+import io.paimongov.fixtures.TestTables;
 import io.paimongov.reliability.Fault.Outcome;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
@@ -71,7 +73,7 @@ final class Cell {
             workload = Tables.Workload.random(seed + 1, settings.rows() * FaultSetup.rowsFactor(fault));
             Attempt first = Attempt.run(w, "base", w.options(), base.rows(), -1, null);
             checks.phase("setup").equal("base write", first.outcome, Outcome.COMMITTED);
-            committed = base.applyTo(Tables.emptyModel());
+            committed = base.applyTo(TestTables.emptyModel());
             filesBefore = Tables.files(w.table);
             snapshotsBefore = latestSnapshot();
             if (fault == Fault.PROCESS_KILLED) {
@@ -117,7 +119,7 @@ final class Cell {
         checks.check("fault struck", r.scope() != null && r.spillFilesAtKill() > 0, r.scope() + " with " + r.spillFilesAtKill() + " spill files", "the killed write left a spill scope with spill files");
         checks.none("snapshots", Tables.snapshotProblems(world.table, (int) snapshotsBefore), "the snapshots of the base write only, all complete");
         checks.none("orphan files", Tables.orphans(world.table, filesBefore), "no file the snapshots do not reference");
-        Map<List<Integer>, String> content = Tables.read(Tables.open(world.warehouse, World.TABLE));
+        Map<List<Integer>, String> content = TestTables.read(Tables.open(world.warehouse, World.TABLE));
         checks.check("table content", content.equals(committed), describeContent(content, committed), "the last committed state");
         killedScope = r.scope();
     }
@@ -163,7 +165,7 @@ final class Cell {
             snapshots.add(added + " snapshots added by the write");
         }
         checks.none("snapshots", snapshots, landed ? "complete snapshots, the write's added" : "complete snapshots, none added");
-        Map<List<Integer>, String> content = Tables.read(Tables.open(world.warehouse, World.TABLE));
+        Map<List<Integer>, String> content = TestTables.read(Tables.open(world.warehouse, World.TABLE));
         checks.check("table content", content.equals(expected), describeContent(content, expected), landed ? "the model with the write applied" : "the last committed state");
     }
 

@@ -1,5 +1,7 @@
 package io.paimongov.reliability;
 
+import java.util.function.Predicate;
+
 /** Short descriptions of errors for checks and the report. Stateless. */
 final class Errors {
 
@@ -17,30 +19,22 @@ final class Errors {
 
     /** Whether {@code type} is in {@code t}'s cause chain or among its suppressed exceptions. */
     static boolean has(Throwable t, Class<? extends Throwable> type) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (type.isInstance(c)) {
-                return true;
-            }
-            for (Throwable s : c.getSuppressed()) {
-                if (has(s, type)) {
-                    return true;
-                }
-            }
-            if (c.getCause() == c) {
-                break;
-            }
-        }
-        return false;
+        return any(t, type::isInstance);
     }
 
     /** Whether some message in {@code t}'s cause chain or its suppressed exceptions contains {@code text}. */
     static boolean mentions(Throwable t, String text) {
+        return any(t, c -> c.getMessage() != null && c.getMessage().contains(text));
+    }
+
+    /** Whether {@code test} holds for {@code t}, a cause of it, or (recursively) one they suppressed. */
+    private static boolean any(Throwable t, Predicate<Throwable> test) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c.getMessage() != null && c.getMessage().contains(text)) {
+            if (test.test(c)) {
                 return true;
             }
             for (Throwable s : c.getSuppressed()) {
-                if (mentions(s, text)) {
+                if (any(s, test)) {
                     return true;
                 }
             }

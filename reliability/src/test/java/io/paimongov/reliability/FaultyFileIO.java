@@ -1,12 +1,9 @@
 package io.paimongov.reliability;
 
 import java.io.IOException;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.FileStatus;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.PositionOutputStream;
-import org.apache.paimon.fs.SeekableInputStream;
 import org.apache.paimon.fs.local.LocalFileIO;
 
 /**
@@ -15,34 +12,19 @@ import org.apache.paimon.fs.local.LocalFileIO;
  * nothing is armed it is the local file system, unchanged.
  *
  * <p>{@code faulty:///a/b} is the local path {@code /a/b}; listed paths keep the {@code faulty}
- * scheme. <b>Thread-safety:</b> as {@link LocalFileIO}.
+ * scheme. Everything else is {@link LocalFileIO}'s own, including its {@code copyFile} (a file
+ * copy, which Paimon's writes do not use, goes around the faults). <b>Thread-safety:</b> as {@link
+ * LocalFileIO}.
  */
-final class FaultyFileIO implements FileIO {
+final class FaultyFileIO extends LocalFileIO {
 
     static final String SCHEME = "faulty";
 
     private static final long serialVersionUID = 1L;
 
-    private final LocalFileIO local = LocalFileIO.create();
-
     /** The URI of local directory {@code dir} on this scheme. */
     static String uri(java.nio.file.Path dir) {
         return SCHEME + "://" + dir.toAbsolutePath();
-    }
-
-    @Override
-    public boolean isObjectStore() {
-        return false;
-    }
-
-    @Override
-    public void configure(CatalogContext context) {
-        local.configure(context);
-    }
-
-    @Override
-    public SeekableInputStream newInputStream(Path path) throws IOException {
-        return local.newInputStream(path);
     }
 
     @Override
@@ -51,58 +33,38 @@ final class FaultyFileIO implements FileIO {
         if (limit == 0) {
             throw FileFaults.current().dataFileError(path.toString(), 0);
         }
-        PositionOutputStream out = local.newOutputStream(path, overwrite);
+        PositionOutputStream out = super.newOutputStream(path, overwrite);
         return limit < 0 ? out : new FailingStream(out, path, limit, FileFaults.current());
     }
 
     @Override
     public boolean tryToWriteAtomic(Path path, String content) throws IOException {
         if (!path.getName().startsWith("snapshot-")) {
-            return FileIO.super.tryToWriteAtomic(path, content);
+            return super.tryToWriteAtomic(path, content);
         }
         switch (FileFaults.current().snapshotFate()) {
             case FAIL_BEFORE:
                 throw new IOException("injected: writing " + path + " failed");
             case LAND_THEN_FAIL:
-                FileIO.super.tryToWriteAtomic(path, content);
+                super.tryToWriteAtomic(path, content);
                 throw new IOException("injected: " + path + " was written, then the file system failed");
             default:
-                return FileIO.super.tryToWriteAtomic(path, content);
+                return super.tryToWriteAtomic(path, content);
         }
     }
 
     @Override
     public FileStatus getFileStatus(Path path) throws IOException {
-        return onScheme(local.getFileStatus(path));
+        return onScheme(super.getFileStatus(path));
     }
 
     @Override
     public FileStatus[] listStatus(Path path) throws IOException {
-        FileStatus[] statuses = local.listStatus(path);
+        FileStatus[] statuses = super.listStatus(path);
         for (int i = 0; i < statuses.length; i++) {
             statuses[i] = onScheme(statuses[i]);
         }
         return statuses;
-    }
-
-    @Override
-    public boolean exists(Path path) throws IOException {
-        return local.exists(path);
-    }
-
-    @Override
-    public boolean delete(Path path, boolean recursive) throws IOException {
-        return local.delete(path, recursive);
-    }
-
-    @Override
-    public boolean mkdirs(Path path) throws IOException {
-        return local.mkdirs(path);
-    }
-
-    @Override
-    public boolean rename(Path src, Path dst) throws IOException {
-        return local.rename(src, dst);
     }
 
     private static FileStatus onScheme(FileStatus status) {

@@ -3,7 +3,7 @@ package io.paimongov.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.paimongov.fixtures.Json;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,7 @@ class ReportTest {
         report.record(Allocator.HEAP, Fault.THREAD_INTERRUPTED, List.of(run(false, "FAILED: \"quoted\"\nsecond line")), 34);
         report.write(dir.resolve("nested/report.json"));
 
-        JsonNode json = new ObjectMapper().readTree(dir.resolve("nested/report.json").toFile());
+        JsonNode json = Json.read(dir.resolve("nested/report.json"));
         int cells = Allocator.values().length * Fault.values().length;
         assertThat(json.get("complete").asBoolean()).isFalse();
         assertThat(json.get("summary").get("cells").asInt()).isEqualTo(cells);
@@ -56,7 +56,7 @@ class ReportTest {
                 List.of(new Report.Run(0, 7, "CANCELLED", null, checks.all(), "broke off", "/kept")), 12);
         String text = report.toJson();
 
-        JsonNode json = new ObjectMapper().readTree(text);
+        JsonNode json = Json.parse(text);
         assertThat(names(json)).containsExactly(
                 "suite", "generated", "settings", "complete", "summary", "allocators", "faults", "matrix");
         JsonNode ran = cell(json, "heap", "engine-cancels");

@@ -1,5 +1,6 @@
 package io.paimongov.reliability;
 
+import io.paimongov.fixtures.TestTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,27 +11,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.paimon.Snapshot;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.manifest.ManifestFileMeta;
 import org.apache.paimon.manifest.ManifestList;
-import org.apache.paimon.reader.RecordReader;
-import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.source.ReadBuilder;
-import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.utils.SnapshotManager;
 
@@ -57,35 +49,19 @@ final class Tables {
      * enough that a commit that keeps failing fails in milliseconds.
      */
     static FileStoreTable create(Path warehouse, String name) throws Exception {
-        try (Catalog catalog = catalog(warehouse)) {
-            catalog.createDatabase("db", true);
-            Schema schema =
-                    Schema.newBuilder()
-                            .column("p", DataTypes.INT().notNull())
-                            .column("k", DataTypes.INT().notNull())
-                            .column("v", DataTypes.STRING())
-                            .partitionKeys("p")
-                            .primaryKey("p", "k")
-                            .option("bucket", Integer.toString(BUCKETS))
-                            .option("file.format", "parquet")
-                            .option("commit.max-retries", "2")
-                            .option("commit.min-retry-wait", "1 ms")
-                            .option("commit.max-retry-wait", "10 ms")
-                            .build();
-            catalog.createTable(Identifier.create("db", name), schema, false);
-        }
+        Map<String, String> options = Map.of(
+                "bucket", Integer.toString(BUCKETS),
+                "file.format", "parquet",
+                "commit.max-retries", "2",
+                "commit.min-retry-wait", "1 ms",
+                "commit.max-retry-wait", "10 ms");
+        TestTables.createTable(FaultyFileIO.uri(warehouse), name, options, true);
         return open(warehouse, name);
     }
 
     /** The table as a fresh reader or writer (another process, a retry) finds it. */
     static FileStoreTable open(Path warehouse, String name) throws Exception {
-        try (Catalog catalog = catalog(warehouse)) {
-            return (FileStoreTable) catalog.getTable(Identifier.create("db", name));
-        }
-    }
-
-    private static Catalog catalog(Path warehouse) {
-        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(FaultyFileIO.uri(warehouse))));
+        return TestTables.open(FaultyFileIO.uri(warehouse), name);
     }
 
     /** The table's directory on the local disk. */
@@ -113,48 +89,16 @@ final class Tables {
         }
 
         private static String value(Random random, long seed, int i) {
-            StringBuilder sb = new StringBuilder(VALUE_BYTES).append(seed).append('/').append(i).append(':');
-            while (sb.length() < VALUE_BYTES) {
-                sb.append((char) ('a' + random.nextInt(26)));
-            }
-            return sb.toString();
+            return TestTables.value(random, seed + "/" + i, VALUE_BYTES);
         }
 
         /** The content after these rows are written over {@code before}. */
         Map<List<Integer>, String> applyTo(Map<List<Integer>, String> before) {
-            Map<List<Integer>, String> after = new TreeMap<>(Tables::compare);
+            Map<List<Integer>, String> after = TestTables.emptyModel();
             after.putAll(before);
-            for (InternalRow row : rows) {
-                List<Integer> key = List.of(row.getInt(0), row.getInt(1));
-                if (row.getRowKind() == RowKind.DELETE) {
-                    after.remove(key);
-                } else {
-                    after.put(key, row.getString(2).toString());
-                }
-            }
+            rows.forEach(row -> TestTables.apply(after, row));
             return after;
         }
-    }
-
-    /** An empty model. */
-    static Map<List<Integer>, String> emptyModel() {
-        return new TreeMap<>(Tables::compare);
-    }
-
-    private static int compare(List<Integer> a, List<Integer> b) {
-        int c = Integer.compare(a.get(0), b.get(0));
-        return c != 0 ? c : Integer.compare(a.get(1), b.get(1));
-    }
-
-    /** The table's content at its latest snapshot, read by a fresh reader. */
-    static Map<List<Integer>, String> read(FileStoreTable table) throws Exception {
-        Map<List<Integer>, String> content = emptyModel();
-        ReadBuilder builder = table.newReadBuilder();
-        try (RecordReader<InternalRow> reader = builder.newRead().createReader(builder.newScan().plan().splits())) {
-            reader.forEachRemaining(
-                    row -> content.put(List.of(row.getInt(0), row.getInt(1)), row.isNullAt(2) ? null : row.getString(2).toString()));
-        }
-        return content;
     }
 
     /** How two contents differ, in a few words; empty when equal. */
@@ -162,10 +106,10 @@ final class Tables {
         if (expected.equals(actual)) {
             return "";
         }
-        Set<List<Integer>> missing = new TreeSet<>(Tables::compare);
+        Set<List<Integer>> missing = new TreeSet<>(TestTables.KEY_ORDER);
         missing.addAll(expected.keySet());
         missing.removeAll(actual.keySet());
-        Set<List<Integer>> extra = new TreeSet<>(Tables::compare);
+        Set<List<Integer>> extra = new TreeSet<>(TestTables.KEY_ORDER);
         extra.addAll(actual.keySet());
         extra.removeAll(expected.keySet());
         long changed =

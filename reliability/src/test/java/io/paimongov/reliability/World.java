@@ -1,5 +1,6 @@
 package io.paimongov.reliability;
 
+import io.paimongov.fixtures.ObservedProvider;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.spill.SpillScope;

@@ -21,6 +21,13 @@ public class Change {
         this.delete = delete;
     }
 
+    /** The change a workload row stands for: a delete of its key, or an upsert of its value. */
+    static Change of(InternalRow row) {
+        return row.getRowKind() == RowKind.DELETE
+                ? new Change(row.getInt(0), row.getInt(1), null, true)
+                : new Change(row.getInt(0), row.getInt(1), row.getString(2).toString(), false);
+    }
+
     /** What the sink is given to turn a change into a Paimon row. */
     static InternalRow toRow(Change c) {
         return c.delete ? GenericRow.ofKind(RowKind.DELETE, c.p, c.k, null) : GenericRow.of(c.p, c.k, BinaryString.fromString(c.v));

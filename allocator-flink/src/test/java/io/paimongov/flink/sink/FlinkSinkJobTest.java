@@ -1,10 +1,12 @@
 package io.paimongov.flink.sink;
 
-import io.paimongov.flink.FlinkGovernanceProvider;
-import io.paimongov.flink.FlinkMetricGroupReporter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.fixtures.TestTables;
+import io.paimongov.fixtures.Workload;
+import io.paimongov.flink.FlinkGovernanceProvider;
+import io.paimongov.flink.FlinkMetricGroupReporter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -73,30 +75,29 @@ class FlinkSinkJobTest {
 
     @Test
     void aBoundedJobWritesThePrimaryKeyTableOfItsInputSpillingInManagedMemory() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("wh"), 4);
-        Tables.Workload w = Tables.Workload.of(7, 120_000, 30_000, 64);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "avro");
+        Workload w = Workload.random(7, 120_000, 30_000, 2, 64);
+        List<Change> changes = w.rows().stream().map(Change::of).toList();
         long leaks = FlinkGovernanceProvider.leaksDetected();
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        GovernedPaimonSink.write(env.fromData(w.changes()), Change::toRow, table, Map.of());
+        GovernedPaimonSink.write(env.fromData(changes), Change::toRow, table, Map.of());
         JobID job = env.execute("bounded governed write").getJobID();
 
-        assertThat(Tables.read(table)).isEqualTo(w.expected());
+        assertThat(TestTables.read(table)).isEqualTo(w.expected());
         Map<String, Long> inputRows = gauges(job, "inputRows");
         assertThat(inputRows).hasSize(2);
-        assertThat(inputRows.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(w.changes().size());
+        assertThat(inputRows.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(changes.size());
         assertThat(gauges(job, "spillCount").values()).as("every writer spilled").allMatch(n -> n > 0);
         Map<String, Long> peaks = gauges(job, "peakReservedBytes");
         assertThat(peaks.values()).allMatch(peak -> peak > 0 && peak <= 8L << 20);
-        assertThat(gauges(job, "reservedBytes").values()).containsOnly(0L);
-        assertThat(FlinkGovernanceProvider.leaksDetected()).isEqualTo(leaks);
-        assertThat(scopesLeft()).isEmpty();
+        assertEverythingBack(job, leaks);
     }
 
     @Test
     void aJobCancelledMidWriteLeavesNoSnapshotNoSpillFileAndGivesTheManagedMemoryBack() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("wh"), 4);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "avro");
         long leaks = FlinkGovernanceProvider.leaksDetected();
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -119,15 +120,13 @@ class FlinkSinkJobTest {
 
         assertThat(client.getJobStatus().get()).isEqualTo(JobStatus.CANCELED);
         assertThat(table.snapshotManager().latestSnapshot()).isNull();
-        assertThat(gauges(job, "reservedBytes").values()).containsOnly(0L);
         assertThat(gauges(job, "spillFilesLeft").values()).containsOnly(0L);
-        assertThat(FlinkGovernanceProvider.leaksDetected()).isEqualTo(leaks);
-        assertThat(scopesLeft()).isEmpty();
+        assertEverythingBack(job, leaks);
     }
 
     @Test
     void aWriterWithoutAManagedMemoryDeclarationFailsSayingWhatToAdd() throws Exception {
-        FileStoreTable table = Tables.primaryKeyTable(dir.resolve("wh"), 1);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 1, "avro");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         env.fromData(new Change(0, 1, "a", false))
@@ -144,7 +143,14 @@ class FlinkSinkJobTest {
 
     private static Change change(long i) {
         Random random = new Random(i);
-        return new Change((int) (i % 2), random.nextInt(50_000), Tables.value(random, (int) i, 64), false);
+        return new Change((int) (i % 2), random.nextInt(50_000), TestTables.value(random, Integer.toString((int) i), 64), false);
+    }
+
+    /** Every writer of {@code job} released its reservations, no page leaked since {@code leaks}, no spill scope is left. */
+    private static void assertEverythingBack(JobID job, long leaks) throws IOException {
+        assertThat(gauges(job, "reservedBytes").values()).containsOnly(0L);
+        assertThat(FlinkGovernanceProvider.leaksDetected()).isEqualTo(leaks);
+        assertThat(scopesLeft()).isEmpty();
     }
 
     /** Waits until every writer of {@code job} spilled at least once, so the cancel hits a write with spill files. */

@@ -60,16 +60,8 @@ class CompactionExecutorTest {
     @Test
     void abortWakesThreadsWaitingOnRunningAndQueuedTasks() throws Exception {
         CompactionExecutor executor = executor();
-        CountDownLatch started = new CountDownLatch(1);
-        Future<?> running =
-                executor.submit(
-                        () -> {
-                            started.countDown();
-                            Thread.sleep(60_000);
-                            return null;
-                        });
+        Future<?> running = submitSleeperAndWaitForItToRun(executor);
         Future<?> queued = executor.submit(() -> 1);
-        started.await();
         Thread waiter =
                 new Thread(
                         () -> {
@@ -91,6 +83,16 @@ class CompactionExecutorTest {
     @Test
     void stopInterruptsRunningTasksAndCancelsQueuedOnes() throws Exception {
         CompactionExecutor executor = executor();
+        Future<?> running = submitSleeperAndWaitForItToRun(executor);
+        Future<?> queued = executor.submit(() -> 1);
+        assertThat(executor.stop(5000)).isTrue();
+        assertThat(running.isDone()).isTrue();
+        assertThat(queued.isCancelled()).isTrue();
+        assertThat(executor.queuedTasks()).isZero();
+    }
+
+    /** Submits a task that sleeps a minute, and returns once it runs. */
+    private static Future<?> submitSleeperAndWaitForItToRun(CompactionExecutor executor) throws InterruptedException {
         CountDownLatch started = new CountDownLatch(1);
         Future<?> running =
                 executor.submit(
@@ -99,11 +101,7 @@ class CompactionExecutorTest {
                             Thread.sleep(60_000);
                             return null;
                         });
-        Future<?> queued = executor.submit(() -> 1);
         started.await();
-        assertThat(executor.stop(5000)).isTrue();
-        assertThat(running.isDone()).isTrue();
-        assertThat(queued.isCancelled()).isTrue();
-        assertThat(executor.queuedTasks()).isZero();
+        return running;
     }
 }

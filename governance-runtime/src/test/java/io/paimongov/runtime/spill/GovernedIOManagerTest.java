@@ -54,9 +54,7 @@ class GovernedIOManagerTest {
     @Test
     void theSpillBudgetIsEnforcedOnEveryBlock() throws Exception {
         GovernedIOManager io = manager(3L * BLOCK, () -> {});
-        BufferFileWriter w = io.createBufferFileWriter(io.createChannel());
-        w.writeBlock(block());
-        w.writeBlock(block());
+        BufferFileWriter w = writerWithTwoBlocks(io);
         assertThatThrownBy(() -> w.writeBlock(block()))
                 .isInstanceOfSatisfying(
                         ResourceExhaustedException.class,
@@ -69,14 +67,9 @@ class GovernedIOManagerTest {
     @Test
     void deletedFilesGiveTheirBytesBack() throws Exception {
         GovernedIOManager io = manager(3L * BLOCK, () -> {});
-        BufferFileWriter first = io.createBufferFileWriter(io.createChannel());
-        first.writeBlock(block());
-        first.writeBlock(block());
-        first.closeAndDelete();
-        BufferFileWriter second = io.createBufferFileWriter(io.createChannel());
+        writerWithTwoBlocks(io).closeAndDelete();
         // Four blocks in all under a three-block budget: the second file fits only because the first one's bytes came back.
-        second.writeBlock(block());
-        second.writeBlock(block());
+        BufferFileWriter second = writerWithTwoBlocks(io);
         assertThat(io.spillBytes()).as("all four blocks were written").isEqualTo(4L * (BLOCK + 4));
         second.close();
         io.close();
@@ -105,5 +98,13 @@ class GovernedIOManagerTest {
         FileIOChannel.ID outside = new FileIOChannel.ID(root.toFile(), 0, new java.util.Random());
         assertThatThrownBy(() -> io.createBufferFileWriter(outside)).hasMessageContaining("outside the write's spill scope");
         io.close();
+    }
+
+    /** A new spill file of {@code io} holding two blocks. */
+    private static BufferFileWriter writerWithTwoBlocks(GovernedIOManager io) throws Exception {
+        BufferFileWriter w = io.createBufferFileWriter(io.createChannel());
+        w.writeBlock(block());
+        w.writeBlock(block());
+        return w;
     }
 }
