@@ -172,7 +172,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         }
         long bytes = (long) count * pageSize;
         List<P> taken = new ArrayList<>(count);
-        List<MemorySegment> made;
+        MemorySegment[] made;
         if (takesPagesUnderLock()) {
             synchronized (lock) {
                 admit(bytes);
@@ -193,7 +193,10 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
                 register(taken, made);
             }
         }
-        target.addAll(made);
+        // One by one: addAll would copy the pages into a new array first.
+        for (MemorySegment page : made) {
+            target.add(page);
+        }
     }
 
     private void admit(long bytes) {
@@ -205,12 +208,12 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         count(bytes);
     }
 
-    private List<MemorySegment> take(int count, long bytes, List<P> taken) {
-        List<MemorySegment> made = new ArrayList<>(count);
+    private MemorySegment[] take(int count, long bytes, List<P> taken) {
         try {
             takePages(count, taken);
-            for (P page : taken) {
-                made.add(segment(page));
+            MemorySegment[] made = new MemorySegment[taken.size()];
+            for (int i = 0; i < made.length; i++) {
+                made[i] = segment(taken.get(i));
             }
             return made;
         } catch (Exception | Error e) {
@@ -235,9 +238,9 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         }
     }
 
-    private void register(List<P> taken, List<MemorySegment> made) {
-        for (int i = 0; i < taken.size(); i++) {
-            live.put(made.get(i), taken.get(i));
+    private void register(List<P> taken, MemorySegment[] made) {
+        for (int i = 0; i < made.length; i++) {
+            live.put(made[i], taken.get(i));
         }
     }
 
