@@ -88,7 +88,7 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
         }
         List<Path> roots = slot.map(FlinkSlot::spillDirs).orElseGet(options::spillDirs);
         SpillLocations spill = SpillLocations.of(roots, options.spillMaxBytes());
-        CancellationSignal cancellation = environment.find(CancellationSignal.class).orElse(CancellationSignal.never());
+        CancellationSignal cancellation = environment.cancellationOrNever();
         CompactionThreads threads = CompactionThreads.daemons("paimon-gov-flink-compaction-", MAX_COMPACTION_THREADS);
         // Nothing is taken from the manager until the first page or reservation: open acquires nothing.
         FlinkSegmentAllocator memory =

@@ -63,8 +63,8 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
         return new PagedResources(
                 allocator,
                 SpillLocations.of(options.spillDirs(), options.spillMaxBytes()),
-                environment.find(CancellationSignal.class).orElse(CancellationSignal.never()),
-                environment.find(MetricsReporter.class).orElse(MetricsReporter.none()),
+                environment.cancellationOrNever(),
+                environment.metricsOrNone(),
                 CompactionThreads.daemons("paimon-gov-compaction-", MAX_COMPACTION_THREADS));
     }
 

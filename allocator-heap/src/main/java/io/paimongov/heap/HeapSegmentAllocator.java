@@ -1,20 +1,18 @@
 package io.paimongov.heap;
 
-import io.paimongov.spi.PagedAllocator;
-import java.util.List;
-import org.apache.paimon.memory.MemorySegment;
+import io.paimongov.spi.HeapPagedAllocator;
 
 /**
  * {@code byte[]} pages and byte reservations from a fixed budget inside a {@link HeapMemoryPool}.
  * The bookkeeping (capacity, all-or-nothing, live pages by identity so that releasing a foreign
- * page or one twice changes nothing, the leak check at close) is {@link PagedAllocator}'s; the
+ * page or one twice changes nothing, the leak check at close) is {@link HeapPagedAllocator}'s; the
  * engine is the pool, which counts the bytes of pages and reservations alike. Releasing more bytes
  * than are reserved returns the reservation to zero.
  *
  * <p>Thread-safe: one lock guards the counters and the live pages; the arrays are allocated outside
  * it.
  */
-final class HeapSegmentAllocator extends PagedAllocator<MemorySegment> {
+final class HeapSegmentAllocator extends HeapPagedAllocator {
 
     private final HeapMemoryPool pool;
 
@@ -28,22 +26,6 @@ final class HeapSegmentAllocator extends PagedAllocator<MemorySegment> {
         super("heap", "heap pages", pageSize, capacity, null);
         this.pool = pool;
     }
-
-    @Override
-    protected void takePages(int count, List<MemorySegment> into) {
-        for (int i = 0; i < count; i++) {
-            into.add(MemorySegment.wrap(new byte[pageSize()]));
-        }
-    }
-
-    @Override
-    protected MemorySegment segment(MemorySegment page) {
-        return page;
-    }
-
-    /** The arrays go to the garbage collector; their bytes go back to the pool in {@link #unadmitPages}. */
-    @Override
-    protected void givePages(List<MemorySegment> pages) {}
 
     @Override
     protected boolean reserveBytes(long bytes) {

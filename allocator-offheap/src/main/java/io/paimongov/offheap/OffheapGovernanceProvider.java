@@ -73,8 +73,8 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
         BufferAllocator parent = environment.find(BufferAllocator.class).orElseGet(ProcessRoot::get);
         requireExactPages(parent, pageSize);
         SpillLocations spill = SpillLocations.of(options.spillDirs(), options.spillMaxBytes());
-        CancellationSignal cancellation = environment.find(CancellationSignal.class).orElse(CancellationSignal.never());
-        MetricsReporter metrics = environment.find(MetricsReporter.class).orElse(MetricsReporter.none());
+        CancellationSignal cancellation = environment.cancellationOrNever();
+        MetricsReporter metrics = environment.metricsOrNone();
         CompactionThreads threads = CompactionThreads.daemons("paimon-gov-offheap-compaction-", MAX_COMPACTION_THREADS);
         // Created last: nothing after it can fail, so a failing open leaves nothing acquired.
         BufferAllocator child = parent.newChildAllocator("paimon-gov-offheap-" + WRITES.incrementAndGet(), 0, budget);

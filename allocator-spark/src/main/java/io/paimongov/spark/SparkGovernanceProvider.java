@@ -61,10 +61,10 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
         int cpus = task != null ? Math.max(1, task.cpus()) : Runtime.getRuntime().availableProcessors();
         CompactionThreads threads = CompactionThreads.daemons("paimon-gov-spark-compaction-", cpus);
         SparkSegmentAllocator memory = new SparkSegmentAllocator(tmm, options.pageSize(), options.budgetBytes());
-        MetricsReporter engineMetrics = environment.find(MetricsReporter.class).orElse(MetricsReporter.none());
+        MetricsReporter engineMetrics = environment.metricsOrNone();
         MetricsReporter metrics = new SparkTaskMetricsReporter(task, memory, engineMetrics);
         if (task == null) {
-            CancellationSignal cancellation = environment.find(CancellationSignal.class).orElse(CancellationSignal.never());
+            CancellationSignal cancellation = environment.cancellationOrNever();
             return new PagedResources(memory, spill, cancellation, metrics, threads);
         }
         SparkTaskCancellation cancellation = new SparkTaskCancellation(task);

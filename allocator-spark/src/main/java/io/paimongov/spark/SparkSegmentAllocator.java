@@ -2,12 +2,10 @@ package io.paimongov.spark;
 
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.MemoryRelief;
-import io.paimongov.spi.PagedAllocator;
+import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
-import org.apache.paimon.memory.MemorySegment;
 import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
@@ -36,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * re-entrant) and the refusal that follows makes Paimon spill on its own.
  *
  * <p>Locking. The one lock is the TaskMemoryManager itself, which Spark already holds around every
- * {@code acquireExecutionMemory} and every {@code spill} callback; it is {@link PagedAllocator}'s
+ * {@code acquireExecutionMemory} and every {@code spill} callback; it is {@link HeapPagedAllocator}'s
  * lock, so the counters and every call into Spark run under it, so there is a single lock order (the write's call lock, then the
  * TaskMemoryManager) and a spill callback that releases pages re-enters a lock its thread holds.
  * Page arrays are allocated outside it.
@@ -46,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * GovernanceClosedException} once closed; releases and {@link #spill} never throw; {@link #close()}
  * throws {@link IllegalStateException} when memory was still held, after giving it back to Spark.
  */
-final class SparkSegmentAllocator extends PagedAllocator<MemorySegment> {
+final class SparkSegmentAllocator extends HeapPagedAllocator {
 
     private static final Logger LOG = LoggerFactory.getLogger(SparkSegmentAllocator.class);
 
@@ -67,22 +65,6 @@ final class SparkSegmentAllocator extends PagedAllocator<MemorySegment> {
     public void bindRelief(MemoryRelief relief) {
         this.relief = relief == null ? MemoryRelief.NONE : relief;
     }
-
-    @Override
-    protected void takePages(int count, List<MemorySegment> into) {
-        for (int i = 0; i < count; i++) {
-            into.add(MemorySegment.wrap(new byte[pageSize()]));
-        }
-    }
-
-    @Override
-    protected MemorySegment segment(MemorySegment page) {
-        return page;
-    }
-
-    /** Heap arrays: their bytes go back to Spark in {@link #unadmitPages}. */
-    @Override
-    protected void givePages(List<MemorySegment> pages) {}
 
     /**
      * Asks Spark for {@code bytes}, all or nothing. Caller holds the TMM lock. Spark may call {@link
@@ -161,7 +143,7 @@ final class SparkSegmentAllocator extends PagedAllocator<MemorySegment> {
     /**
      * The write as Spark sees it: a {@link MemoryConsumer} of the task whose spill callback is the
      * allocator's. Spark's {@code MemoryConsumer} is a class, so the allocator, which extends {@link
-     * PagedAllocator}, holds one rather than being one.
+     * HeapPagedAllocator}, holds one rather than being one.
      */
     private final class Consumer extends MemoryConsumer {
 

@@ -83,7 +83,7 @@ public final class BrokenProviders {
                 private int count;
 
                 @Override
-                MemorySegment newPage() {
+                protected MemorySegment newPage() {
                     if (count++ % 2 == 0 || last == null) {
                         last = new byte[pageSize];
                     }

@@ -8,7 +8,7 @@ import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.ManualStandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.PagedAllocator;
+import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.paimon.memory.MemorySegment;
 
 /**
  * A small correct provider, written against the SPI alone, that the kit's own tests verify; the
@@ -37,8 +36,8 @@ public class ReferenceProvider implements GovernanceProvider {
         return resources(
                 allocator(options.pageSize(), options.budgetBytes(), engine),
                 SpillLocations.of(options.spillDirs(), options.spillMaxBytes()),
-                environment.find(CancellationSignal.class).orElse(CancellationSignal.never()),
-                environment.find(MetricsReporter.class).orElse(MetricsReporter.none()));
+                environment.cancellationOrNever(),
+                environment.metricsOrNone());
     }
 
     Allocator allocator(int pageSize, long capacity, Engine engine) {
@@ -83,25 +82,16 @@ public class ReferenceProvider implements GovernanceProvider {
     /** The engine on its own: the counter, a manual cancel, a metrics sink, its temp space. */
     static final class Standalone extends ManualStandaloneEngine {
         final Engine engine;
-        final EngineEnvironment environment;
 
         Standalone(Engine engine, Path tempDir) {
             this.engine = engine;
-            this.environment = environmentWith().with(Engine.class, engine).with(Path.class, tempDir).build();
-        }
-
-        @Override
-        public EngineEnvironment environment() {
-            return environment;
+            publish(environmentWith().with(Engine.class, engine).with(Path.class, tempDir));
         }
 
         @Override
         public long engineUsedBytes() {
             return engine.used.get();
         }
-
-        @Override
-        public void close() {}
     }
 
     /**
@@ -109,32 +99,13 @@ public class ReferenceProvider implements GovernanceProvider {
      * bookkeeping is {@link PagedAllocator}'s. Its close never throws: a leak shows in the engine's
      * counter, which the kit reads.
      */
-    static class Allocator extends PagedAllocator<MemorySegment> {
+    static class Allocator extends HeapPagedAllocator {
         final Engine engine;
 
         Allocator(int pageSize, long capacity, Engine engine) {
             super("reference", "reference pages", pageSize, capacity, null);
             this.engine = engine;
         }
-
-        @Override
-        protected void takePages(int count, List<MemorySegment> into) {
-            for (int i = 0; i < count; i++) {
-                into.add(newPage());
-            }
-        }
-
-        MemorySegment newPage() {
-            return MemorySegment.wrap(new byte[pageSize()]);
-        }
-
-        @Override
-        protected MemorySegment segment(MemorySegment page) {
-            return page;
-        }
-
-        @Override
-        protected void givePages(List<MemorySegment> pages) {}
 
         @Override
         protected boolean reserveBytes(long bytes) {

@@ -1,15 +1,13 @@
 package io.paimongov.runtime.memory;
 
-import io.paimongov.spi.PagedAllocator;
-import java.util.List;
-import org.apache.paimon.memory.MemorySegment;
+import io.paimongov.spi.HeapPagedAllocator;
 
 /**
  * A plain bounded allocator for the runtime's unit tests: heap pages and reservations within its
  * capacity alone, with {@link PagedAllocator}'s bookkeeping; it can be told to refuse byte
  * reservations. The real allocators are tested in their modules and by the TCK.
  */
-final class BoundedTestAllocator extends PagedAllocator<MemorySegment> {
+final class BoundedTestAllocator extends HeapPagedAllocator {
 
     volatile boolean refuseReservations;
 
@@ -24,21 +22,6 @@ final class BoundedTestAllocator extends PagedAllocator<MemorySegment> {
 
     @Override
     protected void unadmitPages(long bytes) {}
-
-    @Override
-    protected void takePages(int count, List<MemorySegment> into) {
-        for (int i = 0; i < count; i++) {
-            into.add(MemorySegment.wrap(new byte[pageSize()]));
-        }
-    }
-
-    @Override
-    protected MemorySegment segment(MemorySegment page) {
-        return page;
-    }
-
-    @Override
-    protected void givePages(List<MemorySegment> pages) {}
 
     @Override
     protected boolean reserveBytes(long bytes) {
