@@ -75,7 +75,7 @@ final class FlinkSegmentAllocator extends PagedAllocator<org.apache.flink.core.m
 
     @Override
     protected MemorySegment segment(org.apache.flink.core.memory.MemorySegment page) {
-        return MemorySegment.wrapOffHeapMemory(page.getOffHeapBuffer());
+        return wrapOffHeap(page.getOffHeapBuffer(), page.getAddress());
     }
 
     /** Flink's message says how much the manager had and how much was asked. */

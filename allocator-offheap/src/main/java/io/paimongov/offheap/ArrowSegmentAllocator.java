@@ -84,7 +84,8 @@ final class ArrowSegmentAllocator extends PagedAllocator<ArrowBuf> {
 
     @Override
     protected MemorySegment segment(ArrowBuf page) {
-        return MemorySegment.wrapOffHeapMemory(NioAccess.directBuffer(page.memoryAddress(), pageSize()));
+        long address = page.memoryAddress();
+        return wrapOffHeap(NioAccess.directBuffer(address, pageSize()), address);
     }
 
     @Override
