@@ -1,6 +1,7 @@
 package io.paimongov.flink;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.EnginePagedAllocator;
 import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.Collection;
@@ -34,12 +35,14 @@ import org.slf4j.LoggerFactory;
  * write's owner (Flink's {@code releaseAll} alone does not undo reservations).
  *
  * <p><b>Thread-safety:</b> thread-safe; one lock serialises every change of this write's
- * accounting. No call here calls back into the runtime. <b>May throw:</b> {@link #allocate} throws
+ * accounting; Flink checks and takes a page request in one step, so the write's capacity is the
+ * only check before it ({@link EnginePagedAllocator}). No call here calls back into the runtime.
+ * <b>May throw:</b> {@link #allocate} throws
  * {@link ResourceExhaustedException}; {@link #allocate} and {@link #tryReserve} throw {@link
  * GovernanceClosedException} once closed; releases never throw; {@link #close()} throws {@link
  * IllegalStateException} on a leak, after releasing it.
  */
-final class FlinkSegmentAllocator extends PagedAllocator<org.apache.flink.core.memory.MemorySegment> {
+final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.core.memory.MemorySegment> {
 
     private static final Logger LOG = LoggerFactory.getLogger(FlinkSegmentAllocator.class);
 
@@ -50,21 +53,6 @@ final class FlinkSegmentAllocator extends PagedAllocator<org.apache.flink.core.m
         super("flink", "flink managed memory pages", manager.getPageSize(), capacity, null);
         this.manager = manager;
         this.owner = owner;
-    }
-
-    /** Flink checks and takes a page request in one step: the write's capacity is the only check before. */
-    @Override
-    protected boolean admitPages(long bytes) {
-        return true;
-    }
-
-    @Override
-    protected void unadmitPages(long bytes) {}
-
-    /** Under the lock, as every change of this write's accounting in the manager. */
-    @Override
-    protected boolean takesPagesUnderLock() {
-        return true;
     }
 
     @Override

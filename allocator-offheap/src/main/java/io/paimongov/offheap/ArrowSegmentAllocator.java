@@ -1,6 +1,7 @@
 package io.paimongov.offheap;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.EnginePagedAllocator;
 import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.Collection;
@@ -43,7 +44,7 @@ import org.apache.paimon.memory.MemorySegment;
  * GovernanceClosedException} once closed; releases never throw; {@link #close()} throws {@link
  * IllegalStateException} on a leak, after releasing it.
  */
-final class ArrowSegmentAllocator extends PagedAllocator<ArrowBuf> {
+final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
 
     private final BufferAllocator arrow;
     private volatile String writeName;
@@ -64,15 +65,6 @@ final class ArrowSegmentAllocator extends PagedAllocator<ArrowBuf> {
     @Override
     protected boolean admitPages(long bytes) {
         return arrow.getHeadroom() >= bytes;
-    }
-
-    @Override
-    protected void unadmitPages(long bytes) {}
-
-    /** Under the lock: one lock serialises every change of this write's Arrow accounting. */
-    @Override
-    protected boolean takesPagesUnderLock() {
-        return true;
     }
 
     @Override

@@ -4,8 +4,9 @@ import io.paimongov.spi.HeapPagedAllocator;
 
 /**
  * A plain bounded allocator for the runtime's unit tests: heap pages and reservations within its
- * capacity alone, with {@link PagedAllocator}'s bookkeeping; it can be told to refuse byte
- * reservations. The real allocators are tested in their modules and by the TCK.
+ * capacity alone, with {@link HeapPagedAllocator}'s bookkeeping; it can be told to refuse what it
+ * would take from an engine (reservations, and pages too). The real allocators are tested in their
+ * modules and by the TCK.
  */
 final class BoundedTestAllocator extends HeapPagedAllocator {
 
@@ -14,14 +15,6 @@ final class BoundedTestAllocator extends HeapPagedAllocator {
     BoundedTestAllocator(int pageSize, long capacity) {
         super("test", "test pages", pageSize, capacity, null);
     }
-
-    @Override
-    protected boolean admitPages(long bytes) {
-        return true;
-    }
-
-    @Override
-    protected void unadmitPages(long bytes) {}
 
     @Override
     protected boolean reserveBytes(long bytes) {
