@@ -17,6 +17,9 @@ import org.apache.paimon.memory.MemorySegment;
  * check, all-or-nothing page allocation with rollback, the typed errors, the used and peak
  * counters, the closed state and the leak check at close. A subclass supplies only the engine's
  * calls, as hooks: take pages from the engine and give them back, reserve and unreserve bytes.
+ * Two bases fill in the page hooks for the usual engines: {@link HeapPagedAllocator} when the
+ * engine only counts bytes and the pages are {@code byte[]}, {@link EnginePagedAllocator} when the
+ * engine makes the pages itself.
  *
  * <p>How it works. One monitor ({@link #lock}: this object, or the engine's own lock when the
  * engine calls back into the allocator under it, as Spark's task memory manager does) guards the
