@@ -1,6 +1,7 @@
 package io.paimongov.flink;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.OffHeapSegments;
 import io.paimongov.spi.EnginePagedAllocator;
 import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -63,7 +64,7 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
 
     @Override
     protected MemorySegment segment(org.apache.flink.core.memory.MemorySegment page) {
-        return wrapOffHeap(page.getOffHeapBuffer(), page.getAddress());
+        return OffHeapSegments.wrap(page.getOffHeapBuffer(), page.getAddress());
     }
 
     /** Flink's message says how much the manager had and how much was asked. */

@@ -1,6 +1,7 @@
 package io.paimongov.offheap;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.OffHeapSegments;
 import io.paimongov.spi.EnginePagedAllocator;
 import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -77,7 +78,7 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
     @Override
     protected MemorySegment segment(ArrowBuf page) {
         long address = page.memoryAddress();
-        return wrapOffHeap(NioAccess.directBuffer(address, pageSize()), address);
+        return OffHeapSegments.wrap(NioAccess.directBuffer(address, pageSize()), address);
     }
 
     @Override

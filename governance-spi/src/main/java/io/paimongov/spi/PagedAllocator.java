@@ -1,10 +1,6 @@
 package io.paimongov.spi;
 
 import io.paimongov.spi.ResourceExhaustedException.Resource;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
@@ -145,43 +141,6 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
      */
     protected IllegalStateException closeEngine(long heldBytes, long pages, long reservedBytes) {
         return heldBytes == 0 ? null : new IllegalStateException(leakMessage(heldBytes, pages, reservedBytes));
-    }
-
-    /**
-     * A Paimon segment over {@code buffer}, a direct buffer of native memory at {@code address}: what
-     * {@link MemorySegment#wrapOffHeapMemory} makes, without its per-call checks, whose failure
-     * message it builds as a string on every call (about 500 bytes and a tenth of a microsecond a
-     * page, more than a Flink page costs the engine). The caller vouches for the address, which
-     * comes from the engine's own page. Falls back to {@code wrapOffHeapMemory} where Paimon's
-     * constructor cannot be reached.
-     */
-    protected static MemorySegment wrapOffHeap(ByteBuffer buffer, long address) {
-        MethodHandle constructor = SegmentConstructor.HANDLE;
-        if (constructor == null) {
-            return MemorySegment.wrapOffHeapMemory(buffer);
-        }
-        try {
-            return (MemorySegment) constructor.invokeExact((byte[]) null, buffer, address, buffer.capacity());
-        } catch (Throwable e) {
-            throw new IllegalStateException("wrapping " + buffer.capacity() + " bytes of native memory failed", e);
-        }
-    }
-
-    /** Paimon's private {@code MemorySegment(byte[], ByteBuffer, long, int)}, or null when out of reach. */
-    private static final class SegmentConstructor {
-        static final MethodHandle HANDLE = find();
-
-        private static MethodHandle find() {
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(MemorySegment.class, MethodHandles.lookup());
-                return lookup.findConstructor(
-                                MemorySegment.class,
-                                MethodType.methodType(void.class, byte[].class, ByteBuffer.class, long.class, int.class))
-                        .asType(MethodType.methodType(MemorySegment.class, byte[].class, ByteBuffer.class, long.class, int.class));
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                return null;
-            }
-        }
     }
 
     // ---- SegmentAllocator --------------------------------------------------------------------
