@@ -6,6 +6,7 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
@@ -57,7 +58,6 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
     /** Flink sets no compaction thread limit; governance.compaction.* is the real bound. */
     static final int MAX_COMPACTION_THREADS = 64;
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
     private static final AtomicInteger WRITES = new AtomicInteger();
 
     @Override
@@ -88,20 +88,20 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
         }
         List<Path> roots = slot.map(FlinkSlot::spillDirs).orElseGet(options::spillDirs);
         SpillLocations spill = SpillLocations.of(roots, options.spillMaxBytes());
-        CancellationSignal cancellation = environment.find(CancellationSignal.class).orElse(CancellationSignal.never());
-        CompactionThreads threads = CompactionThreads.of(FlinkGovernanceProvider::compactionThread, MAX_COMPACTION_THREADS);
+        CancellationSignal cancellation = environment.cancellationOrNever();
+        CompactionThreads threads = CompactionThreads.daemons("paimon-gov-flink-compaction-", MAX_COMPACTION_THREADS);
         // Nothing is taken from the manager until the first page or reservation: open acquires nothing.
         FlinkSegmentAllocator memory =
                 new FlinkSegmentAllocator(
                         manager, new FlinkSegmentAllocator.WriteOwner("paimon-gov-flink-write-" + WRITES.incrementAndGet()), capacity);
-        return new FlinkResources(memory, spill, cancellation, reporters(environment), threads);
+        return new PagedResources(memory, spill, cancellation, reporters(environment), threads);
     }
 
     private static MetricsReporter reporters(EngineEnvironment environment) {
         List<MetricsReporter> reporters = new ArrayList<>(2);
         environment.find(MetricsReporter.class).ifPresent(reporters::add);
         environment.find(MetricGroup.class).map(FlinkMetricGroupReporter::new).ifPresent(reporters::add);
-        return reporters.isEmpty() ? MetricsReporter.none() : new FlinkResources.AllReporters(List.copyOf(reporters));
+        return reporters.isEmpty() ? MetricsReporter.none() : new AllReporters(List.copyOf(reporters));
     }
 
     /**
@@ -164,11 +164,5 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
                     "provider 'flink' needs a memory manager whose page size is a power of two of at least 4096 bytes;"
                             + " it has " + pageSize + " (taskmanager.memory.segment-size)");
         }
-    }
-
-    private static Thread compactionThread(Runnable task) {
-        Thread t = new Thread(task, "paimon-gov-flink-compaction-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
     }
 }

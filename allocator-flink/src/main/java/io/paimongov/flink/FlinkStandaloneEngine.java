@@ -1,6 +1,5 @@
 package io.paimongov.flink;
 
-import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ManualStandaloneEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,7 +25,6 @@ final class FlinkStandaloneEngine extends ManualStandaloneEngine {
 
     private final long budgetBytes;
     private final MemoryManager manager;
-    private final EngineEnvironment environment;
 
     FlinkStandaloneEngine(long budgetBytes, Path tempDir) {
         this.budgetBytes = budgetBytes;
@@ -37,16 +35,9 @@ final class FlinkStandaloneEngine extends ManualStandaloneEngine {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.environment =
-                environmentWith()
-                        .with(MemoryManager.class, manager)
-                        .with(FlinkSlot.class, new FlinkSlot(budgetBytes, List.of(spill)))
-                        .build();
-    }
-
-    @Override
-    public EngineEnvironment environment() {
-        return environment;
+        publish(environmentWith()
+                .with(MemoryManager.class, manager)
+                .with(FlinkSlot.class, new FlinkSlot(budgetBytes, List.of(spill))));
     }
 
     @Override

@@ -6,12 +6,12 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Provider {@code heap}: the process is the engine. Pages are {@code byte[]} from a budget of
@@ -29,8 +29,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class HeapGovernanceProvider implements GovernanceProvider {
 
     public static final String NAME = "heap";
-
-    private static final AtomicInteger THREADS = new AtomicInteger();
 
     /**
      * The JVM sets no compaction thread limit of its own: this is a safety cap above any sane
@@ -62,37 +60,17 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
                         .find(HeapMemoryPool.class)
                         .map(pool -> new HeapSegmentAllocator(pageSize, options.budgetBytes(), pool))
                         .orElseGet(() -> new HeapSegmentAllocator(pageSize, options.budgetBytes()));
-        return new HeapResources(
+        return new PagedResources(
                 allocator,
                 SpillLocations.of(options.spillDirs(), options.spillMaxBytes()),
-                environment.find(CancellationSignal.class).orElse(CancellationSignal.never()),
-                environment.find(MetricsReporter.class).orElse(MetricsReporter.none()),
-                CompactionThreads.of(HeapGovernanceProvider::compactionThread, MAX_COMPACTION_THREADS));
+                environment.cancellationOrNever(),
+                environment.metricsOrNone(),
+                CompactionThreads.daemons("paimon-gov-compaction-", MAX_COMPACTION_THREADS));
     }
 
     /** A heap pool of {@code budgetBytes} with a manual cancel and a metrics sink a test can read. */
     @Override
     public Optional<StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
         return Optional.of(new HeapStandaloneEngine(budgetBytes));
-    }
-
-    private static Thread compactionThread(Runnable task) {
-        Thread t = new Thread(task, "paimon-gov-compaction-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    }
-
-    private record HeapResources(
-            HeapSegmentAllocator memory,
-            SpillLocations spill,
-            CancellationSignal cancellation,
-            MetricsReporter metrics,
-            CompactionThreads compaction)
-            implements EngineResources {
-
-        @Override
-        public void close() {
-            memory.close();
-        }
     }
 }

@@ -1,6 +1,5 @@
 package io.paimongov.heap;
 
-import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ManualStandaloneEngine;
 
 /**
@@ -10,26 +9,15 @@ import io.paimongov.spi.ManualStandaloneEngine;
 final class HeapStandaloneEngine extends ManualStandaloneEngine {
 
     private final HeapMemoryPool pool;
-    private final EngineEnvironment environment;
 
     HeapStandaloneEngine(long budgetBytes) {
         this.pool = new HeapMemoryPool(budgetBytes);
-        this.environment =
-                environmentWith()
-                        .with(HeapMemoryPool.class, pool)
-                        .build();
-    }
-
-    @Override
-    public EngineEnvironment environment() {
-        return environment;
+        publish(environmentWith()
+                .with(HeapMemoryPool.class, pool));
     }
 
     @Override
     public long engineUsedBytes() {
         return pool.usedBytes();
     }
-
-    @Override
-    public void close() {}
 }

@@ -1,14 +1,12 @@
 package io.paimongov.offheap;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.OffHeapSegments;
+import io.paimongov.spi.EnginePagedAllocator;
+import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.ResourceExhaustedException.Resource;
-import io.paimongov.spi.SegmentAllocator;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.AllocationReservation;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -21,8 +19,10 @@ import org.apache.paimon.memory.MemorySegment;
  * the child and of every ancestor) show the whole writer: live pages plus reservations, exactly.
  *
  * <p>How it works. A page is an {@link ArrowBuf} of exactly {@link #pageSize()} bytes, wrapped
- * zero-copy as a Paimon segment; an identity map from segment to buffer lets {@link
- * #release(Collection)} close the right buffer and ignore a foreign or already released segment.
+ * zero-copy as a Paimon segment over a {@code DirectByteBuffer} that {@link NioAccess} builds
+ * through a method handle (Arrow's own {@code nioBuffer} goes through reflection on every call);
+ * {@link PagedAllocator} keeps each live segment with its buffer, so {@link #release(Collection)}
+ * closes the right buffer and ignores a foreign or already released segment.
  * A reservation allocates no memory: it is Arrow accounting only, taken with {@link
  * AllocationReservation#reserve(long)} (the accountant's all-or-nothing step, which does not round)
  * and returned with {@link BufferAllocator#releaseBytes(long)}, which can return any part, so
@@ -45,31 +45,15 @@ import org.apache.paimon.memory.MemorySegment;
  * GovernanceClosedException} once closed; releases never throw; {@link #close()} throws {@link
  * IllegalStateException} on a leak, after releasing it.
  */
-final class ArrowSegmentAllocator implements SegmentAllocator {
+final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
 
     private final BufferAllocator arrow;
-    private final int pageSize;
-    private final long capacity;
-    private final Map<MemorySegment, ArrowBuf> pages = new IdentityHashMap<>();
-    private long reserved;
-    private boolean closed;
     private volatile String writeName;
 
     /** Takes ownership of {@code arrow}, the write's child allocator, and closes it in {@link #close()}. */
     ArrowSegmentAllocator(BufferAllocator arrow, int pageSize, long capacity) {
+        super("offheap", "offheap pages", pageSize, capacity, null);
         this.arrow = arrow;
-        this.pageSize = pageSize;
-        this.capacity = capacity;
-    }
-
-    @Override
-    public int pageSize() {
-        return pageSize;
-    }
-
-    @Override
-    public long capacityBytes() {
-        return capacity;
     }
 
     /** Arrow's own counter of the write's child allocator: live pages plus reservations. */
@@ -78,91 +62,49 @@ final class ArrowSegmentAllocator implements SegmentAllocator {
         return arrow.getAllocatedMemory();
     }
 
+    /** Arrow counts pages as it makes them; this only keeps a refused request out of its counters. */
     @Override
-    public void allocate(List<MemorySegment> target, int count) {
-        if (count < 1) {
-            throw new IllegalArgumentException("pages must be at least 1: " + count);
-        }
-        long bytes = (long) count * pageSize;
-        Map<MemorySegment, ArrowBuf> made = new IdentityHashMap<>(count);
-        synchronized (this) {
-            ensureOpen();
-            if (arrow.getHeadroom() < bytes) {
-                throw exhausted(bytes, null);
-            }
-            try {
-                for (int i = 0; i < count; i++) {
-                    ArrowBuf buf = arrow.buffer(pageSize);
-                    made.put(MemorySegment.wrapOffHeapMemory(buf.nioBuffer(0, pageSize)), buf);
-                }
-            } catch (OutOfMemoryException e) {
-                made.values().forEach(ArrowBuf::close);
-                throw exhausted(bytes, e);
-            } catch (RuntimeException | Error e) {
-                made.values().forEach(ArrowBuf::close);
-                throw e;
-            }
-            pages.putAll(made);
-        }
-        target.addAll(made.keySet());
-    }
-
-    private ResourceExhaustedException exhausted(long bytes, OutOfMemoryException cause) {
-        ResourceExhaustedException e =
-                new ResourceExhaustedException(Resource.MEMORY, "offheap pages", bytes, usedBytes(), capacity, List.of());
-        if (cause != null) {
-            // Arrow's message says which allocator of the chain refused and what each one held.
-            e.initCause(cause);
-        }
-        return e;
+    protected boolean admitPages(long bytes) {
+        return arrow.getHeadroom() >= bytes;
     }
 
     @Override
-    public void release(Collection<MemorySegment> segments) {
-        List<ArrowBuf> freed = new ArrayList<>(segments.size());
-        synchronized (this) {
-            for (MemorySegment segment : segments) {
-                ArrowBuf buf = pages.remove(segment);
-                if (buf != null) {
-                    freed.add(buf);
-                }
-            }
-            freed.forEach(ArrowBuf::close);
+    protected void takePages(int count, List<ArrowBuf> into) {
+        for (int i = 0; i < count; i++) {
+            into.add(arrow.buffer(pageSize()));
         }
     }
 
     @Override
-    public boolean tryReserve(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("bytes must not be negative: " + bytes);
+    protected MemorySegment segment(ArrowBuf page) {
+        long address = page.memoryAddress();
+        return OffHeapSegments.wrap(NioAccess.directBuffer(address, pageSize()), address);
+    }
+
+    @Override
+    protected void givePages(List<ArrowBuf> pages) {
+        pages.forEach(ArrowBuf::close);
+    }
+
+    /** Arrow's message says which allocator of the chain refused and what each one held. */
+    @Override
+    protected boolean isRefusal(Throwable failure) {
+        return failure instanceof OutOfMemoryException;
+    }
+
+    @Override
+    protected boolean reserveBytes(long bytes) {
+        if (arrow.getHeadroom() < bytes) {
+            return false;
         }
-        synchronized (this) {
-            ensureOpen();
-            if (bytes == 0) {
-                return true;
-            }
-            if (arrow.getHeadroom() < bytes) {
-                return false;
-            }
-            boolean granted;
-            try (AllocationReservation handle = arrow.newReservation()) {
-                granted = handle.reserve(bytes);
-            }
-            if (granted) {
-                reserved += bytes;
-            }
-            return granted;
+        try (AllocationReservation handle = arrow.newReservation()) {
+            return handle.reserve(bytes);
         }
     }
 
-    /** Returns up to {@code bytes} of reservations; more than is reserved returns all of it. */
     @Override
-    public synchronized void release(long bytes) {
-        long given = Math.min(Math.max(bytes, 0), reserved);
-        if (given > 0) {
-            reserved -= given;
-            arrow.releaseBytes(given);
-        }
+    protected void unreserveBytes(long bytes) {
+        arrow.releaseBytes(bytes);
     }
 
     /** The runtime names the write only when it opens; a leak message uses the name. */
@@ -170,39 +112,21 @@ final class ArrowSegmentAllocator implements SegmentAllocator {
         this.writeName = name;
     }
 
-    private void ensureOpen() {
-        if (closed) {
-            throw new GovernanceClosedException("offheap allocator is closed");
-        }
+    @Override
+    protected void leakFound(long heldBytes) {
+        OffheapGovernanceProvider.LEAKS.record(heldBytes);
     }
 
     /**
-     * Releases every page and reservation still held, then closes the Arrow child allocator.
-     * Idempotent.
+     * Closes the Arrow child allocator, after {@link #close()} released every page and reservation
+     * still held.
      *
-     * @throws IllegalStateException when pages or reservations were still held (a leak; they are
-     *     released first, so the engine's allocator gets them back) or when Arrow's own check at
-     *     close still finds memory; the leak is counted in {@link OffheapGovernanceProvider#leaksDetected()}
+     * @return the leak, when pages or reservations were still held (they were released first, so the
+     *     engine's allocator got them back) or when Arrow's own check at close still finds memory;
+     *     counted in {@link OffheapGovernanceProvider#leaksDetected()}
      */
-    void close() {
-        List<ArrowBuf> leftPages;
-        long leftReserved;
-        long held;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            held = arrow.getAllocatedMemory();
-            leftPages = new ArrayList<>(pages.values());
-            pages.clear();
-            leftReserved = reserved;
-            reserved = 0;
-            leftPages.forEach(ArrowBuf::close);
-            if (leftReserved > 0) {
-                arrow.releaseBytes(leftReserved);
-            }
-        }
+    @Override
+    protected IllegalStateException closeEngine(long held, long leftPages, long leftReserved) {
         IllegalStateException arrowLeak = null;
         try {
             arrow.close();
@@ -210,13 +134,15 @@ final class ArrowSegmentAllocator implements SegmentAllocator {
             arrowLeak = e;
         }
         if (held == 0 && arrowLeak == null) {
-            return;
+            return null;
         }
-        OffheapGovernanceProvider.LEAKS.record(held);
-        throw new IllegalStateException(leakMessage(held, leftPages.size(), leftReserved, arrowLeak), arrowLeak);
+        if (held == 0) {
+            OffheapGovernanceProvider.LEAKS.record(0);
+        }
+        return new IllegalStateException(leakMessage(held, leftPages, leftReserved, arrowLeak), arrowLeak);
     }
 
-    private String leakMessage(long held, int leftPages, long leftReserved, IllegalStateException arrowLeak) {
+    private String leakMessage(long held, long leftPages, long leftReserved, IllegalStateException arrowLeak) {
         String name = writeName;
         String write = name == null ? "a write that never opened a resource context" : "write '" + name + "'";
         String message =

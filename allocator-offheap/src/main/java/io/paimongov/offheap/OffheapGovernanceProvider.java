@@ -6,6 +6,7 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
@@ -49,7 +50,6 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
      */
     static final int MAX_COMPACTION_THREADS = 64;
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
     private static final AtomicInteger WRITES = new AtomicInteger();
 
     @Override
@@ -73,12 +73,13 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
         BufferAllocator parent = environment.find(BufferAllocator.class).orElseGet(ProcessRoot::get);
         requireExactPages(parent, pageSize);
         SpillLocations spill = SpillLocations.of(options.spillDirs(), options.spillMaxBytes());
-        CancellationSignal cancellation = environment.find(CancellationSignal.class).orElse(CancellationSignal.never());
-        MetricsReporter metrics = environment.find(MetricsReporter.class).orElse(MetricsReporter.none());
-        CompactionThreads threads = CompactionThreads.of(OffheapGovernanceProvider::compactionThread, MAX_COMPACTION_THREADS);
+        CancellationSignal cancellation = environment.cancellationOrNever();
+        MetricsReporter metrics = environment.metricsOrNone();
+        CompactionThreads threads = CompactionThreads.daemons("paimon-gov-offheap-compaction-", MAX_COMPACTION_THREADS);
         // Created last: nothing after it can fail, so a failing open leaves nothing acquired.
         BufferAllocator child = parent.newChildAllocator("paimon-gov-offheap-" + WRITES.incrementAndGet(), 0, budget);
-        return OffheapResources.of(new ArrowSegmentAllocator(child, pageSize, budget), spill, cancellation, metrics, threads);
+        ArrowSegmentAllocator memory = new ArrowSegmentAllocator(child, pageSize, budget);
+        return new PagedResources(memory, spill, cancellation, new NamingReporter(metrics, memory), threads);
     }
 
     /**
@@ -125,12 +126,6 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
                             + " bytes by the rounding policy of the engine's Arrow allocator '" + parent.getName()
                             + "'; choose a page size it keeps");
         }
-    }
-
-    private static Thread compactionThread(Runnable task) {
-        Thread t = new Thread(task, "paimon-gov-offheap-compaction-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
     }
 
     /** The root for engines without an Arrow allocator: made on first use, lives with the process. */

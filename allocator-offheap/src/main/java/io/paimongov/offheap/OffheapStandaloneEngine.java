@@ -1,6 +1,5 @@
 package io.paimongov.offheap;
 
-import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ManualStandaloneEngine;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -17,19 +16,11 @@ import org.apache.arrow.memory.RootAllocator;
 final class OffheapStandaloneEngine extends ManualStandaloneEngine {
 
     private final RootAllocator root;
-    private final EngineEnvironment environment;
 
     OffheapStandaloneEngine(long budgetBytes) {
         this.root = new RootAllocator(budgetBytes);
-        this.environment =
-                environmentWith()
-                        .with(BufferAllocator.class, root)
-                        .build();
-    }
-
-    @Override
-    public EngineEnvironment environment() {
-        return environment;
+        publish(environmentWith()
+                .with(BufferAllocator.class, root));
     }
 
     @Override

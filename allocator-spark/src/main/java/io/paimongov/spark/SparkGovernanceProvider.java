@@ -6,12 +6,12 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.TaskContext;
 import org.apache.spark.memory.TaskMemoryManager;
 
@@ -37,8 +37,6 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
 
     public static final String NAME = "spark";
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
-
     @Override
     public String name() {
         return NAME;
@@ -61,17 +59,17 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
                                 .orElseGet(() -> environment.require(TaskContext.class, NAME).taskMemoryManager());
         SpillLocations spill = SparkSpillRoots.resolve(options, environment);
         int cpus = task != null ? Math.max(1, task.cpus()) : Runtime.getRuntime().availableProcessors();
-        CompactionThreads threads = CompactionThreads.of(SparkGovernanceProvider::compactionThread, cpus);
+        CompactionThreads threads = CompactionThreads.daemons("paimon-gov-spark-compaction-", cpus);
         SparkSegmentAllocator memory = new SparkSegmentAllocator(tmm, options.pageSize(), options.budgetBytes());
-        MetricsReporter engineMetrics = environment.find(MetricsReporter.class).orElse(MetricsReporter.none());
+        MetricsReporter engineMetrics = environment.metricsOrNone();
         MetricsReporter metrics = new SparkTaskMetricsReporter(task, memory, engineMetrics);
         if (task == null) {
-            CancellationSignal cancellation = environment.find(CancellationSignal.class).orElse(CancellationSignal.never());
-            return new SparkResources(memory, spill, cancellation, metrics, threads);
+            CancellationSignal cancellation = environment.cancellationOrNever();
+            return new PagedResources(memory, spill, cancellation, metrics, threads);
         }
         SparkTaskCancellation cancellation = new SparkTaskCancellation(task);
         TaskLifecycle.bind(task, cancellation, memory);
-        return new SparkResources(memory, spill, cancellation, metrics, threads);
+        return new PagedResources(memory, spill, cancellation, metrics, threads);
     }
 
     /**
@@ -100,11 +98,5 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
                             "unknown option '" + k + "': the spark provider has no options of its own; see governance.memory.*"
                                     + " for the budget and page size; memory comes from the task's TaskMemoryManager");
                 });
-    }
-
-    private static Thread compactionThread(Runnable task) {
-        Thread t = new Thread(task, "paimon-gov-spark-compaction-" + THREADS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
     }
 }

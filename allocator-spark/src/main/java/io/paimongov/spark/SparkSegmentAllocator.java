@@ -2,17 +2,10 @@ package io.paimongov.spark;
 
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.MemoryRelief;
+import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.ResourceExhaustedException.Resource;
-import io.paimongov.spi.SegmentAllocator;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
-import org.apache.paimon.memory.MemorySegment;
 import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
@@ -41,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * re-entrant) and the refusal that follows makes Paimon spill on its own.
  *
  * <p>Locking. The one lock is the TaskMemoryManager itself, which Spark already holds around every
- * {@code acquireExecutionMemory} and every {@code spill} callback. Counters and every call into
- * Spark run under it, so there is a single lock order (the write's call lock, then the
+ * {@code acquireExecutionMemory} and every {@code spill} callback; it is {@link HeapPagedAllocator}'s
+ * lock, so the counters and every call into Spark run under it, so there is a single lock order (the write's call lock, then the
  * TaskMemoryManager) and a spill callback that releases pages re-enters a lock its thread holds.
  * Page arrays are allocated outside it.
  *
@@ -51,46 +44,21 @@ import org.slf4j.LoggerFactory;
  * GovernanceClosedException} once closed; releases and {@link #spill} never throw; {@link #close()}
  * throws {@link IllegalStateException} when memory was still held, after giving it back to Spark.
  */
-final class SparkSegmentAllocator extends MemoryConsumer implements SegmentAllocator {
+final class SparkSegmentAllocator extends HeapPagedAllocator {
 
     private static final Logger LOG = LoggerFactory.getLogger(SparkSegmentAllocator.class);
 
     /** Bytes every open allocator of this process holds from Spark; see {@link SparkGovernanceProvider#heldBytes()}. */
     static final LongAdder HELD = new LongAdder();
 
-    private final TaskMemoryManager tmm;
-    private final int pageSize;
-    private final long capacity;
-    private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Consumer consumer;
     private final LongAdder givenBackBySpill = new LongAdder();
-    private long pageBytes;
-    private long reserved;
     private long freedTotal;
-    private boolean closed;
     private volatile MemoryRelief relief = MemoryRelief.NONE;
 
     SparkSegmentAllocator(TaskMemoryManager tmm, int pageSize, long capacity) {
-        super(tmm, pageSize, MemoryMode.ON_HEAP);
-        this.tmm = tmm;
-        this.pageSize = pageSize;
-        this.capacity = capacity;
-    }
-
-    @Override
-    public int pageSize() {
-        return pageSize;
-    }
-
-    @Override
-    public long capacityBytes() {
-        return capacity;
-    }
-
-    @Override
-    public long usedBytes() {
-        synchronized (tmm) {
-            return pageBytes + reserved;
-        }
+        super("spark", "spark task memory pages", pageSize, capacity, tmm);
+        this.consumer = new Consumer(tmm, pageSize);
     }
 
     @Override
@@ -98,92 +66,15 @@ final class SparkSegmentAllocator extends MemoryConsumer implements SegmentAlloc
         this.relief = relief == null ? MemoryRelief.NONE : relief;
     }
 
-    @Override
-    public void allocate(List<MemorySegment> target, int count) {
-        if (count < 1) {
-            throw new IllegalArgumentException("pages must be at least 1: " + count);
-        }
-        long bytes = (long) count * pageSize;
-        synchronized (tmm) {
-            if (!take(bytes)) {
-                throw new ResourceExhaustedException(
-                        Resource.MEMORY, "spark task memory pages", bytes, pageBytes + reserved, capacity, List.of());
-            }
-            pageBytes += bytes;
-        }
-        List<MemorySegment> made = new ArrayList<>(count);
-        try {
-            for (int i = 0; i < count; i++) {
-                made.add(MemorySegment.wrap(new byte[pageSize]));
-            }
-        } catch (OutOfMemoryError e) {
-            synchronized (tmm) {
-                pageBytes -= bytes;
-                give(bytes);
-            }
-            throw e;
-        }
-        synchronized (tmm) {
-            live.addAll(made);
-        }
-        target.addAll(made);
-    }
-
-    @Override
-    public void release(Collection<MemorySegment> pages) {
-        synchronized (tmm) {
-            long bytes = 0;
-            for (MemorySegment page : pages) {
-                if (live.remove(page)) {
-                    bytes += pageSize;
-                }
-            }
-            pageBytes -= bytes;
-            give(bytes);
-        }
-    }
-
-    @Override
-    public boolean tryReserve(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException("bytes must not be negative: " + bytes);
-        }
-        synchronized (tmm) {
-            if (!take(bytes)) {
-                return false;
-            }
-            reserved += bytes;
-            return true;
-        }
-    }
-
-    /** Returns up to {@code bytes} of reservations; more than is reserved returns all of it. */
-    @Override
-    public void release(long bytes) {
-        synchronized (tmm) {
-            long given = Math.min(Math.max(bytes, 0), reserved);
-            reserved -= given;
-            give(given);
-        }
-    }
-
     /**
-     * Asks Spark for {@code bytes} within the capacity, all or nothing. Caller holds the TMM lock.
-     * Spark may call {@link #spill} on this thread from inside {@code acquireMemory}.
+     * Asks Spark for {@code bytes}, all or nothing. Caller holds the TMM lock. Spark may call {@link
+     * #spill} on this thread from inside {@code acquireMemory}.
      */
-    private boolean take(long bytes) {
-        if (closed) {
-            throw new GovernanceClosedException("spark allocator is closed");
-        }
-        if (bytes == 0) {
-            return true;
-        }
-        if (pageBytes + reserved + bytes > capacity) {
-            return false;
-        }
-        long granted = acquireMemory(bytes);
+    @Override
+    protected boolean reserveBytes(long bytes) {
+        long granted = consumer.acquireMemory(bytes);
         if (granted < bytes) {
-            freeMemory(granted);
+            consumer.freeMemory(granted);
             return false;
         }
         HELD.add(bytes);
@@ -191,12 +82,11 @@ final class SparkSegmentAllocator extends MemoryConsumer implements SegmentAlloc
     }
 
     /** Gives {@code bytes} back to Spark. Caller holds the TMM lock. */
-    private void give(long bytes) {
-        if (bytes > 0 && !closed) {
-            freeMemory(bytes);
-            HELD.add(-bytes);
-            freedTotal += bytes;
-        }
+    @Override
+    protected void unreserveBytes(long bytes) {
+        consumer.freeMemory(bytes);
+        HELD.add(-bytes);
+        freedTotal += bytes;
     }
 
     /**
@@ -206,14 +96,13 @@ final class SparkSegmentAllocator extends MemoryConsumer implements SegmentAlloc
      *
      * @return the bytes given back to Spark during this call
      */
-    @Override
-    public long spill(long size, MemoryConsumer trigger) {
-        if (trigger == this) {
+    long spill(long size, MemoryConsumer trigger) {
+        if (trigger == consumer) {
             return 0;
         }
         long before;
-        synchronized (tmm) {
-            if (closed) {
+        synchronized (lock) {
+            if (isClosed()) {
                 return 0;
             }
             before = freedTotal;
@@ -224,7 +113,7 @@ final class SparkSegmentAllocator extends MemoryConsumer implements SegmentAlloc
             LOG.warn("giving {} bytes back to Spark failed; the write will see the failure itself", size, e);
         }
         long freed;
-        synchronized (tmm) {
+        synchronized (lock) {
             freed = freedTotal - before;
         }
         givenBackBySpill.add(freed);
@@ -236,39 +125,35 @@ final class SparkSegmentAllocator extends MemoryConsumer implements SegmentAlloc
         return givenBackBySpill.sum();
     }
 
-    /**
-     * Gives every byte still held back to Spark, so the task's memory is clean when Spark checks for
-     * leaks. Idempotent. Pages are heap arrays: a Paimon write that still holds one keeps a valid
-     * array, only Spark's accounting is returned.
-     *
-     * @throws IllegalStateException when pages or reservations were still held, after freeing them
-     */
-    void close() {
-        long leftPages;
-        long leftReserved;
-        synchronized (tmm) {
-            if (closed) {
-                return;
-            }
-            leftPages = pageBytes;
-            leftReserved = reserved;
-            give(pageBytes + reserved);
-            pageBytes = 0;
-            reserved = 0;
-            live.clear();
-            closed = true;
-        }
-        if (leftPages + leftReserved > 0) {
-            throw new IllegalStateException(
-                    "spark allocator closed with " + (leftPages + leftReserved) + " bytes still held (" + leftPages / pageSize
-                            + " pages, " + leftReserved + " reserved bytes); they were given back to the task's memory manager");
-        }
+    /** The write's consumer as Spark's task memory manager knows it. */
+    MemoryConsumer consumer() {
+        return consumer;
     }
 
-    /** Whether {@link #close()} ran. */
-    boolean isClosed() {
-        synchronized (tmm) {
-            return closed;
+    /**
+     * Pages are heap arrays: a Paimon write that still holds one at close keeps a valid array, only
+     * Spark's accounting was returned.
+     */
+    @Override
+    protected String leakMessage(long held, long leftPages, long leftReserved) {
+        return "spark allocator closed with " + held + " bytes still held (" + leftPages + " pages, " + leftReserved
+                + " reserved bytes); they were given back to the task's memory manager";
+    }
+
+    /**
+     * The write as Spark sees it: a {@link MemoryConsumer} of the task whose spill callback is the
+     * allocator's. Spark's {@code MemoryConsumer} is a class, so the allocator, which extends {@link
+     * HeapPagedAllocator}, holds one rather than being one.
+     */
+    private final class Consumer extends MemoryConsumer {
+
+        Consumer(TaskMemoryManager tmm, int pageSize) {
+            super(tmm, pageSize, MemoryMode.ON_HEAP);
+        }
+
+        @Override
+        public long spill(long size, MemoryConsumer trigger) {
+            return SparkSegmentAllocator.this.spill(size, trigger);
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.paimongov.spark;
 
-import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ManualStandaloneEngine;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,22 +25,14 @@ final class SparkStandaloneEngine extends ManualStandaloneEngine {
 
     private final TaskMemoryManager tmm;
     private final DiskBlockManager disks;
-    private final EngineEnvironment environment;
 
     SparkStandaloneEngine(long budgetBytes, Path tempDir) {
         SparkConf conf = new SparkConf(false).set("spark.local.dir", tempDir.toString());
         this.tmm = new TaskMemoryManager(new UnifiedMemoryManager(conf, budgetBytes, 0, 1), TASK_IDS.incrementAndGet());
         this.disks = new DiskBlockManager(conf, true, false);
-        this.environment =
-                environmentWith()
-                        .with(TaskMemoryManager.class, tmm)
-                        .with(DiskBlockManager.class, disks)
-                        .build();
-    }
-
-    @Override
-    public EngineEnvironment environment() {
-        return environment;
+        publish(environmentWith()
+                .with(TaskMemoryManager.class, tmm)
+                .with(DiskBlockManager.class, disks));
     }
 
     @Override

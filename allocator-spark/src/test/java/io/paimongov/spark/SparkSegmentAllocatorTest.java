@@ -31,10 +31,10 @@ class SparkSegmentAllocatorTest {
 
             assertThatThrownBy(() -> memory.allocate(pages, 4)).isInstanceOf(ResourceExhaustedException.class);
             assertThat(pages).isEmpty();
-            assertThat(memory.getUsed()).isZero();
+            assertThat(memory.consumer().getUsed()).isZero();
             assertThat(engine.engineUsedBytes()).isEqualTo((1 << 20) - (48 << 10));
             memory.allocate(pages, 3);
-            assertThat(memory.getUsed()).isEqualTo(48 << 10);
+            assertThat(memory.consumer().getUsed()).isEqualTo(48 << 10);
             memory.release(pages);
             other.freeMemory(other.getUsed());
             memory.close();
@@ -54,7 +54,7 @@ class SparkSegmentAllocatorTest {
                 return 4 * (16 << 10);
             });
 
-            assertThat(memory.spill(1 << 20, memory)).as("asked while it is the requester").isZero();
+            assertThat(memory.spill(1 << 20, memory.consumer())).as("asked while it is the requester").isZero();
             assertThat(memory.spill(1 << 20, new StubbornConsumer(tmm))).isEqualTo(4 * (16 << 10));
             assertThat(engine.engineUsedBytes()).isEqualTo(4 * (16 << 10));
             assertThat(memory.givenBackBySpill()).isEqualTo(4 * (16 << 10));

@@ -1,6 +1,7 @@
 package io.paimongov.spi;
 
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads the engine allows a write to compact with. Contract: docs/spi.md, clauses
@@ -33,4 +34,19 @@ public interface CompactionThreads {
             }
         };
     }
+
+    /**
+     * Daemon threads named {@code <namePrefix><n>}, {@code n} counting from 1 per prefix across the
+     * process, at most {@code maxThreads} at once: what a provider whose engine sets no thread
+     * policy of its own hands out.
+     */
+    static CompactionThreads daemons(String namePrefix, int maxThreads) {
+        AtomicInteger counter = DaemonNames.COUNTERS.computeIfAbsent(namePrefix, p -> new AtomicInteger());
+        return of(task -> {
+            Thread t = new Thread(task, namePrefix + counter.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }, maxThreads);
+    }
 }
+

@@ -36,6 +36,16 @@ public final class EngineEnvironment {
         return Optional.ofNullable(type.cast(objects.get(type)));
     }
 
+    /** The engine's {@link CancellationSignal}, or {@link CancellationSignal#never()} when it gave none. */
+    public CancellationSignal cancellationOrNever() {
+        return find(CancellationSignal.class).orElse(CancellationSignal.never());
+    }
+
+    /** The engine's {@link MetricsReporter}, or {@link MetricsReporter#none()} when it gave none. */
+    public MetricsReporter metricsOrNone() {
+        return find(MetricsReporter.class).orElse(MetricsReporter.none());
+    }
+
     /**
      * The engine object registered under {@code type}.
      *

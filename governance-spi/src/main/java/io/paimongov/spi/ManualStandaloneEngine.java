@@ -15,6 +15,7 @@ public abstract class ManualStandaloneEngine implements StandaloneEngine {
 
     private final ManualCancellation cancellation = CancellationSignal.manual();
     private final LastSnapshotReporter metrics = new LastSnapshotReporter();
+    private volatile EngineEnvironment environment;
 
     /** A builder that already carries the engine's cancel signal and metrics reporter. */
     protected final EngineEnvironment.Builder environmentWith() {
@@ -22,6 +23,24 @@ public abstract class ManualStandaloneEngine implements StandaloneEngine {
                 .with(CancellationSignal.class, cancellation)
                 .with(MetricsReporter.class, metrics);
     }
+
+    /**
+     * Sets what {@link #environment()} returns, once, from the subclass's constructor: {@code
+     * engineObjects} is {@link #environmentWith()} with the engine's own objects added.
+     */
+    protected final void publish(EngineEnvironment.Builder engineObjects) {
+        this.environment = engineObjects.build();
+    }
+
+    /** What {@link #publish} set. */
+    @Override
+    public EngineEnvironment environment() {
+        return environment;
+    }
+
+    /** Nothing to release; an engine that holds resources overrides this. */
+    @Override
+    public void close() {}
 
     /** Fires the engine's cancel signal; always true: this engine can cancel. */
     @Override

@@ -5,7 +5,6 @@ import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
@@ -45,22 +44,10 @@ public final class BrokenProviders {
 
         @Override
         Allocator allocator(int pageSize, long capacity, Engine engine) {
-            return new Allocator(pageSize, capacity, new Engine(Long.MAX_VALUE)) {
+            return new Allocator(pageSize, Long.MAX_VALUE, new Engine(Long.MAX_VALUE)) {
                 @Override
-                public synchronized boolean tryReserve(long bytes) {
-                    used += bytes;
-                    reserved += bytes;
-                    return true;
-                }
-
-                @Override
-                public synchronized void allocate(List<MemorySegment> target, int pages) {
-                    used += (long) pages * pageSize;
-                    for (int i = 0; i < pages; i++) {
-                        MemorySegment page = newPage();
-                        live.add(page);
-                        target.add(page);
-                    }
+                public long capacityBytes() {
+                    return capacity;
                 }
             };
         }
@@ -96,7 +83,7 @@ public final class BrokenProviders {
                 private int count;
 
                 @Override
-                MemorySegment newPage() {
+                protected MemorySegment newPage() {
                     if (count++ % 2 == 0 || last == null) {
                         last = new byte[pageSize];
                     }
@@ -117,16 +104,9 @@ public final class BrokenProviders {
         Allocator allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
-                public synchronized void allocate(List<MemorySegment> target, int pages) {
+                public void allocate(List<MemorySegment> target, int pages) {
                     for (int i = 0; i < pages; i++) {
-                        if (used + pageSize > capacity || !engine.take(pageSize)) {
-                            throw new ResourceExhaustedException(
-                                    ResourceExhaustedException.Resource.MEMORY, "partial", pageSize, used, capacity, List.of());
-                        }
-                        used += pageSize;
-                        MemorySegment page = newPage();
-                        live.add(page);
-                        target.add(page);
+                        super.allocate(target, 1);
                     }
                 }
             };
@@ -235,8 +215,8 @@ public final class BrokenProviders {
         Allocator allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
-                synchronized void close() {
-                    if (closed) {
+                public void close() {
+                    if (isClosed()) {
                         throw new IllegalStateException("already closed");
                     }
                     super.close();
@@ -245,7 +225,7 @@ public final class BrokenProviders {
         }
     }
 
-    /** Keeps handing out memory after it was closed. */
+    /** Keeps handing out memory after it was closed: its close does nothing. */
     public static final class AfterClose extends ReferenceProvider {
         @Override
         public String name() {
@@ -256,7 +236,7 @@ public final class BrokenProviders {
         Allocator allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
-                void ensureOpen() {}
+                public void close() {}
             };
         }
     }

@@ -5,24 +5,17 @@ import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
-import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.ManualStandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.SegmentAllocator;
+import io.paimongov.spi.HeapPagedAllocator;
+import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
-import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.paimon.memory.MemorySegment;
 
 /**
  * A small correct provider, written against the SPI alone, that the kit's own tests verify; the
@@ -43,8 +36,8 @@ public class ReferenceProvider implements GovernanceProvider {
         return resources(
                 allocator(options.pageSize(), options.budgetBytes(), engine),
                 SpillLocations.of(options.spillDirs(), options.spillMaxBytes()),
-                environment.find(CancellationSignal.class).orElse(CancellationSignal.never()),
-                environment.find(MetricsReporter.class).orElse(MetricsReporter.none()));
+                environment.cancellationOrNever(),
+                environment.metricsOrNone());
     }
 
     Allocator allocator(int pageSize, long capacity, Engine engine) {
@@ -52,45 +45,7 @@ public class ReferenceProvider implements GovernanceProvider {
     }
 
     EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
-        CompactionThreads threads =
-                CompactionThreads.of(
-                        r -> {
-                            Thread t = new Thread(r, "reference-compaction");
-                            t.setDaemon(true);
-                            return t;
-                        },
-                        2);
-        return new EngineResources() {
-            @Override
-            public SegmentAllocator memory() {
-                return memory;
-            }
-
-            @Override
-            public SpillLocations spill() {
-                return spill;
-            }
-
-            @Override
-            public CancellationSignal cancellation() {
-                return cancel;
-            }
-
-            @Override
-            public MetricsReporter metrics() {
-                return metrics;
-            }
-
-            @Override
-            public CompactionThreads compaction() {
-                return threads;
-            }
-
-            @Override
-            public void close() {
-                memory.close();
-            }
-        };
+        return new PagedResources(memory, spill, cancel, metrics, CompactionThreads.daemons("reference-compaction-", 2));
     }
 
     @Override
@@ -127,86 +82,39 @@ public class ReferenceProvider implements GovernanceProvider {
     /** The engine on its own: the counter, a manual cancel, a metrics sink, its temp space. */
     static final class Standalone extends ManualStandaloneEngine {
         final Engine engine;
-        final EngineEnvironment environment;
 
         Standalone(Engine engine, Path tempDir) {
             this.engine = engine;
-            this.environment = environmentWith().with(Engine.class, engine).with(Path.class, tempDir).build();
-        }
-
-        @Override
-        public EngineEnvironment environment() {
-            return environment;
+            publish(environmentWith().with(Engine.class, engine).with(Path.class, tempDir));
         }
 
         @Override
         public long engineUsedBytes() {
             return engine.used.get();
         }
-
-        @Override
-        public void close() {}
     }
 
-    /** Heap pages and reservations, each taken from the engine as well as from its own capacity. */
-    static class Allocator implements SegmentAllocator {
-        final int pageSize;
-        final long capacity;
+    /**
+     * Heap pages and reservations, each taken from the engine as well as from its own capacity; the
+     * bookkeeping is {@link PagedAllocator}'s. Its close never throws: a leak shows in the engine's
+     * counter, which the kit reads.
+     */
+    static class Allocator extends HeapPagedAllocator {
         final Engine engine;
-        final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
-        long used;
-        long reserved;
-        boolean closed;
 
         Allocator(int pageSize, long capacity, Engine engine) {
-            this.pageSize = pageSize;
-            this.capacity = capacity;
+            super("reference", "reference pages", pageSize, capacity, null);
             this.engine = engine;
         }
 
         @Override
-        public int pageSize() {
-            return pageSize;
+        protected boolean reserveBytes(long bytes) {
+            return engine.take(bytes);
         }
 
         @Override
-        public long capacityBytes() {
-            return capacity;
-        }
-
-        @Override
-        public synchronized long usedBytes() {
-            return used;
-        }
-
-        @Override
-        public synchronized void allocate(List<MemorySegment> target, int pages) {
-            ensureOpen();
-            long bytes = (long) pages * pageSize;
-            if (used + bytes > capacity || !engine.take(bytes)) {
-                throw new ResourceExhaustedException(
-                        ResourceExhaustedException.Resource.MEMORY, "reference pages", bytes, used, capacity, List.of());
-            }
-            used += bytes;
-            for (int i = 0; i < pages; i++) {
-                MemorySegment page = newPage();
-                live.add(page);
-                target.add(page);
-            }
-        }
-
-        MemorySegment newPage() {
-            return MemorySegment.wrap(new byte[pageSize]);
-        }
-
-        @Override
-        public synchronized void release(Collection<MemorySegment> pages) {
-            for (MemorySegment page : List.copyOf(pages)) {
-                if (live.remove(page)) {
-                    used -= pageSize;
-                    giveBack(pageSize);
-                }
-            }
+        protected void unreserveBytes(long bytes) {
+            giveBack(bytes);
         }
 
         void giveBack(long bytes) {
@@ -214,39 +122,8 @@ public class ReferenceProvider implements GovernanceProvider {
         }
 
         @Override
-        public synchronized boolean tryReserve(long bytes) {
-            ensureOpen();
-            if (used + bytes > capacity || !engine.take(bytes)) {
-                return false;
-            }
-            used += bytes;
-            reserved += bytes;
-            return true;
-        }
-
-        @Override
-        public synchronized void release(long bytes) {
-            long given = Math.min(bytes, reserved);
-            reserved -= given;
-            used -= given;
-            giveBack(given);
-        }
-
-        void ensureOpen() {
-            if (closed) {
-                throw new GovernanceClosedException("reference allocator is closed");
-            }
-        }
-
-        synchronized void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            giveBack(used);
-            used = 0;
-            reserved = 0;
-            live.clear();
+        protected IllegalStateException closeEngine(long heldBytes, long pages, long reservedBytes) {
+            return null;
         }
     }
 }

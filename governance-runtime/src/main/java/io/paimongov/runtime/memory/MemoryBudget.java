@@ -103,7 +103,10 @@ public final class MemoryBudget {
                 return false;
             }
             if (reserved.compareAndSet(current, next)) {
-                peak.accumulateAndGet(next, Math::max);
+                // Read first: on the hot path the peak is rarely passed, and a read costs no write.
+                if (next > peak.get()) {
+                    peak.accumulateAndGet(next, Math::max);
+                }
                 return true;
             }
         }

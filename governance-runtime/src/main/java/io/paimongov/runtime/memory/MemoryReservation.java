@@ -2,6 +2,7 @@ package io.paimongov.runtime.memory;
 
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A guard over bytes of a {@link MemoryBudget}, owned by one consumer (a writer's format encoder,
@@ -15,14 +16,21 @@ import io.paimongov.spi.ResourceExhaustedException;
  * <p><b>Thread-safety:</b> thread-safe, but meant for one owner. No lock of ours is held while the
  * engine's allocator is called. Growing a closed reservation throws {@link
  * GovernanceClosedException}.
+ *
+ * <p>How it works: the bytes held and the closed state are one atomic word ({@link #CLOSED} once
+ * closed), changed by compare-and-set, so a grow and a shrink take no lock: they are the hot path
+ * of every writer's accounting outside pages.
  */
 public final class MemoryReservation implements AutoCloseable {
 
     private final MemoryBudget budget;
     private final String consumer;
     private final boolean reserveFromEngine;
-    private long bytes;
-    private boolean closed;
+    /** {@link #state} once closed; held bytes are never negative. */
+    private static final long CLOSED = -1;
+
+    /** Bytes held, or {@link #CLOSED}. */
+    private final AtomicLong state = new AtomicLong();
 
     MemoryReservation(MemoryBudget budget, String consumer, boolean reserveFromEngine) {
         this.budget = budget;
@@ -36,8 +44,8 @@ public final class MemoryReservation implements AutoCloseable {
     }
 
     /** Bytes held now. */
-    public synchronized long bytes() {
-        return bytes;
+    public long bytes() {
+        return Math.max(0, state.get());
     }
 
     /**
@@ -59,14 +67,16 @@ public final class MemoryReservation implements AutoCloseable {
             budget.unaccount(n);
             return false;
         }
-        synchronized (this) {
-            if (!closed) {
-                bytes += n;
+        while (true) {
+            long held = state.get();
+            if (held == CLOSED) {
+                giveBack(n);
+                throw closedError();
+            }
+            if (state.compareAndSet(held, held + n)) {
                 return true;
             }
         }
-        giveBack(n);
-        throw closedError();
     }
 
     /**
@@ -92,12 +102,15 @@ public final class MemoryReservation implements AutoCloseable {
      */
     public void shrink(long n) {
         checkNonNegative(n);
-        synchronized (this) {
-            if (n > bytes) {
-                throw new IllegalArgumentException(
-                        "'" + consumer + "' cannot shrink by " + n + " bytes; it holds " + bytes);
+        while (true) {
+            long now = state.get();
+            long held = Math.max(0, now);
+            if (n > held) {
+                throw new IllegalArgumentException("'" + consumer + "' cannot shrink by " + n + " bytes; it holds " + held);
             }
-            bytes -= n;
+            if (n == 0 || state.compareAndSet(now, held - n)) {
+                break;
+            }
         }
         giveBack(n);
     }
@@ -105,21 +118,16 @@ public final class MemoryReservation implements AutoCloseable {
     /** Gives back everything; later calls do nothing. */
     @Override
     public void close() {
-        long held;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            held = bytes;
-            bytes = 0;
+        long held = state.getAndSet(CLOSED);
+        if (held == CLOSED) {
+            return;
         }
         giveBack(held);
         budget.unregister(this);
     }
 
-    public synchronized boolean isClosed() {
-        return closed;
+    public boolean isClosed() {
+        return state.get() == CLOSED;
     }
 
     private void giveBack(long n) {
@@ -132,8 +140,8 @@ public final class MemoryReservation implements AutoCloseable {
         budget.unaccount(n);
     }
 
-    private synchronized void ensureOpen() {
-        if (closed) {
+    private void ensureOpen() {
+        if (state.get() == CLOSED) {
             throw closedError();
         }
     }

@@ -1,0 +1,383 @@
+package io.paimongov.spi;
+
+import io.paimongov.spi.ResourceExhaustedException.Resource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.paimon.memory.MemorySegment;
+
+/**
+ * The bookkeeping every {@link SegmentAllocator} repeats, for a vendor to extend: the capacity
+ * check, all-or-nothing page allocation with rollback, the typed errors, the used and peak
+ * counters, the closed state and the leak check at close. A subclass supplies only the engine's
+ * calls, as hooks: take pages from the engine and give them back, reserve and unreserve bytes.
+ * Two bases fill in the page hooks for the usual engines: {@link HeapPagedAllocator} when the
+ * engine only counts bytes and the pages are {@code byte[]}, {@link EnginePagedAllocator} when the
+ * engine makes the pages itself.
+ *
+ * <p>How it works. One monitor ({@link #lock}: this object, or the engine's own lock when the
+ * engine calls back into the allocator under it, as Spark's task memory manager does) guards the
+ * counters and the live pages. {@link #allocate} admits the request under it (open, within {@link
+ * #capacityBytes()}, {@link #admitPages}), counts it as used at once, then takes the pages ({@link
+ * #takePages}) outside the monitor, or inside it when {@link #takesPagesUnderLock()}, and
+ * registers them. If taking fails part way, the pages already taken go back ({@link #givePages}),
+ * the admission is undone and the counters return to where they were before the error surfaces:
+ * an engine refusal ({@link #isRefusal}) as {@link ResourceExhaustedException}, anything else
+ * as thrown. Every live page is kept with its engine handle, by identity, so {@link
+ * #release(Collection)} returns exactly the pages this allocator handed out and ignores a
+ * foreign or already released one. {@link #close()} gives back everything still held and, when
+ * something was (a leak), reports it through {@link #leakFound} before it zeroes the counters, so a
+ * reader of a leak counter sees the leak no later than {@link #usedBytes()} shows 0.
+ *
+ * <p><b>Thread-safety:</b> thread-safe: every public method may be called from any thread; hooks
+ * run under {@link #lock} unless their javadoc says otherwise. <b>May throw:</b> as {@link
+ * SegmentAllocator} says: {@link #allocate} throws {@link ResourceExhaustedException}, {@link
+ * #allocate} and {@link #tryReserve} throw {@link GovernanceClosedException} once closed, releases
+ * never throw; {@link #close()} throws {@link IllegalStateException} on a leak, after releasing it.
+ * <b>Re-entrancy:</b> hooks must not call back into this allocator, except that an engine holding
+ * {@link #lock} may call {@link #release} (the monitor is re-entrant).
+ *
+ * @param <P> the engine's handle of one page (an Arrow buffer, a Flink segment; the Paimon segment
+ *     itself when the engine only counts bytes)
+ */
+public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseable {
+
+    private final String name;
+    private final String requester;
+    private final int pageSize;
+    private final long capacity;
+    /** The monitor guarding every field below. */
+    protected final Object lock;
+    private final Map<MemorySegment, P> live = new IdentityHashMap<>();
+    private long pageBytes;
+    private long reserved;
+    private long peak;
+    private volatile long used;
+    private boolean closed;
+
+    /**
+     * @param name what the allocator is called in its errors ({@code "heap"} gives {@code "heap
+     *     allocator is closed"})
+     * @param requester who asks in a {@link ResourceExhaustedException} ({@code "heap pages"})
+     * @param pageSize the page size, a power of two
+     * @param capacity the most bytes of pages and reservations together
+     * @param lock the monitor to guard the counters with; null for this object
+     */
+    protected PagedAllocator(String name, String requester, int pageSize, long capacity, Object lock) {
+        this.name = name;
+        this.requester = requester;
+        this.pageSize = pageSize;
+        this.capacity = capacity;
+        this.lock = lock == null ? this : lock;
+    }
+
+    // ---- hooks -------------------------------------------------------------------------------
+
+    /**
+     * Engine accounting for {@code bytes} of pages about to be taken, all or nothing. The default
+     * reserves them like byte reservations ({@link #reserveBytes}), for engines that count bytes
+     * and leave the pages to the allocator; engines whose page call does its own accounting return
+     * true, or check the engine's headroom.
+     */
+    protected boolean admitPages(long bytes) {
+        return reserveBytes(bytes);
+    }
+
+    /** Undoes {@link #admitPages} for {@code bytes} of pages given back. Infallible. */
+    protected void unadmitPages(long bytes) {
+        unreserveBytes(bytes);
+    }
+
+    /**
+     * Takes {@code count} pages from the engine, appending each handle to {@code into} as soon as
+     * it is taken. May throw: the pages already in {@code into} are then given back by the caller.
+     * Runs outside {@link #lock} unless {@link #takesPagesUnderLock()}.
+     */
+    protected abstract void takePages(int count, List<P> into) throws Exception;
+
+    /** The Paimon segment over {@code page}'s memory; called once per page, right after it is taken. */
+    protected abstract MemorySegment segment(P page);
+
+    /** Gives {@code pages} back to the engine. Infallible: must not throw. */
+    protected abstract void givePages(List<P> pages);
+
+    /** Reserves {@code bytes} (at least 1) of non-page memory from the engine, all or nothing. */
+    protected abstract boolean reserveBytes(long bytes);
+
+    /** Gives back {@code bytes} that {@link #reserveBytes} reserved. Infallible: must not throw. */
+    protected abstract void unreserveBytes(long bytes);
+
+    /** Whether {@code failure}, thrown by {@link #takePages}, is the engine refusing memory. */
+    protected boolean isRefusal(Throwable failure) {
+        return false;
+    }
+
+    /** Whether {@link #takePages} must run under {@link #lock}; false allocates outside it. */
+    protected boolean takesPagesUnderLock() {
+        return false;
+    }
+
+    /**
+     * Called once, under {@link #lock}, by the first {@link #close()} that finds bytes still held,
+     * after they went back to the engine and before the counters are zeroed: the place to count
+     * the leak (e.g. in a {@link io.paimongov.spi.metrics.LeakCounter}). The default does nothing.
+     */
+    protected void leakFound(long heldBytes) {}
+
+    /** The message of a leak at close; the default says how many bytes and pages were held. */
+    protected String leakMessage(long heldBytes, long pages, long reservedBytes) {
+        return name + " allocator closed with " + heldBytes + " bytes still held (" + pages + " pages)";
+    }
+
+    /**
+     * Called once by the first {@link #close()}, outside {@link #lock}, after everything held went
+     * back to the engine: closes what the engine gave this allocator (a child allocator) and says
+     * what {@link #close()} throws.
+     *
+     * @return the error {@link #close()} throws, or null; the default is an {@link
+     *     IllegalStateException} with {@link #leakMessage} when bytes were held, else null
+     */
+    protected IllegalStateException closeEngine(long heldBytes, long pages, long reservedBytes) {
+        return heldBytes == 0 ? null : new IllegalStateException(leakMessage(heldBytes, pages, reservedBytes));
+    }
+
+    // ---- SegmentAllocator --------------------------------------------------------------------
+
+    @Override
+    public final int pageSize() {
+        return pageSize;
+    }
+
+    @Override
+    public long capacityBytes() {
+        return capacity;
+    }
+
+    /** Live pages plus reservations, as this allocator counts them. */
+    @Override
+    public long usedBytes() {
+        return used;
+    }
+
+    /** The most bytes held at once since this allocator was made (exact). */
+    public final long peakBytes() {
+        synchronized (lock) {
+            return peak;
+        }
+    }
+
+    @Override
+    public void allocate(List<MemorySegment> target, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("pages must be at least 1: " + count);
+        }
+        long bytes = (long) count * pageSize;
+        List<P> taken = new ArrayList<>(count);
+        MemorySegment[] made;
+        if (takesPagesUnderLock()) {
+            synchronized (lock) {
+                admit(bytes);
+                made = take(count, bytes, taken);
+                register(taken, made);
+            }
+        } else {
+            synchronized (lock) {
+                admit(bytes);
+            }
+            made = take(count, bytes, taken);
+            synchronized (lock) {
+                if (closed) {
+                    // Closed while the pages were taken: close() already settled these bytes.
+                    givePages(taken);
+                    throw closedError();
+                }
+                register(taken, made);
+            }
+        }
+        // One by one: addAll would copy the pages into a new array first.
+        for (MemorySegment page : made) {
+            target.add(page);
+        }
+    }
+
+    private void admit(long bytes) {
+        ensureOpen();
+        if (used + bytes > capacity || !admitPages(bytes)) {
+            throw exhausted(bytes, null);
+        }
+        pageBytes += bytes;
+        count(bytes);
+    }
+
+    private MemorySegment[] take(int count, long bytes, List<P> taken) {
+        try {
+            takePages(count, taken);
+            MemorySegment[] made = new MemorySegment[taken.size()];
+            for (int i = 0; i < made.length; i++) {
+                made[i] = segment(taken.get(i));
+            }
+            return made;
+        } catch (Exception | Error e) {
+            synchronized (lock) {
+                givePages(taken);
+                if (!closed) {
+                    pageBytes -= bytes;
+                    count(-bytes);
+                    unadmitPages(bytes);
+                }
+            }
+            if (isRefusal(e)) {
+                throw exhausted(bytes, e);
+            }
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e instanceof Error r) {
+                throw r;
+            }
+            throw new IllegalStateException("taking " + count + " pages from the engine failed", e);
+        }
+    }
+
+    private void register(List<P> taken, MemorySegment[] made) {
+        for (int i = 0; i < made.length; i++) {
+            live.put(made[i], taken.get(i));
+        }
+    }
+
+    /**
+     * The error for a refused request of {@code bytes}, with the numbers now.
+     *
+     * @param cause the engine's refusal, kept as the cause (its message says what the engine had)
+     */
+    protected final ResourceExhaustedException exhausted(long bytes, Throwable cause) {
+        ResourceExhaustedException e =
+                new ResourceExhaustedException(Resource.MEMORY, requester, bytes, usedBytes(), capacity, List.of());
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
+    }
+
+    @Override
+    public void release(Collection<MemorySegment> segments) {
+        synchronized (lock) {
+            List<P> freed = new ArrayList<>(segments.size());
+            for (MemorySegment segment : segments) {
+                P page = live.remove(segment);
+                if (page != null) {
+                    freed.add(page);
+                }
+            }
+            if (freed.isEmpty()) {
+                return;
+            }
+            long bytes = (long) freed.size() * pageSize;
+            pageBytes -= bytes;
+            count(-bytes);
+            givePages(freed);
+            unadmitPages(bytes);
+        }
+    }
+
+    @Override
+    public boolean tryReserve(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must not be negative: " + bytes);
+        }
+        synchronized (lock) {
+            ensureOpen();
+            if (bytes == 0) {
+                return true;
+            }
+            if (used + bytes > capacity || !reserveBytes(bytes)) {
+                return false;
+            }
+            reserved += bytes;
+            count(bytes);
+            return true;
+        }
+    }
+
+    /** Returns up to {@code bytes} of reservations; more than is reserved returns all of it. */
+    @Override
+    public void release(long bytes) {
+        synchronized (lock) {
+            long given = Math.min(Math.max(bytes, 0), reserved);
+            if (given == 0) {
+                return;
+            }
+            reserved -= given;
+            count(-given);
+            unreserveBytes(given);
+        }
+    }
+
+    private void count(long delta) {
+        long now = used + delta;
+        used = now;
+        if (now > peak) {
+            peak = now;
+        }
+    }
+
+    /** Whether {@link #close()} ran. */
+    public final boolean isClosed() {
+        synchronized (lock) {
+            return closed;
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw closedError();
+        }
+    }
+
+    private GovernanceClosedException closedError() {
+        return new GovernanceClosedException(name + " allocator is closed");
+    }
+
+    /**
+     * Gives every page and reservation still held back to the engine, then runs {@link
+     * #closeEngine}. Idempotent: later calls do nothing.
+     *
+     * @throws IllegalStateException what {@link #closeEngine} returns: by default when pages or
+     *     reservations were still held (a leak), after giving them back
+     */
+    @Override
+    public void close() {
+        long held;
+        long leftPages;
+        long leftReserved;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            held = used;
+            leftPages = pageBytes / pageSize;
+            leftReserved = reserved;
+            givePages(new ArrayList<>(live.values()));
+            live.clear();
+            if (pageBytes > 0) {
+                unadmitPages(pageBytes);
+            }
+            if (reserved > 0) {
+                unreserveBytes(reserved);
+            }
+            if (held != 0) {
+                leakFound(held);
+            }
+            pageBytes = 0;
+            reserved = 0;
+            used = 0;
+        }
+        IllegalStateException failure = closeEngine(held, leftPages, leftReserved);
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
