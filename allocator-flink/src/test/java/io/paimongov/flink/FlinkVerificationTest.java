@@ -1,6 +1,6 @@
 package io.paimongov.flink;
 
-import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.tck.Capability;
 import io.paimongov.tck.GovernanceVerification;
 
 /**
@@ -9,18 +9,7 @@ import io.paimongov.tck.GovernanceVerification;
  */
 class FlinkVerificationTest extends GovernanceVerification {
 
-    @Override
-    protected GovernanceProvider provider() {
-        return new FlinkGovernanceProvider();
-    }
-
-    @Override
-    protected boolean supportsEngineCancellation() {
-        return true;
-    }
-
-    @Override
-    protected boolean supportsEngineMetrics() {
-        return true;
+    FlinkVerificationTest() {
+        super(FlinkGovernanceProvider::new, Capability.ENGINE_CANCELLATION, Capability.ENGINE_METRICS);
     }
 }

@@ -1,6 +1,6 @@
 package io.paimongov.offheap;
 
-import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.tck.Capability;
 import io.paimongov.tck.GovernanceVerification;
 
 /**
@@ -9,18 +9,7 @@ import io.paimongov.tck.GovernanceVerification;
  */
 class OffheapVerificationTest extends GovernanceVerification {
 
-    @Override
-    protected GovernanceProvider provider() {
-        return new OffheapGovernanceProvider();
-    }
-
-    @Override
-    protected boolean supportsEngineCancellation() {
-        return true;
-    }
-
-    @Override
-    protected boolean supportsEngineMetrics() {
-        return true;
+    OffheapVerificationTest() {
+        super(OffheapGovernanceProvider::new, Capability.ENGINE_CANCELLATION, Capability.ENGINE_METRICS);
     }
 }

@@ -1,6 +1,6 @@
 package io.paimongov.spark;
 
-import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.tck.Capability;
 import io.paimongov.tck.GovernanceVerification;
 
 /**
@@ -10,18 +10,7 @@ import io.paimongov.tck.GovernanceVerification;
  */
 class SparkVerificationTest extends GovernanceVerification {
 
-    @Override
-    protected GovernanceProvider provider() {
-        return new SparkGovernanceProvider();
-    }
-
-    @Override
-    protected boolean supportsEngineCancellation() {
-        return true;
-    }
-
-    @Override
-    protected boolean supportsEngineMetrics() {
-        return true;
+    SparkVerificationTest() {
+        super(SparkGovernanceProvider::new, Capability.ENGINE_CANCELLATION, Capability.ENGINE_METRICS);
     }
 }

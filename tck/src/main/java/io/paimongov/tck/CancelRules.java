@@ -50,8 +50,8 @@ abstract class CancelRules extends SpillRules {
         if (run.outcome == TckRun.Outcome.COMMITTED && !run.cancelledMidWrite()) {
             return;
         }
-        List<String> table = run.problems.stream().filter(p -> p.contains("snapshot") || p.contains("data files")).toList();
-        check(Rule.CANCEL_2, table.isEmpty(), "after a cancel: " + table);
+        check(Rule.CANCEL_2, run.problemsAbout("snapshot", "data files").isEmpty(),
+                "after a cancel: " + run.problemsAbout("snapshot", "data files"));
     }
 
     @Property
@@ -60,8 +60,7 @@ abstract class CancelRules extends SpillRules {
     void required_CANCEL3_reservationsAndEngineMemoryAreBackAfterACancel(
             @ForAll @IntRange(min = 1, max = 99) int percent, @ForAll boolean inPrepare, @ForAll long seed) throws Exception {
         TckRun run = cancelled(percent, inPrepare, seed);
-        List<String> memory =
-                run.problems.stream().filter(p -> p.contains("reserved") || p.contains("memory counter") || p.contains("allocator held")).toList();
+        List<String> memory = run.problemsAbout("reserved", "memory counter", "allocator held");
         check(Rule.CANCEL_3, memory.isEmpty(), "after a cancel: " + memory);
     }
 

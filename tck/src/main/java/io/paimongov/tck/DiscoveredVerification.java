@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The verification {@link TckRunner#runDiscovered} runs: the provider a name found, capabilities
@@ -18,8 +19,11 @@ public final class DiscoveredVerification extends GovernanceVerification {
 
     static volatile GovernanceProvider target;
 
-    @Override
-    protected GovernanceProvider provider() {
+    public DiscoveredVerification() {
+        super(DiscoveredVerification::target);
+    }
+
+    private static GovernanceProvider target() {
         GovernanceProvider p = target;
         if (p == null) {
             throw new IllegalStateException("DiscoveredVerification runs only through TckRunner.runDiscovered");
@@ -28,13 +32,11 @@ public final class DiscoveredVerification extends GovernanceVerification {
     }
 
     @Override
-    protected boolean supportsEngineCancellation() {
-        return probe(engine -> engine.cancel("tck: does this engine cancel?"));
-    }
-
-    @Override
-    protected boolean supportsEngineMetrics() {
-        return probe(DiscoveredVerification::readsMetricsBack);
+    boolean supports(Capability capability) {
+        return switch (capability) {
+            case ENGINE_CANCELLATION -> probe(engine -> engine.cancel("tck: does this engine cancel?"));
+            case ENGINE_METRICS -> probe(DiscoveredVerification::readsMetricsBack);
+        };
     }
 
     /** An engine that can read its metrics back overrides {@link StandaloneEngine#reportedMetrics}. */
@@ -46,7 +48,7 @@ public final class DiscoveredVerification extends GovernanceVerification {
         }
     }
 
-    private boolean probe(java.util.function.Predicate<StandaloneEngine> test) {
+    private boolean probe(Predicate<StandaloneEngine> test) {
         Path dir;
         try {
             dir = Files.createTempDirectory("paimon-gov-tck-probe-");

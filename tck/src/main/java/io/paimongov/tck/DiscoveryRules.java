@@ -47,7 +47,7 @@ abstract class DiscoveryRules extends MetricsRules {
         try (TckSubject s = subject(4 << 20)) {
             EngineResources opened;
             try {
-                opened = s.provider.open(s.options(key, "1").providerOptions(), s.environment());
+                opened = s.open(key, "1");
             } catch (IllegalArgumentException e) {
                 check(Rule.DISCOVERY_3, e.getMessage() != null && e.getMessage().contains(key),
                         "the error does not name '" + key + "': " + e.getMessage());

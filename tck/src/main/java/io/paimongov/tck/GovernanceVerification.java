@@ -1,48 +1,57 @@
 package io.paimongov.tck;
 
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.StandaloneEngine;
-import java.nio.file.Path;
-import java.util.Optional;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * The kit a vendor runs against an allocator: extend it in a test, give it your provider, and every
- * rule of {@link Rule} runs as a test (JUnit Platform, jqwik engine).
+ * The kit a vendor runs against an allocator: extend it in a test, give it your provider and the
+ * optional capabilities your engine has, and every rule of {@link Rule} runs as a test (JUnit
+ * Platform, jqwik engine).
  *
  * <pre>{@code
  * class MyAllocatorTckTest extends GovernanceVerification {
- *     protected GovernanceProvider provider() { return new MyProvider(); }
- *     protected boolean supportsEngineCancellation() { return true; }
+ *     MyAllocatorTckTest() {
+ *         super(MyProvider::new, Capability.ENGINE_CANCELLATION);
+ *     }
  * }
  * }</pre>
  *
- * <p>The one factory is {@link #provider()}; the engine each test runs on comes from {@link
- * GovernanceProvider#standalone} unless {@link #engine} is overridden. Optional capabilities are
- * declared by overriding {@link #supportsEngineCancellation()} and {@link
- * #supportsEngineMetrics()}; an optional rule that does not apply is skipped with its reason, never
- * passed.
+ * <p>The one factory is the provider supplier, called for a fresh provider wherever a rule needs
+ * one; the engine each test runs on comes from {@link GovernanceProvider#standalone} unless {@link
+ * #engine} is overridden. An optional rule whose {@link Capability} is not declared is skipped with
+ * its reason, never passed.
  *
  * <p>Every failure message starts with the rule id ({@code [MEM-4] ...}) and ends with where to
  * look. Tries and sizes come from system properties ({@link TckSettings}). Each test makes its own
  * engine, temp directory and tables, and removes them.
+ *
+ * <p>JUnit makes one instance per test; the supplier may be called from the test's thread only.
  */
 public abstract class GovernanceVerification extends CompactionRules {
 
-    @Override
-    protected abstract GovernanceProvider provider();
+    private final Supplier<? extends GovernanceProvider> provider;
+    private final Set<Capability> capabilities;
 
-    @Override
-    protected Optional<StandaloneEngine> engine(long budgetBytes, Path tempDir) {
-        return super.engine(budgetBytes, tempDir);
+    /**
+     * @param provider makes the provider under test; called once per use, so it may return a new
+     *     instance each time
+     * @param capabilities what the provider's engine can do beyond the required rules
+     */
+    protected GovernanceVerification(Supplier<? extends GovernanceProvider> provider, Capability... capabilities) {
+        this.provider = Objects.requireNonNull(provider, "provider");
+        this.capabilities = capabilities.length == 0 ? EnumSet.noneOf(Capability.class) : EnumSet.of(capabilities[0], capabilities);
     }
 
     @Override
-    protected boolean supportsEngineCancellation() {
-        return super.supportsEngineCancellation();
+    protected final GovernanceProvider provider() {
+        return Objects.requireNonNull(provider.get(), "the provider supplier returned null");
     }
 
     @Override
-    protected boolean supportsEngineMetrics() {
-        return super.supportsEngineMetrics();
+    boolean supports(Capability capability) {
+        return capabilities.contains(capability);
     }
 }

@@ -18,7 +18,7 @@ abstract class LifecycleRules extends MemoryRules {
     @Verifies(Rule.MEM_6)
     void required_MEM6_closingReturnsTheEnginesMemory() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
             List<MemorySegment> pages = new ArrayList<>();
             allocator.allocate(pages, 8);
@@ -42,7 +42,7 @@ abstract class LifecycleRules extends MemoryRules {
     @Verifies(Rule.MEM_7)
     void required_MEM7_closeIsIdempotent() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             List<MemorySegment> pages = new ArrayList<>();
             resources.memory().allocate(pages, 2);
             check(Rule.MEM_7, resources.memory().tryReserve(1000), "tryReserve(1000) refused on an almost empty allocator");
@@ -61,7 +61,7 @@ abstract class LifecycleRules extends MemoryRules {
     @Verifies(Rule.MEM_8)
     void required_MEM8_useAfterCloseFailsWithATypedError() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
             resources.close();
             Throwable allocate = thrown(() -> allocator.allocate(new ArrayList<>(), 1));
@@ -77,7 +77,7 @@ abstract class LifecycleRules extends MemoryRules {
     @Verifies(Rule.MEM_9)
     void required_MEM9_capacityAndPageSizeFollowTheOptions() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
             long capacity = allocator.capacityBytes();
             int pageSize = allocator.pageSize();

@@ -43,7 +43,7 @@ abstract class MemoryRules extends TckBase {
 
         AllocatorModel(TckSubject subject) {
             this.subject = subject;
-            this.resources = subject.provider.open(subject.options().providerOptions(), subject.environment());
+            this.resources = subject.open();
             this.allocator = resources.memory();
         }
 
@@ -189,7 +189,7 @@ abstract class MemoryRules extends TckBase {
     void required_MEM2_concurrentUseNeverPassesTheCapacityAndEndsAtZero(
             @ForAll @IntRange(min = 2, max = 4) int threads, @ForAll long seed) throws Exception {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
             long capacity = allocator.capacityBytes();
             AtomicReference<String> violation = new AtomicReference<>();
@@ -269,7 +269,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_3)
     void required_MEM3_aFailedReservationLeavesAccountingUnchanged() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
             long capacity = allocator.capacityBytes();
             check(Rule.MEM_3, allocator.tryReserve(capacity / 2), "tryReserve(half the capacity) was refused on an empty allocator");
@@ -288,7 +288,7 @@ abstract class MemoryRules extends TckBase {
     @Verifies(Rule.MEM_4)
     void required_MEM4_pageAllocationIsAllOrNothing() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
             int fit = (int) (allocator.capacityBytes() / allocator.pageSize());
             List<MemorySegment> most = new ArrayList<>();
@@ -318,7 +318,7 @@ abstract class MemoryRules extends TckBase {
     void required_MEM5_pagesHaveThePageSizeAreWritableAndNeverAlias(
             @ForAll @IntRange(min = 2, max = 40) int count, @ForAll long seed) {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment());
+            EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
             List<MemorySegment> pages = new ArrayList<>();
             for (int i = 0; i < count; i++) {

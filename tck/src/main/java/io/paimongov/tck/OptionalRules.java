@@ -24,12 +24,12 @@ public final class OptionalRules implements SkipExecutionHook {
         Rule rule = verifies.value();
         String reason =
                 switch (rule) {
-                    case CANCEL_5 -> verification.supportsEngineCancellation()
+                    case CANCEL_5 -> verification.supports(Capability.ENGINE_CANCELLATION)
                             ? null
-                            : "the verification declares no engine-side cancel (override supportsEngineCancellation)";
-                    case METRICS_3 -> verification.supportsEngineMetrics()
+                            : "the verification declares no engine-side cancel (Capability.ENGINE_CANCELLATION)";
+                    case METRICS_3 -> verification.supports(Capability.ENGINE_METRICS)
                             ? null
-                            : "the verification declares no readable engine metrics (override supportsEngineMetrics)";
+                            : "the verification declares no readable engine metrics (Capability.ENGINE_METRICS)";
                     default -> null;
                 };
         return reason == null ? SkipResult.doNotSkip() : SkipResult.skip("[" + rule.id() + "] skipped: " + reason);

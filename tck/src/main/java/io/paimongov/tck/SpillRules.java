@@ -62,7 +62,7 @@ abstract class SpillRules extends WriteRules {
             throws Exception {
         Sized sized = spilling(seed);
         TckRun run = write(sized, new TckRun.Plan(TckRun.Event.CANCEL_AT_ROW, sized.workload().rows() * percent / 100));
-        List<String> spillProblems = run.problems.stream().filter(p -> p.contains("spill") || p.contains("temp space")).toList();
+        List<String> spillProblems = run.problemsAbout("spill", "temp space");
         check(Rule.SPILL_4, spillProblems.isEmpty(), "after a cancel at " + percent + "% of the rows, left behind: " + spillProblems);
     }
 
@@ -79,7 +79,7 @@ abstract class SpillRules extends WriteRules {
         check(Rule.SPILL_5, run.peakScopeBytes <= limit,
                 "the spill scope held " + run.peakScopeBytes + " bytes on disk; governance.spill.max-bytes is " + limit);
         try (TckSubject s = subject(2 << 20)) {
-            try (EngineResources resources = s.provider.open(s.options(GovernanceOptions.SPILL_MAX_BYTES, "1m").providerOptions(), s.environment())) {
+            try (EngineResources resources = s.open(GovernanceOptions.SPILL_MAX_BYTES, "1m")) {
                 long given = resources.spill().maxBytes();
                 check(Rule.SPILL_5, given <= limit, "SpillLocations.maxBytes() is " + given + " with governance.spill.max-bytes=1m");
             }
@@ -94,7 +94,7 @@ abstract class SpillRules extends WriteRules {
         check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions);
         check(Rule.SPILL_6, run.scopeUnderRoots, "the spill scope " + run.scope + " is not directly under a spill root of the provider");
         try (TckSubject s = subject(2 << 20)) {
-            try (EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment())) {
+            try (EngineResources resources = s.open()) {
                 List<Path> roots = resources.spill().roots();
                 check(Rule.SPILL_6, !roots.isEmpty(), "SpillLocations.roots() is empty");
                 for (Path root : roots) {
@@ -109,7 +109,7 @@ abstract class SpillRules extends WriteRules {
     void required_SPILL7_scopesOfADeadProcessAreSwept() throws Exception {
         try (TckSubject s = subject(4 << 20)) {
             List<Path> roots;
-            try (EngineResources resources = s.provider.open(s.options().providerOptions(), s.environment())) {
+            try (EngineResources resources = s.open()) {
                 roots = resources.spill().roots();
             }
             Process finished = new ProcessBuilder("java", "-version").redirectErrorStream(true).start();

@@ -8,8 +8,8 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.PropagationMode;
 
 /**
- * What every rule group shares: the vendor's factory and capabilities (declared in {@link
- * GovernanceVerification}), the settings, and the way a rule fails or skips.
+ * What every rule group shares: the vendor's factory and capabilities (declared through {@link
+ * GovernanceVerification}'s constructor), the settings, and the way a rule fails or skips.
  */
 @AddLifecycleHook(value = TckTries.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 @AddLifecycleHook(value = OptionalRules.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
@@ -27,15 +27,8 @@ abstract class TckBase {
         return provider().standalone(budgetBytes, tempDir);
     }
 
-    /** Whether the engine can cancel a write from its side ({@link StandaloneEngine#cancel}). */
-    protected boolean supportsEngineCancellation() {
-        return false;
-    }
-
-    /** Whether the engine's metric system can be read back ({@link StandaloneEngine#reportedMetrics}). */
-    protected boolean supportsEngineMetrics() {
-        return false;
-    }
+    /** Whether the verification declares {@code capability}; the optional rules that need it skip otherwise. */
+    abstract boolean supports(Capability capability);
 
     final TckSettings settings() {
         return TckSettings.fromSystemProperties();

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -84,6 +85,11 @@ final class TckRun {
     int pageSize;
     /** Filled by the rule that ran it: what was left, what the table holds, engine violations. */
     List<String> problems = List.of();
+
+    /** The problems that mention any of {@code words}: what one rule judges of all that was left behind. */
+    List<String> problemsAbout(String... words) {
+        return problems.stream().filter(p -> Arrays.stream(words).anyMatch(p::contains)).toList();
+    }
     java.util.Map<Long, Workload.Value> content = java.util.Map.of();
     long engineViolations;
     long capacityViolations;

@@ -1,6 +1,7 @@
 package io.paimongov.tck;
 
 import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.runtime.config.GovernanceOptions;
@@ -71,6 +72,11 @@ final class TckSubject implements AutoCloseable {
 
     EngineEnvironment environment() {
         return engine.environment();
+    }
+
+    /** Engine resources of one write in this subject, opened by the provider with {@code extra} options. */
+    EngineResources open(String... extra) {
+        return provider.open(options(extra).providerOptions(), environment());
     }
 
     @Override

@@ -69,6 +69,13 @@ abstract class WriteRules extends LifecycleRules {
                 && e.resource() == ResourceExhaustedException.Resource.MEMORY));
     }
 
+    /** A write of {@code sized} without events, the try skipped when its budget cannot hold the table. */
+    final TckRun plainWrite(Sized sized) throws Exception {
+        TckRun run = write(sized, TckRun.Plan.none());
+        assumeBudgetFits(run);
+        return run;
+    }
+
     static String[] concat(String[] a, String... b) {
         String[] all = new String[a.length + b.length];
         System.arraycopy(a, 0, all, 0, a.length);
@@ -80,8 +87,7 @@ abstract class WriteRules extends LifecycleRules {
     @Heavy
     @Verifies(Rule.WRITE_1)
     void required_WRITE1_randomWorkloadsCommitTheReferenceModel(@ForAll("sizedWorkloads") Sized sized) throws Exception {
-        TckRun run = write(sized, TckRun.Plan.none());
-        assumeBudgetFits(run);
+        TckRun run = plainWrite(sized);
         check(Rule.WRITE_1, run.outcome == TckRun.Outcome.COMMITTED, "the write did not commit: " + run.describe() + "; " + sized);
         Map<Long, Workload.Value> expected = sized.workload().model();
         check(Rule.WRITE_1, Workload.sameContent(run.content, expected),
@@ -105,8 +111,7 @@ abstract class WriteRules extends LifecycleRules {
     @Heavy
     @Verifies(Rule.WRITE_3)
     void required_WRITE3_theBudgetHoldsThroughoutTheWrite(@ForAll("sizedWorkloads") Sized sized) throws Exception {
-        TckRun run = write(sized, TckRun.Plan.none());
-        assumeBudgetFits(run);
+        TckRun run = plainWrite(sized);
         check(Rule.WRITE_3, run.metrics.peakReservedBytes() <= run.metrics.budgetBytes(),
                 "the accounted peak " + run.metrics.peakReservedBytes() + " passed the budget " + run.metrics.budgetBytes());
         check(Rule.WRITE_3, run.capacityViolations == 0,
