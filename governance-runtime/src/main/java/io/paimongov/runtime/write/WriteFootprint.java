@@ -53,6 +53,7 @@ public record WriteFootprint(
     static final long WRITER_OVERHEAD = 16 << 10;
     static final long AVRO_BUFFER = 128 << 10;
 
+    /** A footprint of these values; {@link #plan} computes them for a table. Copies {@code tableOptions}. */
     public WriteFootprint {
         tableOptions = Map.copyOf(tableOptions);
     }
