@@ -1,5 +1,6 @@
 package io.paimongov.heap;
 
+import io.paimongov.spi.BoundedCounters;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -8,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * provider opens with that environment takes its pages and reservations from it as well as from
  * its own {@code governance.memory.budget}, so the writes together never pass the pool.
  *
- * <p>Thread-safe (one compare-and-set counter). {@link #usedBytes()} is the engine's own counter
+ * <p>Thread-safe (one bounded compare-and-set counter, {@code BoundedCounters}). {@link #usedBytes()} is the engine's own counter
  * that the TCK reads.
  */
 public final class HeapMemoryPool {
@@ -33,16 +34,7 @@ public final class HeapMemoryPool {
     }
 
     boolean tryTake(long bytes) {
-        while (true) {
-            long current = used.get();
-            long next = current + bytes;
-            if (next > capacity || next < 0) {
-                return false;
-            }
-            if (used.compareAndSet(current, next)) {
-                return true;
-            }
-        }
+        return BoundedCounters.tryAdd(used, bytes, capacity) >= 0;
     }
 
     void give(long bytes) {

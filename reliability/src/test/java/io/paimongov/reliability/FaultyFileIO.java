@@ -69,28 +69,12 @@ final class FaultyFileIO extends LocalFileIO {
 
     private static FileStatus onScheme(FileStatus status) {
         Path path = new Path(SCHEME + "://" + status.getPath().toUri().getPath());
-        return new FileStatus() {
-            @Override
-            public long getLen() {
-                return status.getLen();
-            }
-
-            @Override
-            public boolean isDir() {
-                return status.isDir();
-            }
-
-            @Override
-            public Path getPath() {
-                return path;
-            }
-
-            @Override
-            public long getModificationTime() {
-                return status.getModificationTime();
-            }
-        };
+        return new SchemeStatus(status.getLen(), status.isDir(), path, status.getModificationTime());
     }
+
+    /** A listed file's status, its path on this scheme; the components are {@link FileStatus}'s getters. */
+    private record SchemeStatus(long getLen, boolean isDir, Path getPath, long getModificationTime)
+            implements FileStatus {}
 
     /** A data file stream that fails once it would pass its byte limit. */
     private static final class FailingStream extends PositionOutputStream {

@@ -15,8 +15,22 @@ import java.util.function.Supplier;
  * key and the text when the text is not a valid value.
  *
  * @param <T> the parsed value's type
+ * @param key the key's name
+ * @param type what a value is, for people: {@code size}, {@code boolean}, ...
+ * @param defaultText the text parsed when the key is not given; null for no default
+ * @param defaultDoc the default as the documentation gives it (Markdown)
+ * @param range the accepted values as the documentation gives them (Markdown)
+ * @param meaning what the key does (Markdown, one sentence or two)
+ * @param parser turns the given text into the value
  */
-final class ConfigOption<T> {
+record ConfigOption<T>(
+        String key,
+        String type,
+        Supplier<String> defaultText,
+        String defaultDoc,
+        String range,
+        String meaning,
+        Parser<T> parser) {
 
     /** Turns a key's text into its value. */
     @FunctionalInterface
@@ -44,51 +58,15 @@ final class ConfigOption<T> {
         <U> U get(ConfigOption<U> option);
     }
 
-    private final String key;
-    private final String type;
-    private final Supplier<String> defaultText;
-    private final String defaultDoc;
-    private final String range;
-    private final String meaning;
-    private final Parser<T> parser;
-
-    private ConfigOption(Builder<T> b) {
-        this.key = b.key;
-        this.type = b.type;
-        this.defaultText = b.defaultText;
-        this.defaultDoc = b.defaultDoc;
-        this.range = Objects.requireNonNull(b.range, "range");
-        this.meaning = Objects.requireNonNull(b.meaning, "meaning");
-        this.parser = Objects.requireNonNull(b.parser, "parser");
+    ConfigOption {
+        Objects.requireNonNull(range, "range");
+        Objects.requireNonNull(meaning, "meaning");
+        Objects.requireNonNull(parser, "parser");
     }
 
     /** Starts the definition of {@code key}, whose values are documented as {@code type}. */
     static <T> Builder<T> define(String key, String type, Parser<T> parser) {
         return new Builder<>(key, type, parser);
-    }
-
-    String key() {
-        return key;
-    }
-
-    /** What a value is, for people: {@code size}, {@code boolean}, ... */
-    String type() {
-        return type;
-    }
-
-    /** The default as the documentation gives it (Markdown). */
-    String defaultDoc() {
-        return defaultDoc;
-    }
-
-    /** The accepted values as the documentation gives them (Markdown). */
-    String range() {
-        return range;
-    }
-
-    /** What the key does (Markdown, one sentence or two). */
-    String meaning() {
-        return meaning;
     }
 
     /**
@@ -173,7 +151,7 @@ final class ConfigOption<T> {
 
         ConfigOption<T> build() {
             Objects.requireNonNull(defaultDoc, "default");
-            return new ConfigOption<>(this);
+            return new ConfigOption<>(key, type, defaultText, defaultDoc, range, meaning, parser);
         }
     }
 }

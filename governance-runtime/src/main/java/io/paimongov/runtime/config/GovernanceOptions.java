@@ -39,10 +39,8 @@ public final class GovernanceOptions {
 
     private final Map<String, String> values;
     private final String provider;
-    private final long budgetBytes;
-    private final int pageSize;
-    private final List<Path> spillDirs;
-    private final long spillMaxBytes;
+    /** The budget, page size and spill settings, held once: what the provider is told. */
+    private final ProviderOptions told;
     private final boolean sweepOrphans;
     private final int taskThreads;
     private final int maxCompactionThreads;
@@ -52,10 +50,16 @@ public final class GovernanceOptions {
         Parsed parsed = new Parsed(values);
         RuntimeOptions.ALL.forEach(parsed::get);
         this.provider = parsed.get(RuntimeOptions.PROVIDER);
-        this.budgetBytes = parsed.get(RuntimeOptions.MEMORY_BUDGET);
-        this.pageSize = parsed.get(RuntimeOptions.PAGE_SIZE);
-        this.spillDirs = parsed.get(RuntimeOptions.SPILL_DIRS);
-        this.spillMaxBytes = parsed.get(RuntimeOptions.SPILL_MAX_BYTES);
+        ProviderOptions.Builder b = ProviderOptions.builder(
+                        parsed.get(RuntimeOptions.MEMORY_BUDGET), parsed.get(RuntimeOptions.PAGE_SIZE))
+                .spillDirs(parsed.get(RuntimeOptions.SPILL_DIRS), values.containsKey(SPILL_DIRS))
+                .spillMaxBytes(parsed.get(RuntimeOptions.SPILL_MAX_BYTES));
+        values.forEach((k, v) -> {
+            if (!RuntimeOptions.owns(k)) {
+                b.providerKey(k, v);
+            }
+        });
+        this.told = b.build();
         this.sweepOrphans = parsed.get(RuntimeOptions.SPILL_SWEEP);
         this.taskThreads = parsed.get(RuntimeOptions.COMPACTION_TASK_THREADS);
         this.maxCompactionThreads = parsed.get(RuntimeOptions.COMPACTION_MAX_THREADS);
@@ -126,22 +130,22 @@ public final class GovernanceOptions {
 
     /** {@code governance.memory.budget}: the write's whole memory budget in bytes. */
     public long budgetBytes() {
-        return budgetBytes;
+        return told.budgetBytes();
     }
 
     /** {@code governance.memory.page-size}: the write-buffer page size in bytes. */
     public int pageSize() {
-        return pageSize;
+        return told.pageSize();
     }
 
     /** {@code governance.spill.dirs}: the spill roots as real paths (absolute, symbolic links resolved). */
     public List<Path> spillDirs() {
-        return spillDirs;
+        return told.spillDirs();
     }
 
     /** {@code governance.spill.max-bytes}: the spill byte budget; {@link Long#MAX_VALUE} when unlimited. */
     public long spillMaxBytes() {
-        return spillMaxBytes;
+        return told.spillMaxBytes();
     }
 
     /** {@code governance.spill.sweep-orphans}. */
@@ -186,15 +190,7 @@ public final class GovernanceOptions {
      * the runtime does not own.
      */
     public ProviderOptions providerOptions() {
-        ProviderOptions.Builder b = ProviderOptions.builder(budgetBytes, pageSize)
-                .spillDirs(spillDirs, values.containsKey(SPILL_DIRS))
-                .spillMaxBytes(spillMaxBytes);
-        values.forEach((k, v) -> {
-            if (!RuntimeOptions.owns(k)) {
-                b.providerKey(k, v);
-            }
-        });
-        return b.build();
+        return told;
     }
 
     /** Every key given, with its value. */

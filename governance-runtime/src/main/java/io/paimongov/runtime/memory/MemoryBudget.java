@@ -1,5 +1,6 @@
 package io.paimongov.runtime.memory;
 
+import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -96,20 +97,15 @@ public final class MemoryBudget {
     }
 
     boolean tryAccount(long bytes) {
-        while (true) {
-            long current = reserved.get();
-            long next = current + bytes;
-            if (next > capacity || next < 0) {
-                return false;
-            }
-            if (reserved.compareAndSet(current, next)) {
-                // Read first: on the hot path the peak is rarely passed, and a read costs no write.
-                if (next > peak.get()) {
-                    peak.accumulateAndGet(next, Math::max);
-                }
-                return true;
-            }
+        long next = BoundedCounters.tryAdd(reserved, bytes, capacity);
+        if (next < 0) {
+            return false;
         }
+        // Read first: on the hot path the peak is rarely passed, and a read costs no write.
+        if (next > peak.get()) {
+            peak.accumulateAndGet(next, Math::max);
+        }
+        return true;
     }
 
     void unaccount(long bytes) {

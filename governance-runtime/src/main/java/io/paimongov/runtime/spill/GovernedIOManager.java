@@ -1,5 +1,6 @@
 package io.paimongov.runtime.spill;
 
+import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -149,16 +150,7 @@ public final class GovernedIOManager implements IOManager {
     }
 
     private boolean tryAdd(long bytes) {
-        while (true) {
-            long current = diskBytes.get();
-            long next = current + bytes;
-            if (next > maxBytes || next < 0) {
-                return false;
-            }
-            if (diskBytes.compareAndSet(current, next)) {
-                return true;
-            }
-        }
+        return BoundedCounters.tryAdd(diskBytes, bytes, maxBytes) >= 0;
     }
 
     private void forgetDeleted() {

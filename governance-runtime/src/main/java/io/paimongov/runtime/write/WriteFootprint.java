@@ -27,35 +27,35 @@ import org.apache.paimon.table.FileStoreTable;
  * </ul>
  *
  * <p>Immutable; thread-safe.
+ *
+ * @param tableOptions table options the governed write sets
+ * @param primaryKey whether the table has a primary key
+ * @param formatBufferBytes estimated buffer of one open data-file writer (row group, stripe or Avro
+ *     block)
+ * @param perWriterBytes reserved per active (partition, bucket) writer while it is open
+ * @param flushWriterBytes reserved once: the file writer a flush of the write buffer opens (one at
+ *     a time)
+ * @param spillIoBytes reserved once: spill channel buffers of a write-buffer spill and merge
+ *     (primary-key and buffered append tables)
+ * @param compactionBytes one compaction task's working memory, merge readers plus one output
+ *     writer: reserved once when the write opens, and once more for every further task running at
+ *     the same time
  */
-public final class WriteFootprint {
+public record WriteFootprint(
+        Map<String, String> tableOptions,
+        boolean primaryKey,
+        long formatBufferBytes,
+        long perWriterBytes,
+        long flushWriterBytes,
+        long spillIoBytes,
+        long compactionBytes) {
 
     static final long WRITER_OVERHEAD = 16 << 10;
     static final long AVRO_BUFFER = 128 << 10;
 
-    private final Map<String, String> options;
-    private final boolean primaryKey;
-    private final long formatBuffer;
-    private final long perWriter;
-    private final long flushWriter;
-    private final long spillIo;
-    private final long compaction;
-
-    private WriteFootprint(
-            Map<String, String> options,
-            boolean primaryKey,
-            long formatBuffer,
-            long perWriter,
-            long flushWriter,
-            long spillIo,
-            long compaction) {
-        this.options = Map.copyOf(options);
-        this.primaryKey = primaryKey;
-        this.formatBuffer = formatBuffer;
-        this.perWriter = perWriter;
-        this.flushWriter = flushWriter;
-        this.spillIo = spillIo;
-        this.compaction = compaction;
+    /** A footprint of these values; {@link #plan} computes them for a table. Copies {@code tableOptions}. */
+    public WriteFootprint {
+        tableOptions = Map.copyOf(tableOptions);
     }
 
     /** Plans the options and estimates for {@code table} under {@code budgetBytes}. */
@@ -110,42 +110,5 @@ public final class WriteFootprint {
 
     private static long clamp(long value, long min, long max) {
         return Math.max(min, Math.min(max, value));
-    }
-
-    /** Table options the governed write sets. */
-    public Map<String, String> tableOptions() {
-        return options;
-    }
-
-    public boolean primaryKey() {
-        return primaryKey;
-    }
-
-    /** Estimated buffer of one open data-file writer (row group, stripe or Avro block). */
-    public long formatBufferBytes() {
-        return formatBuffer;
-    }
-
-    /** Reserved per active (partition, bucket) writer while it is open. */
-    public long perWriterBytes() {
-        return perWriter;
-    }
-
-    /** Reserved once: the file writer a flush of the write buffer opens (one at a time). */
-    public long flushWriterBytes() {
-        return flushWriter;
-    }
-
-    /** Reserved once: spill channel buffers of a write-buffer spill and merge (primary-key and buffered append tables). */
-    public long spillIoBytes() {
-        return spillIo;
-    }
-
-    /**
-     * One compaction task's working memory, merge readers plus one output writer: reserved once
-     * when the write opens, and once more for every further task running at the same time.
-     */
-    public long compactionBytes() {
-        return compaction;
     }
 }

@@ -73,6 +73,17 @@ class BadConfigurationTest {
                 "governance.compaction.max-threads|99999999999|'governance.compaction.max-threads' = '99999999999' must be a whole number of at least 1",
                 "governance.compaction.max-threads|\"\"|'governance.compaction.max-threads' = '' must be a whole number of at least 1",
                 "governance.compaction.max-threads|eight|'governance.compaction.max-threads' = 'eight' must be a whole number of at least 1",
+                "governance.memory.budget|12x|'governance.memory.budget' = '12x' " + NOT_A_SIZE,
+                "governance.memory.budget|100k|'governance.memory.budget' = '100k' is below the minimum of 512k (8 pages of 64k)",
+                "governance.memory.budget|99999999999999999999|'governance.memory.budget' = '99999999999999999999' is too large",
+                "governance.memory.page-size|3000|'governance.memory.page-size' = '3000' must be a power of two from 4k to 16m",
+                "governance.memory.page-size|32m|'governance.memory.page-size' = '32m' must be a power of two from 4k to 16m",
+                "governance.memory.page-size|-1|'governance.memory.page-size' = '-1' " + NOT_A_SIZE,
+                "governance.spill.max-bytes|512k|'governance.spill.max-bytes' = '512k' must be at least 1m, or 'unlimited'",
+                "governance.spill.max-bytes|lots|'governance.spill.max-bytes' = 'lots' " + NOT_A_SIZE,
+                "governance.spill.dirs|\" , \"|'governance.spill.dirs' = ',' names no directory",
+                "governance.compaction.task-threads|-2|'governance.compaction.task-threads' = '-2' " + THREADS,
+                "governance.compaction.task-threads|many|'governance.compaction.task-threads' = 'many' " + THREADS,
             })
     void everyKeyRejectsBadValuesNamingTheKeyAndTheValue(String key, String value, String message) {
         assertThatThrownBy(() -> GovernanceOptions.of(Map.of(key, value)))

@@ -8,8 +8,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 class GovernanceOptionsTest {
 
@@ -45,32 +43,6 @@ class GovernanceOptionsTest {
         assertThat(o.spillMaxBytes()).isEqualTo(10L << 30);
         assertThat(o.sweepOrphans()).isFalse();
         assertThat(o.raw("governance.flink.weight")).contains("3");
-    }
-
-    @ParameterizedTest(name = "{0}={1}")
-    @CsvSource(
-            delimiter = '|',
-            value = {
-                "governance.memory.budget|12x|'governance.memory.budget' = '12x' is not a size; use bytes or a unit such as 512k, 64m, 1g",
-                "governance.memory.budget|100k|'governance.memory.budget' = '100k' is below the minimum of 512k (8 pages of 64k)",
-                "governance.memory.budget|99999999999999999999|'governance.memory.budget' = '99999999999999999999' is too large",
-                "governance.memory.page-size|3000|'governance.memory.page-size' = '3000' must be a power of two from 4k to 16m",
-                "governance.memory.page-size|32m|'governance.memory.page-size' = '32m' must be a power of two from 4k to 16m",
-                "governance.memory.page-size|-1|'governance.memory.page-size' = '-1' is not a size; use bytes or a unit such as 512k, 64m, 1g",
-                "governance.spill.max-bytes|512k|'governance.spill.max-bytes' = '512k' must be at least 1m, or 'unlimited'",
-                "governance.spill.max-bytes|lots|'governance.spill.max-bytes' = 'lots' is not a size; use bytes or a unit such as 512k, 64m, 1g",
-                "governance.spill.sweep-orphans|yes|'governance.spill.sweep-orphans' = 'yes' must be true or false",
-                "governance.spill.dirs|/no/such/dir|'governance.spill.dirs' names '/no/such/dir', which is not an existing directory",
-                "governance.spill.dirs|' , '|'governance.spill.dirs' = ',' names no directory",
-                "governance.compaction.task-threads|0|'governance.compaction.task-threads' = '0' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
-                "governance.compaction.task-threads|-2|'governance.compaction.task-threads' = '-2' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
-                "governance.compaction.task-threads|many|'governance.compaction.task-threads' = 'many' must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)",
-                "governance.compaction.max-threads|0|'governance.compaction.max-threads' = '0' must be a whole number of at least 1",
-            })
-    void badValuesNameTheKeyTheValueAndTheRange(String key, String value, String message) {
-        assertThatThrownBy(() -> GovernanceOptions.of(Map.of(key, value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage(message);
     }
 
     @Test
@@ -119,6 +91,7 @@ class GovernanceOptionsTest {
                         GovernanceOptions.SPILL_DIRS, dir.toString(),
                         GovernanceOptions.SPILL_MAX_BYTES, "10g",
                         GovernanceOptions.SPILL_SWEEP, "false",
+                        GovernanceOptions.COMPACTION_TASK_THREADS, "2",
                         "governance.flink.weight", "3"))
                 .providerOptions();
         assertThat(told.budgetBytes()).isEqualTo(1L << 30);
@@ -127,7 +100,15 @@ class GovernanceOptionsTest {
         assertThat(told.spillDirsGiven()).isTrue();
         assertThat(told.spillMaxBytes()).isEqualTo(10L << 30);
         assertThat(told.providerKeys()).isEqualTo(Map.of("governance.flink.weight", "3"));
-        assertThat(GovernanceOptions.defaults().providerOptions().spillDirsGiven()).isFalse();
+    }
+
+    @Test
+    void providersAreToldWhenTheSpillDirsAreTheDefault() {
+        ProviderOptions told = GovernanceOptions.defaults().providerOptions();
+        assertThat(told.spillDirsGiven()).isFalse();
+        assertThat(told.spillMaxBytes()).isEqualTo(Long.MAX_VALUE);
+        assertThat(told.budgetBytes()).isEqualTo(64L << 20);
+        assertThat(told.pageSize()).isEqualTo(64 << 10);
     }
 
     @Test

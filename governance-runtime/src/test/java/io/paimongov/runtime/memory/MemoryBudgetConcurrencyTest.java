@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -17,7 +17,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.paimon.memory.MemorySegment;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -45,66 +44,32 @@ class MemoryBudgetConcurrencyTest {
             this.capacity = capacity;
         }
 
+        /** Takes {@code bytes} (positive) if they fit, atomically. */
         boolean take(long bytes) {
-            while (true) {
-                long now = used.get();
-                if (now + bytes > capacity) {
-                    return false;
-                }
-                if (used.compareAndSet(now, now + bytes)) {
-                    peak.accumulateAndGet(now + bytes, Math::max);
-                    return true;
-                }
-            }
-        }
-    }
-
-    static final class Slice implements SegmentAllocator {
-        final Engine engine;
-        final long capacity;
-        final AtomicLong used = new AtomicLong();
-
-        Slice(Engine engine, long capacity) {
-            this.engine = engine;
-            this.capacity = capacity;
-        }
-
-        @Override
-        public int pageSize() {
-            return PAGE;
-        }
-
-        @Override
-        public long capacityBytes() {
-            return capacity;
-        }
-
-        @Override
-        public long usedBytes() {
-            return used.get();
-        }
-
-        @Override
-        public void allocate(List<MemorySegment> target, int pages) {
-            throw new UnsupportedOperationException("reservations only");
-        }
-
-        @Override
-        public void release(Collection<MemorySegment> pages) {}
-
-        @Override
-        public synchronized boolean tryReserve(long bytes) {
-            if (used.get() + bytes > capacity || !engine.take(bytes)) {
+            long before = used.getAndAccumulate(bytes, (now, b) -> now + b > capacity ? now : now + b);
+            if (before + bytes > capacity) {
                 return false;
             }
-            used.addAndGet(bytes);
+            peak.accumulateAndGet(before + bytes, Math::max);
             return true;
         }
 
-        @Override
-        public synchronized void release(long bytes) {
-            used.addAndGet(-bytes);
-            engine.used.addAndGet(-bytes);
+        /**
+         * One write's allocator on this engine: its own capacity and bookkeeping are {@link
+         * HeapPagedAllocator}'s; each reservation is also taken from the engine.
+         */
+        SegmentAllocator slice(long capacity) {
+            return new HeapPagedAllocator("slice", "slice pages", PAGE, capacity, null) {
+                @Override
+                protected boolean reserveBytes(long bytes) {
+                    return take(bytes);
+                }
+
+                @Override
+                protected void unreserveBytes(long bytes) {
+                    used.addAndGet(-bytes);
+                }
+            };
         }
     }
 
@@ -112,8 +77,8 @@ class MemoryBudgetConcurrencyTest {
     void randomConcurrentReservationsNeverPassABudgetOrTheEngineAndAllComeBack() throws Exception {
         long seed = System.nanoTime();
         Engine engine = new Engine(48L * PAGE);
-        List<MemoryBudget> budgets = List.of(new MemoryBudget(new Slice(engine, 32L * PAGE)),
-                new MemoryBudget(new Slice(engine, 32L * PAGE)));
+        List<MemoryBudget> budgets = List.of(new MemoryBudget(engine.slice(32L * PAGE)),
+                new MemoryBudget(engine.slice(32L * PAGE)));
         AtomicLong violations = new AtomicLong();
         AtomicLong samples = new AtomicLong();
         AtomicLong refusedByEngine = new AtomicLong();
@@ -195,8 +160,8 @@ class MemoryBudgetConcurrencyTest {
     @Test
     void whenTheEngineIsShortTheErrorSaysSoAndDoesNotAskForALargerBudget() {
         Engine engine = new Engine(8L * PAGE);
-        MemoryBudget first = new MemoryBudget(new Slice(engine, 16L * PAGE));
-        MemoryBudget second = new MemoryBudget(new Slice(engine, 16L * PAGE));
+        MemoryBudget first = new MemoryBudget(engine.slice(16L * PAGE));
+        MemoryBudget second = new MemoryBudget(engine.slice(16L * PAGE));
         MemoryReservation hog = first.newReservation("other write");
         hog.grow(6L * PAGE);
         MemoryReservation r = second.newReservation("flush file writer");
