@@ -33,47 +33,65 @@ class SparkFirstPagesTest {
 
     @Test
     void aNewWriterWhoseFirstPagesSparkCannotGrantFailsTypedAndGivesEverythingBack() throws Exception {
-        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("warehouse"), "t", 2, "parquet");
-        try (SparkStandaloneEngine engine = new SparkStandaloneEngine(ENGINE, dir.resolve("engine"))) {
-            StubbornConsumer other = new StubbornConsumer(engine.environment().find(TaskMemoryManager.class).orElseThrow());
-            GovernedTableWrite write = GovernedTableWrite.batch(table, open(engine, "4m"));
-            // Room for the writer's estimate and one page, not the three a Paimon writer needs.
-            other.acquireMemory(ENGINE - engine.engineUsedBytes() - write.footprint().perWriterBytes() - PAGE);
+        try (Scene s = new Scene(dir)) {
+            s.otherLeavesRoomForTheEstimateAndOnePage();
 
-            assertThatThrownBy(() -> write.write(GenericRow.of(1, 1, BinaryString.fromString("a"))))
+            assertThatThrownBy(() -> s.write.write(GenericRow.of(1, 1, BinaryString.fromString("a"))))
                     .isInstanceOf(ResourceExhaustedException.class)
                     .hasMessageContaining("first pages")
                     .hasMessageContaining("bucket=");
-            write.close();
+            s.write.close();
 
-            assertThat(engine.engineUsedBytes()).isEqualTo(other.getUsed());
-            other.freeMemory(other.getUsed());
-            assertThat(engine.engineUsedBytes()).isZero();
-            assertThat(TestTables.read(table)).isEmpty();
+            assertThat(s.engine.engineUsedBytes()).isEqualTo(s.other.getUsed());
+            s.other.freeMemory(s.other.getUsed());
+            assertThat(s.engine.engineUsedBytes()).isZero();
+            assertThat(TestTables.read(s.table)).isEmpty();
         }
     }
 
     @Test
     void aNewWriterGetsItsFirstPagesByFlushingTheWritesOwnWriters() throws Exception {
-        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("warehouse"), "t", 2, "parquet");
-        try (SparkStandaloneEngine engine = new SparkStandaloneEngine(ENGINE, dir.resolve("engine"))) {
-            StubbornConsumer other = new StubbornConsumer(engine.environment().find(TaskMemoryManager.class).orElseThrow());
-            GovernedTableWrite write = GovernedTableWrite.batch(table, open(engine, "4m"));
+        try (Scene s = new Scene(dir)) {
             int k = 0;
-            while (k < 100_000 && (k % 1000 != 0 || write.metrics().pageBytes() < 8 * PAGE)) {
-                write.write(GenericRow.of(1, k, BinaryString.fromString("value-" + k)));
+            while (k < 100_000 && (k % 1000 != 0 || s.write.metrics().pageBytes() < 8 * PAGE)) {
+                s.write.write(GenericRow.of(1, k, BinaryString.fromString("value-" + k)));
                 k++;
             }
-            assertThat(write.metrics().pageBytes()).as("the first writer's pages").isGreaterThanOrEqualTo(8 * PAGE);
+            assertThat(s.write.metrics().pageBytes()).as("the first writer's pages").isGreaterThanOrEqualTo(8 * PAGE);
+            s.otherLeavesRoomForTheEstimateAndOnePage();
+
+            s.write.write(GenericRow.of(2, 0, BinaryString.fromString("new partition")));
+            s.write.prepareCommit().commit();
+            s.write.close();
+
+            assertThat(TestTables.read(s.table)).hasSize(k + 1).containsEntry(List.of(2, 0), "new partition");
+            assertThat(s.engine.engineUsedBytes()).isEqualTo(s.other.getUsed());
+            s.other.freeMemory(s.other.getUsed());
+        }
+    }
+
+    /** A 2-bucket table, a Spark engine of {@link #ENGINE}, another consumer that never spills, and a 4m write. */
+    private static final class Scene implements AutoCloseable {
+        final FileStoreTable table;
+        final SparkStandaloneEngine engine;
+        final StubbornConsumer other;
+        final GovernedTableWrite write;
+
+        Scene(Path dir) throws Exception {
+            table = TestTables.primaryKeyTable(dir.resolve("warehouse"), "t", 2, "parquet");
+            engine = new SparkStandaloneEngine(ENGINE, dir.resolve("engine"));
+            other = new StubbornConsumer(engine.environment().find(TaskMemoryManager.class).orElseThrow());
+            write = GovernedTableWrite.batch(table, open(engine, "4m"));
+        }
+
+        /** Room for the writer's estimate and one page, not the three a Paimon writer needs. */
+        void otherLeavesRoomForTheEstimateAndOnePage() {
             other.acquireMemory(ENGINE - engine.engineUsedBytes() - write.footprint().perWriterBytes() - PAGE);
+        }
 
-            write.write(GenericRow.of(2, 0, BinaryString.fromString("new partition")));
-            write.prepareCommit().commit();
-            write.close();
-
-            assertThat(TestTables.read(table)).hasSize(k + 1).containsEntry(List.of(2, 0), "new partition");
-            assertThat(engine.engineUsedBytes()).isEqualTo(other.getUsed());
-            other.freeMemory(other.getUsed());
+        @Override
+        public void close() {
+            engine.close();
         }
     }
 

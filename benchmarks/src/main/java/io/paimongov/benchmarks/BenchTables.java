@@ -6,7 +6,6 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,6 +24,7 @@ import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.utils.FileIOUtils;
 
 /**
  * What the end-to-end measures share: the table {@code bench.t (k INT, v STRING)} in a local
@@ -186,15 +186,11 @@ public final class BenchTables {
         }
     }
 
-    /** Deletes {@code root} and everything under it; nothing when it does not exist. */
+    /**
+     * Deletes {@code root} and everything under it; nothing when it does not exist. Best effort, as
+     * a measurement's clean-up should be: what cannot be deleted stays (Paimon's own helper).
+     */
     public static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        FileIOUtils.deleteDirectoryQuietly(root.toFile());
     }
 }
