@@ -162,8 +162,8 @@ public final class Calibrate {
                 .getTotalMemorySize();
         h.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + (memory >> 20) + " MiB, "
                 + System.getProperty("os.name") + " " + System.getProperty("os.arch"));
-        h.put("method", "live heap after full GC above a baseline taken with the write open and no writer, less"
-                + " the pages the write holds; per-writer = slope between writersLow and writersHigh; docs/performance.md");
+        h.put("method", "live heap after settled full GCs above a baseline taken with the write open and no writer, less"
+                + " the pool's pages; per-writer = slope between writersLow and writersHigh; docs/performance.md");
         return h;
     }
 

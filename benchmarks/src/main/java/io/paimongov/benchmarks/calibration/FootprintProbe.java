@@ -7,6 +7,7 @@ import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.List;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
@@ -33,8 +34,8 @@ import org.apache.paimon.types.DataTypes;
  * Paimon's lazily built classes, codecs and caches exist before the baseline. Then on a fresh
  * table: the stream write is opened and a full collection gives the baseline (no writer yet); k
  * rows go into every one of the N (partition, bucket) pairs, so N writers are open; the live heap
- * after a full collection, less the baseline and less the pages the write holds from the pool, is
- * what the writers keep outside pages (stage "open": primary key, the writer and its write buffer
+ * after a full collection, less the baseline and less the pool's pages (CountingPool), is what the
+ * writers keep outside pages (stage "open": primary key, the writer and its write buffer
  * before any flush; append, the writer with its data file open). Then prepareCommit(false, 1)
  * flushes every writer (primary key: the buffer goes to a level-0 file; append: the open file is
  * closed) while the writers stay alive, as a streaming write keeps them; measured again, that is
@@ -75,8 +76,8 @@ final class FootprintProbe {
     }
 
     /**
-     * What one writer count gave: bytes above the baseline with pages subtracted, and the page bytes
-     * the write held, in both stages.
+     * What one writer count gave, in both stages: bytes above the baseline less every page the pool
+     * has on the heap, and the page bytes the writers held.
      */
     record Measured(int writers, long open, long openPages, long idle, long idlePages) {}
 
@@ -92,10 +93,10 @@ final class FootprintProbe {
             writeEveryPair(write, pairs, rowsPerWriter, cell.valueBytes());
             int writers = openWriters(write);
             long openPages = pool.heldBytes();
-            long open = liveHeapBytes() - baseline - openPages;
+            long open = liveHeapBytes() - baseline - pool.heapBytes();
             write.prepareCommit(false, 1);
             long idlePages = pool.heldBytes();
-            long idle = liveHeapBytes() - baseline - idlePages;
+            long idle = liveHeapBytes() - baseline - pool.heapBytes();
             m = new Measured(writers, open, openPages, idle, idlePages);
         } finally {
             io.close();
@@ -199,16 +200,20 @@ final class FootprintProbe {
     }
 
     /**
-     * A heap pool that allocates a fresh page on every request and drops returned pages, so that
-     * the pages the write holds are exactly those it was given and did not return (a pool that
-     * keeps returned pages would leave them on the heap, held by nobody's writer). Bounded at 1 GiB
-     * only so that a buffer that never flushes cannot take the child down. Single-threaded, as the
-     * write that uses it.
+     * A heap pool that counts its pages: those handed out and not returned ({@link #heldBytes}),
+     * and all it ever allocated ({@link #heapBytes}), which stay on the heap, in use or free.
+     * Returned pages are handed out again first, as Paimon's own pools and the runtime's do: a
+     * writer's sort buffer returns pages and keeps referring to one of them until it takes new
+     * ones, so a pool that dropped returned pages would leave a page per writer on the heap that a
+     * reusing pool never allocates. Bounded at 1 GiB only so that a buffer that never flushes
+     * cannot take the child down. Single-threaded, as the write that uses it.
      */
     private static final class CountingPool implements MemorySegmentPool {
         private final int pageSize;
         private final int maxPages;
+        private final ArrayDeque<MemorySegment> free = new ArrayDeque<>();
         private int held;
+        private int allocated;
 
         CountingPool(int pageSize) {
             this.pageSize = pageSize;
@@ -219,18 +224,28 @@ final class FootprintProbe {
             return (long) held * pageSize;
         }
 
+        long heapBytes() {
+            return (long) allocated * pageSize;
+        }
+
         @Override
         public MemorySegment nextSegment() {
             if (held == maxPages) {
                 return null;
             }
             held++;
+            MemorySegment reused = free.poll();
+            if (reused != null) {
+                return reused;
+            }
+            allocated++;
             return MemorySegment.wrap(new byte[pageSize]);
         }
 
         @Override
         public void returnAll(List<MemorySegment> segments) {
             held -= segments.size();
+            free.addAll(segments);
         }
 
         @Override

@@ -15,9 +15,9 @@ import java.util.Map;
  *
  * <p>The TSV opens with {@code #} lines naming the harness, the command, the JVM, Paimon and the
  * date ({@link #header}), then a line of column names, then the rows. Columns {@code heapLow} and
- * {@code heapHigh} are live heap above the baseline less the pages held, at {@code writersLow} and
- * {@code writersHigh} open writers; {@code bytesPerWriter} is their slope, {@code pageBytesPerWriter}
- * the slope of the pages held. Immutable; thread-safe.
+ * {@code heapHigh} are live heap above the baseline less the pool's pages, at {@code writersLow}
+ * and {@code writersHigh} writers; {@code bytesPerWriter} is their slope; {@code pagesLow},
+ * {@code pagesHigh} the page bytes the writers held, {@code pageBytesPerWriter} their slope. Immutable; thread-safe.
  */
 public final class FootprintTable {
 
