@@ -32,6 +32,13 @@ import java.util.function.Consumer;
  * the other and the machine is small. The serial collector makes a full collection cheap and its
  * "after collection" usage exact (one stop-the-world compaction of the whole heap).
  */
+
+/**
+ * Runs the footprint calibration: {@link #main} for {@code benchmarks/calibrate}, {@link #run} for
+ * tests. Not thread-safe: one run at a time, and nothing else should run on the machine that
+ * needs it quiet. {@link #run} throws when a child fails, with the child's output; the work
+ * directory is removed cell by cell.
+ */
 public final class Calibrate {
 
     /** The child's heap: room for the high writer count of the widest cell, with margin. */

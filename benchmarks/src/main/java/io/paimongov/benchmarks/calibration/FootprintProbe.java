@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Locale;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -56,14 +57,15 @@ final class FootprintProbe {
 
     /**
      * One cell at one writer count: {@code KIND FORMAT COMPRESSION VALUE_BYTES PAGE_SIZE
-     * ROWS_PER_WRITER WRITERS WORK_DIR}. Prints one line {@code FOOTPRINT key=value ...} on stdout, read by {@link Calibrate}.
+     * ROWS_PER_WRITER WRITERS WORK_DIR}. Prints one line {@code FOOTPRINT key=value ...} on stdout,
+     * read by {@link Calibrate}.
      */
     public static void main(String[] args) throws Exception {
         if (args.length != 8) {
             System.err.println("usage: FootprintProbe pk|append FORMAT COMPRESSION VALUE_BYTES PAGE_SIZE ROWS WRITERS WORK_DIR");
             System.exit(2);
         }
-        Cell cell = new Cell(Cell.Kind.valueOf(args[0].toUpperCase(java.util.Locale.ROOT)), args[1], args[2],
+        Cell cell = new Cell(Cell.Kind.valueOf(args[0].toUpperCase(Locale.ROOT)), args[1], args[2],
                 Integer.parseInt(args[3]), Integer.parseInt(args[4]));
         int rows = Integer.parseInt(args[5]);
         int writers = Integer.parseInt(args[6]);

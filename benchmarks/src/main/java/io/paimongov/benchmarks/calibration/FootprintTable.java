@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,7 +18,9 @@ import java.util.Map;
  * date ({@link #header}), then a line of column names, then the rows. Columns {@code heapLow} and
  * {@code heapHigh} are live heap above the baseline less the pool's pages, at {@code writersLow}
  * and {@code writersHigh} writers; {@code bytesPerWriter} is their slope; {@code pagesLow},
- * {@code pagesHigh} the page bytes the writers held, {@code pageBytesPerWriter} their slope. Immutable; thread-safe.
+ * {@code pagesHigh} the page bytes the writers held, {@code pageBytesPerWriter} their slope.
+ *
+ * <p>Immutable; thread-safe.
  */
 public final class FootprintTable {
 
@@ -25,6 +28,9 @@ public final class FootprintTable {
             List.of("kind", "format", "compression", "valueBytes", "pageSize", "rowsPerWriter", "stage",
                     "bytesPerWriter", "pageBytesPerWriter", "writersLow", "writersHigh", "heapLow", "heapHigh",
                     "pagesLow", "pagesHigh");
+
+    /** The header keys in the order they are written. */
+    static final List<String> HEADER_KEYS = List.of("harness", "command", "jvm", "paimon", "date", "machine", "method");
 
     /**
      * One measured stage of one cell.
@@ -53,7 +59,7 @@ public final class FootprintTable {
         }
     }
 
-    /** The header lines, in order: each {@code key: value}. */
+    /** The header lines, {@code key: value}, written in the order of {@link #HEADER_KEYS}. */
     private final Map<String, String> header;
     private final List<Row> rows;
 
@@ -69,9 +75,6 @@ public final class FootprintTable {
     public List<Row> rows() {
         return rows;
     }
-
-    /** The header keys in the order they are written. */
-    static final List<String> HEADER_KEYS = List.of("harness", "command", "jvm", "paimon", "date", "machine", "method");
 
     public String toTsv() {
         StringBuilder out = new StringBuilder();
@@ -120,7 +123,7 @@ public final class FootprintTable {
 
     /** Reads a table {@link #toTsv} wrote; fails on a missing column or a malformed line. */
     public static FootprintTable parseTsv(String text) {
-        Map<String, String> header = new java.util.LinkedHashMap<>();
+        Map<String, String> header = new LinkedHashMap<>();
         List<Row> rows = new ArrayList<>();
         boolean sawColumns = false;
         for (String line : text.split("\n")) {
