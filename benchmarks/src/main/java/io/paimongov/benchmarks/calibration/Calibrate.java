@@ -107,15 +107,20 @@ public final class Calibrate {
             long start = System.nanoTime();
             Map<String, Long> low = child(cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve("cell-" + i + "-low"));
             Map<String, Long> high = child(cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve("cell-" + i + "-high"));
-            for (String stage : List.of("open", "idle")) {
+            for (String stage : cell.kind() == Cell.Kind.PK ? List.of("open", "idle", "file") : List.of("open", "idle")) {
                 rows.add(new FootprintTable.Row(cell, grid.rowsPerWriter(), stage, low.get("writers").intValue(),
                         high.get("writers").intValue(), low.get(stage), high.get(stage), low.get(stage + "Pages"),
                         high.get(stage + "Pages")));
             }
-            FootprintTable.Row open = rows.get(rows.size() - 2);
-            progress.accept(String.format("calibrate: %d/%d %s: %,d B/writer open (+%,d B pages), %,d B idle, %.1f s",
-                    i + 1, cells.size(), cell, open.bytesPerWriter(), open.pageBytesPerWriter(),
-                    rows.get(rows.size() - 1).bytesPerWriter(), (System.nanoTime() - start) / 1e9));
+            StringBuilder line = new StringBuilder();
+            for (FootprintTable.Row r : rows.subList(rows.size() - (cell.kind() == Cell.Kind.PK ? 3 : 2), rows.size())) {
+                line.append(String.format(", %s %,d B", r.stage(), r.bytesPerWriter()));
+                if (r.pageBytesPerWriter() != 0) {
+                    line.append(String.format(" (+%,d B pages)", r.pageBytesPerWriter()));
+                }
+            }
+            progress.accept(String.format("calibrate: %d/%d %s: per writer%s; %.1f s", i + 1, cells.size(), cell,
+                    line.substring(1), (System.nanoTime() - start) / 1e9));
         }
         return new FootprintTable(header(command), rows);
     }

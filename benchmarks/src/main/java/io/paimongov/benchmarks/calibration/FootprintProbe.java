@@ -8,23 +8,34 @@ import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.KeyValue;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.format.FileFormat;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.io.KeyValueFileWriterFactory;
+import org.apache.paimon.io.RollingFileWriter;
+import org.apache.paimon.manifest.FileSource;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.memory.MemorySegmentPool;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.PrimaryKeyTableUtils;
 import org.apache.paimon.table.sink.TableWriteImpl;
 import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.utils.FileStorePathFactory;
 
 /*
  * The child side of the calibration: one cell (table kind, format, compression, value width, page
@@ -40,7 +51,9 @@ import org.apache.paimon.types.DataTypes;
  * before any flush; append, the writer with its data file open). Then prepareCommit(false, 1)
  * flushes every writer (primary key: the buffer goes to a level-0 file; append: the open file is
  * closed) while the writers stay alive, as a streaming write keeps them; measured again, that is
- * stage "idle". The parent takes the slope between two values of N, so whatever does not grow
+ * stage "idle". For a primary-key table, stage "file" then opens N of Paimon's own level-0
+ * data-file writers side by side on a fresh table (a flush or a compaction rewrite opens one such
+ * writer at a time), which isolates what one open primary-key file writer costs. The parent takes the slope between two values of N, so whatever does not grow
  * with N (the write object, caches) falls out.
  */
 final class FootprintProbe {
@@ -71,10 +84,19 @@ final class FootprintProbe {
         int writers = Integer.parseInt(args[6]);
         Path work = Path.of(args[7]);
 
+        boolean files = cell.kind() == Cell.Kind.PK;
         measure(cell, work.resolve("warm-up"), WARM_UP_WRITERS, rows);
+        if (files) {
+            measureFileWriters(cell, work.resolve("warm-up-files"), WARM_UP_WRITERS, rows);
+        }
         Measured m = measure(cell, work.resolve("measured"), writers, rows);
-        System.out.println(RESULT + " writers=" + m.writers() + " open=" + m.open() + " openPages=" + m.openPages()
-                + " idle=" + m.idle() + " idlePages=" + m.idlePages());
+        StringBuilder line = new StringBuilder(RESULT).append(" writers=").append(m.writers())
+                .append(" open=").append(m.open()).append(" openPages=").append(m.openPages())
+                .append(" idle=").append(m.idle()).append(" idlePages=").append(m.idlePages());
+        if (files) {
+            line.append(" file=").append(measureFileWriters(cell, work.resolve("files"), writers, rows)).append(" filePages=0");
+        }
+        System.out.println(line);
     }
 
     /**
@@ -105,6 +127,47 @@ final class FootprintProbe {
         }
         BenchTables.deleteTree(dir);
         return m;
+    }
+
+    /**
+     * Stage "file" of a primary-key table: {@code pairs} level-0 data-file writers open at once,
+     * each with {@code rowsPerWriter} rows written, made by Paimon's own {@link
+     * KeyValueFileWriterFactory} as a flush or a compaction rewrite makes them (one at a time
+     * there; side by side here, so the slope gives one writer's bytes). Returns the live heap above
+     * the baseline taken before the first writer opened; the writers are aborted after.
+     */
+    static long measureFileWriters(Cell cell, Path dir, int pairs, int rowsPerWriter) throws Exception {
+        FileStoreTable table = create(dir.resolve("warehouse"), cell);
+        TableSchema schema = table.schema();
+        CoreOptions options = new CoreOptions(table.options());
+        FileStorePathFactory paths = table.store().pathFactory();
+        KeyValueFileWriterFactory.Builder builder = KeyValueFileWriterFactory.builder(table.fileIO(), schema.id(),
+                PrimaryKeyTableUtils.addKeyNamePrefix(schema.logicalTrimmedPrimaryKeysType()), schema.logicalRowType(),
+                FileFormat.fileFormat(options), format -> paths, options.targetFileSize(true));
+        BenchTables.Rows values = new BenchTables.Rows(19, 1, cell.valueBytes());
+        List<RollingFileWriter<KeyValue, DataFileMeta>> writers = new ArrayList<>();
+        long heap;
+        try (TableWriteImpl<?> router = (TableWriteImpl<?>) table.newStreamWriteBuilder().newWrite()) {
+            long baseline = liveHeapBytes();
+            long sequence = 0;
+            for (int p = 0; p < pairs / BUCKETS; p++) {
+                for (int bucket = 0; bucket < BUCKETS; bucket++) {
+                    GenericRow first = GenericRow.of(p, 0, values.next().getString(1));
+                    RollingFileWriter<KeyValue, DataFileMeta> writer =
+                            builder.build(router.getPartition(first), bucket, options).createRollingMergeTreeFileWriter(0, FileSource.APPEND);
+                    writers.add(writer);
+                    for (int key = 0; key < rowsPerWriter; key++) {
+                        GenericRow row = GenericRow.of(p, key, values.next().getString(1));
+                        writer.write(new KeyValue().replace(GenericRow.of(key), sequence++, RowKind.INSERT, row));
+                    }
+                }
+            }
+            heap = liveHeapBytes() - baseline;
+        } finally {
+            writers.forEach(RollingFileWriter::abort);
+        }
+        BenchTables.deleteTree(dir);
+        return heap;
     }
 
     /**

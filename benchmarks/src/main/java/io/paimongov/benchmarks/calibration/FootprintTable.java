@@ -36,8 +36,9 @@ public final class FootprintTable {
      * One measured stage of one cell.
      *
      * @param stage {@code open} (primary key: the writer and its write buffer before any flush;
-     *     append: the writer with its file writer open) or {@code idle} (after a flush, writer alive,
-     *     no file open)
+     *     append: the writer with its file writer open), {@code idle} (after a flush, writer alive,
+     *     no file open) or {@code file} (primary key only: one open level-0 data-file writer, as a
+     *     flush or a compaction rewrite opens)
      */
     public record Row(Cell cell, int rowsPerWriter, String stage, int writersLow, int writersHigh,
             long heapLow, long heapHigh, long pagesLow, long pagesHigh) {

@@ -43,6 +43,7 @@ class CalibrateTest {
         assertThat(read.rows()).extracting(r -> r.cell() + "/" + r.stage())
                 .containsExactly(
                         "pk parquet zstd v=64 page=32k/open", "pk parquet zstd v=64 page=32k/idle",
+                        "pk parquet zstd v=64 page=32k/file",
                         "append parquet zstd v=64 page=32k/open", "append parquet zstd v=64 page=32k/idle");
         assertThat(progress).hasSize(2);
 
@@ -54,7 +55,7 @@ class CalibrateTest {
         }
         FootprintTable.Row pkOpen = read.rows().get(0);
         assertThat(pkOpen.pageBytesPerWriter()).isGreaterThanOrEqualTo((long) ROWS * VALUE_BYTES);
-        FootprintTable.Row appendOpen = read.rows().get(2);
+        FootprintTable.Row appendOpen = read.rows().get(3);
         assertThat(appendOpen.pagesLow()).isZero();
         assertThat(appendOpen.pagesHigh()).isZero();
         assertThat(dir.resolve("work").toFile().list()).isEmpty();
