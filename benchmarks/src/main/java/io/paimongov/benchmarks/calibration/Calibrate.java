@@ -1,0 +1,236 @@
+package io.paimongov.benchmarks.calibration;
+
+import io.paimongov.benchmarks.BenchTables;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/*
+ * The parent side of the calibration: runs every cell of a grid at two writer counts, each in a
+ * child JVM of its own (FootprintProbe), reads the one result line each prints, and turns the two
+ * counts into per-writer figures (FootprintTable). A JVM per measurement because Paimon and the
+ * formats keep state across writes (codec pools, caches): in one JVM the second count would start
+ * from what the first left behind. Two children with the same warm-up start from the same state,
+ * so what the warm-up leaves cancels in the slope.
+ *
+ * Children run one after another, never side by side: each one's full collections would slow
+ * the other and the machine is small. The serial collector makes a full collection cheap and its
+ * "after collection" usage exact (one stop-the-world compaction of the whole heap).
+ */
+
+/**
+ * Runs the footprint calibration: {@link #main} for {@code benchmarks/calibrate}, {@link #run} for
+ * tests. Not thread-safe: one run at a time, and nothing else should run on the machine that
+ * needs it quiet. {@link #run} throws when a child fails, with the child's output; the work
+ * directory is removed cell by cell.
+ */
+public final class Calibrate {
+
+    /** The child's heap: room for the high writer count of the widest cell, with margin. */
+    static final String CHILD_HEAP = "-Xmx2g";
+    static final long CHILD_TIMEOUT_SECONDS = 900;
+
+    /**
+     * What to measure.
+     *
+     * @param writersLow the smaller number of open writers (a multiple of 8: partitions of 8 buckets)
+     * @param writersHigh the larger
+     * @param rowsPerWriter rows written into each writer before the measurement
+     */
+    public record Grid(List<Cell.Kind> kinds, List<String> formats, List<String> compressions, List<Integer> valueBytes,
+            List<Integer> pageSizes, int writersLow, int writersHigh, int rowsPerWriter) {
+
+        public Grid {
+            if (writersLow % FootprintProbe.BUCKETS != 0 || writersHigh % FootprintProbe.BUCKETS != 0
+                    || writersLow <= 0 || writersHigh <= writersLow) {
+                throw new IllegalArgumentException("writer counts must be multiples of " + FootprintProbe.BUCKETS
+                        + " with low < high: " + writersLow + ", " + writersHigh);
+            }
+        }
+
+        /** Every format, Paimon's default compression (zstd) and snappy, rows of about 64 B and 1 KiB, pages of 32k and 64k. */
+        public static Grid full() {
+            return new Grid(List.of(Cell.Kind.PK, Cell.Kind.APPEND), List.of("parquet", "orc", "avro"),
+                    List.of("zstd", "snappy"), List.of(64, 1024), List.of(32 << 10, 64 << 10), 64, 256, 32);
+        }
+
+        /** Every format and kind at the defaults, fewer writers: minutes, not tens of minutes. */
+        public static Grid quick() {
+            return new Grid(List.of(Cell.Kind.PK, Cell.Kind.APPEND), List.of("parquet", "orc", "avro"),
+                    List.of("zstd"), List.of(64), List.of(64 << 10), 16, 64, 32);
+        }
+
+        public List<Cell> cells() {
+            List<Cell> cells = new ArrayList<>();
+            for (Cell.Kind k : kinds) {
+                for (String f : formats) {
+                    for (String c : compressions) {
+                        for (int v : valueBytes) {
+                            for (int p : pageSizes) {
+                                cells.add(new Cell(k, f, c, v, p));
+                            }
+                        }
+                    }
+                }
+            }
+            return cells;
+        }
+    }
+
+    private Calibrate() {}
+
+    /**
+     * Measures every cell of {@code grid} under {@code workDir} (removed cell by cell) and returns
+     * the table with a header naming {@code command}. Progress goes to {@code progress}. Throws when
+     * a child fails, with its output.
+     */
+    public static FootprintTable run(Grid grid, Path workDir, String command, Consumer<String> progress) throws Exception {
+        List<Cell> cells = grid.cells();
+        List<FootprintTable.Row> rows = new ArrayList<>();
+        for (int i = 0; i < cells.size(); i++) {
+            Cell cell = cells.get(i);
+            long start = System.nanoTime();
+            Map<String, Long> low = child(cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve("cell-" + i + "-low"));
+            Map<String, Long> high = child(cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve("cell-" + i + "-high"));
+            for (String stage : cell.kind() == Cell.Kind.PK ? List.of("open", "idle", "file") : List.of("open", "idle")) {
+                rows.add(new FootprintTable.Row(cell, grid.rowsPerWriter(), stage, low.get("writers").intValue(),
+                        high.get("writers").intValue(), low.get(stage), high.get(stage), low.get(stage + "Pages"),
+                        high.get(stage + "Pages")));
+            }
+            StringBuilder line = new StringBuilder();
+            for (FootprintTable.Row r : rows.subList(rows.size() - (cell.kind() == Cell.Kind.PK ? 3 : 2), rows.size())) {
+                line.append(String.format(", %s %,d B", r.stage(), r.bytesPerWriter()));
+                if (r.pageBytesPerWriter() != 0) {
+                    line.append(String.format(" (+%,d B pages)", r.pageBytesPerWriter()));
+                }
+            }
+            progress.accept(String.format("calibrate: %d/%d %s: per writer%s; %.1f s", i + 1, cells.size(), cell,
+                    line.substring(1), (System.nanoTime() - start) / 1e9));
+        }
+        return new FootprintTable(header(command), rows);
+    }
+
+    /** Runs one cell's child at {@code writers} open writers and returns its result line's numbers. */
+    static Map<String, Long> child(Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
+        Files.createDirectories(dir);
+        Path log = dir.resolve("child.log");
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                CHILD_HEAP, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
+                "-cp", System.getProperty("java.class.path"),
+                FootprintProbe.class.getName(),
+                cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
+                Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
+                dir.resolve("work").toString()));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!process.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            throw e;
+        }
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        BenchTables.deleteTree(dir);
+        String line = output.lines().filter(l -> l.startsWith(FootprintProbe.RESULT + " ")).findFirst().orElse(null);
+        if (process.isAlive() || process.exitValue() != 0 || line == null) {
+            throw new IllegalStateException("cell " + cell + " at " + writers + " writers failed" + (process.isAlive() ? " (timed out)" : "")
+                    + "; its output:\n" + output);
+        }
+        Map<String, Long> values = new HashMap<>();
+        for (String pair : line.substring(FootprintProbe.RESULT.length() + 1).split(" ")) {
+            String[] kv = pair.split("=", 2);
+            values.put(kv[0], Long.parseLong(kv[1]));
+        }
+        return values;
+    }
+
+    static Map<String, String> header(String command) {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("harness", Calibrate.class.getName() + " (children: " + FootprintProbe.class.getName() + ")");
+        h.put("command", command);
+        h.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
+                + ", children " + CHILD_HEAP + " -XX:+UseSerialGC");
+        h.put("paimon", paimonVersion());
+        h.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        long memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getTotalMemorySize();
+        h.put("machine", Runtime.getRuntime().availableProcessors() + " cores, " + (memory >> 20) + " MiB, "
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        h.put("method", "live heap after settled full GCs above a baseline taken with the write open and no writer, less"
+                + " the pool's pages; per-writer = slope between writersLow and writersHigh; docs/performance.md");
+        return h;
+    }
+
+    private static String paimonVersion() {
+        try (InputStream in = Calibrate.class.getResourceAsStream("/META-INF/maven/org.apache.paimon/paimon-bundle/pom.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            Properties p = new Properties();
+            p.load(in);
+            return "paimon-bundle " + p.getProperty("version");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    /**
+     * {@code [--quick] [--json] [--out FILE] [--work DIR]}: runs the full grid (or the quick one),
+     * writes the table to {@code FILE} (TSV, or JSON when it ends in {@code .json}); progress on
+     * stderr; with {@code --json} the table as JSON on stdout and nothing else. The system property
+     * {@code calibrate.command} names the command in the table's header (benchmarks/calibrate sets it).
+     */
+    public static void main(String[] args) throws Exception {
+        boolean quick = false;
+        boolean json = false;
+        Path out = null;
+        Path work = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> quick = true;
+                case "--json" -> json = true;
+                case "--out" -> out = Path.of(args[++i]);
+                case "--work" -> work = Path.of(args[++i]);
+                default -> {
+                    System.err.println("usage: Calibrate [--quick] [--json] [--out FILE] [--work DIR]; unknown: " + args[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        String command = System.getProperty("calibrate.command",
+                "java " + Calibrate.class.getName() + (args.length == 0 ? "" : " " + String.join(" ", Arrays.asList(args))));
+        Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("calibrate");
+        PrintStream err = System.err;
+        FootprintTable table = run(quick ? Grid.quick() : Grid.full(), dir, command, err::println);
+        if (work == null) {
+            BenchTables.deleteTree(dir);
+        }
+        if (out != null) {
+            table.write(out);
+            err.println("calibrate: wrote " + out);
+        }
+        if (json) {
+            System.out.print(table.toJson());
+        } else if (out == null) {
+            System.out.print(table.toTsv());
+        }
+    }
+}

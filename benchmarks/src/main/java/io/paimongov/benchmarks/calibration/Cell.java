@@ -1,0 +1,36 @@
+package io.paimongov.benchmarks.calibration;
+
+import java.util.Locale;
+
+/**
+ * One point of the calibration grid: what a writer's footprint may depend on.
+ *
+ * @param kind primary key with fixed buckets, or append with fixed buckets
+ * @param format {@code parquet}, {@code orc} or {@code avro}
+ * @param compression the value of {@code file.compression} ({@code zstd} is Paimon's default)
+ * @param valueBytes bytes of the string column of each row
+ * @param pageSize the write's page size ({@code page-size}, and the pool's)
+ *
+ * <p>Immutable.
+ */
+public record Cell(Kind kind, String format, String compression, int valueBytes, int pageSize) {
+
+    /** The table kinds measured. */
+    public enum Kind {
+        /** Primary key {@code (p, k)}, fixed buckets: a merge-tree writer with a sort buffer. */
+        PK,
+        /** Append table, fixed buckets, bucket key {@code k}: rows go straight to the file writer. */
+        APPEND;
+
+        /** The name in the table and on the command line. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The name progress lines and the tests use. */
+    @Override
+    public String toString() {
+        return kind.label() + " " + format + " " + compression + " v=" + valueBytes + " page=" + (pageSize >> 10) + "k";
+    }
+}

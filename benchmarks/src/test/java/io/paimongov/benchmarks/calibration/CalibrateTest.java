@@ -1,0 +1,93 @@
+package io.paimongov.benchmarks.calibration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The harness end to end on two tiny cells (a primary-key and an append Parquet table, 8 and 16
+ * writers): every child runs, the table names every cell and stage and parses back, and the
+ * figures agree with what is known without the harness: the writers opened are the pairs written
+ * to, more open writers hold more heap, a primary-key writer's pages hold at least its rows, and
+ * an append writer with its file open takes no pages. No threshold on a measured size.
+ */
+class CalibrateTest {
+
+    private static final int ROWS = 8;
+    private static final int VALUE_BYTES = 64;
+
+    @TempDir Path dir;
+
+    @Test
+    void measuresEveryCellAndTheTableParsesBack() throws Exception {
+        Calibrate.Grid grid = new Calibrate.Grid(List.of(Cell.Kind.PK, Cell.Kind.APPEND), List.of("parquet"),
+                List.of("zstd"), List.of(VALUE_BYTES), List.of(32 << 10), 8, 16, ROWS);
+        List<String> progress = new ArrayList<>();
+        FootprintTable table = Calibrate.run(grid, dir.resolve("work"), "test command", progress::add);
+        Path file = dir.resolve("footprints.tsv");
+        table.write(file);
+
+        FootprintTable read = FootprintTable.parseTsv(Files.readString(file, StandardCharsets.UTF_8));
+        assertThat(read.header()).containsEntry("command", "test command").containsKeys("jvm", "paimon", "date");
+        assertThat(read.header().get("harness")).startsWith(Calibrate.class.getName());
+        assertThat(read.rows()).extracting(r -> r.cell() + "/" + r.stage())
+                .containsExactly(
+                        "pk parquet zstd v=64 page=32k/open", "pk parquet zstd v=64 page=32k/idle",
+                        "pk parquet zstd v=64 page=32k/file",
+                        "append parquet zstd v=64 page=32k/open", "append parquet zstd v=64 page=32k/idle");
+        assertThat(progress).hasSize(2);
+
+        for (FootprintTable.Row r : read.rows()) {
+            assertThat(r.writersLow()).as(r.cell() + " " + r.stage()).isEqualTo(8);
+            assertThat(r.writersHigh()).as(r.cell() + " " + r.stage()).isEqualTo(16);
+            assertThat(r.heapHigh()).as(r.cell() + " " + r.stage()).isGreaterThan(r.heapLow());
+            assertThat(r.bytesPerWriter()).as(r.cell() + " " + r.stage()).isPositive();
+        }
+        FootprintTable.Row pkOpen = read.rows().get(0);
+        assertThat(pkOpen.pageBytesPerWriter()).isGreaterThanOrEqualTo((long) ROWS * VALUE_BYTES);
+        FootprintTable.Row appendOpen = read.rows().get(3);
+        assertThat(appendOpen.pagesLow()).isZero();
+        assertThat(appendOpen.pagesHigh()).isZero();
+        assertThat(dir.resolve("work").toFile().list()).isEmpty();
+    }
+
+    @Test
+    void jsonCarriesTheHeaderAndEveryRow() throws Exception {
+        FootprintTable table = new FootprintTable(Map.of("harness", "h", "command", "say \"hi\"\tnow"), List.of(
+                row("open", 64, 256, 1_000, 193_000, 0, 0),
+                row("idle", 64, 256, 500, 500 + 192 * 7, 64 << 10, 256 << 10)));
+        JsonNode json = new ObjectMapper().readTree(table.toJson());
+        assertThat(json.get("command").asText()).isEqualTo("say \"hi\"\tnow");
+        assertThat(json.get("rows")).hasSize(2);
+        assertThat(json.get("rows").get(0).get("bytesPerWriter").asLong()).isEqualTo(1_000);
+        assertThat(json.get("rows").get(1).get("bytesPerWriter").asLong()).isEqualTo(7);
+        assertThat(json.get("rows").get(1).get("pageBytesPerWriter").asLong()).isEqualTo(1 << 10);
+        assertThat(json.get("rows").get(1).get("format").asText()).isEqualTo("orc");
+    }
+
+    @Test
+    void aTableWhoseSlopeDisagreesWithItsMeasurementsIsRefused() {
+        FootprintTable table = new FootprintTable(Map.of(), List.of(row("open", 64, 256, 0, 192_000, 0, 0)));
+        String good = table.toTsv();
+        assertThat(FootprintTable.parseTsv(good).rows()).hasSize(1);
+        String bad = good.replace("\t1000\t", "\t999\t");
+        assertThat(bad).isNotEqualTo(good);
+        assertThatThrownBy(() -> FootprintTable.parseTsv(bad)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FootprintTable.parseTsv("kind\tformat\n")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static FootprintTable.Row row(String stage, int low, int high, long heapLow, long heapHigh, long pagesLow, long pagesHigh) {
+        return new FootprintTable.Row(new Cell(Cell.Kind.PK, "orc", "zstd", 64, 64 << 10), 32, stage, low, high,
+                heapLow, heapHigh, pagesLow, pagesHigh);
+    }
+}
