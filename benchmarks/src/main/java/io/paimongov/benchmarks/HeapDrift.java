@@ -2,10 +2,7 @@ package io.paimongov.benchmarks;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
-import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,14 +119,7 @@ public final class HeapDrift {
     /** Live heap now: a full collection, then what survived it in every heap pool. */
     static long liveHeapBytes() {
         System.gc();
-        long sum = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            MemoryUsage after = pool.getType() == MemoryType.HEAP ? pool.getCollectionUsage() : null;
-            if (after != null) {
-                sum += after.getUsed();
-            }
-        }
-        return sum;
+        return LiveHeap.afterLastCollection();
     }
 
     /**

@@ -114,8 +114,7 @@ final class OutsideProviderJar {
                         ensureOpen();
                         long bytes = (long) pages * pageSize;
                         if (!fits(used, bytes, capacity)) {
-                            throw new ResourceExhaustedException(
-                                    ResourceExhaustedException.Resource.MEMORY, "outside pages", bytes, used, capacity, List.of());
+                            throw ResourceExhaustedException.memory("outside pages", bytes, used, capacity);
                         }
                         used += bytes;
                         for (int i = 0; i < pages; i++) {

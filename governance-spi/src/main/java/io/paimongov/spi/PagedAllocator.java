@@ -1,6 +1,5 @@
 package io.paimongov.spi;
 
-import io.paimongov.spi.ResourceExhaustedException.Resource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
@@ -254,7 +253,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
      */
     protected final ResourceExhaustedException exhausted(long bytes, Throwable cause) {
         ResourceExhaustedException e =
-                new ResourceExhaustedException(Resource.MEMORY, requester, bytes, usedBytes(), capacity, List.of());
+                ResourceExhaustedException.memory(requester, bytes, usedBytes(), capacity);
         if (cause != null) {
             e.initCause(cause);
         }

@@ -40,19 +40,17 @@ public final class ResourceExhaustedException extends RuntimeException {
     private final long capacityBytes;
     private final List<Holder> largestHolders;
 
-    public ResourceExhaustedException(
-            Resource resource,
-            String requester,
-            long requestedBytes,
-            long reservedBytes,
-            long capacityBytes,
-            List<Holder> largestHolders) {
-        this(resource, requester, requestedBytes, reservedBytes, capacityBytes, largestHolders, null);
+    /**
+     * What an allocator throws when its engine cannot give {@code requestedBytes}: memory, with
+     * the engine's own use and capacity, no holders known and no remedy.
+     */
+    public static ResourceExhaustedException memory(String requester, long requestedBytes, long usedBytes, long capacityBytes) {
+        return new ResourceExhaustedException(Resource.MEMORY, requester, requestedBytes, usedBytes, capacityBytes, List.of(), null);
     }
 
     /**
-     * As above, with {@code remedy} (what to change, naming the option or the engine setting)
-     * appended to the message after {@code "; "}; null for none.
+     * The full form, as the runtime throws it: {@code remedy} (what to change, naming the option or
+     * the engine setting) is appended to the message after {@code "; "}; null for none.
      */
     public ResourceExhaustedException(
             Resource resource,

@@ -1,10 +1,7 @@
 package io.paimongov.benchmarks.calibration;
 
 import io.paimongov.benchmarks.BenchTables;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
+import io.paimongov.benchmarks.LiveHeap;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -249,13 +246,7 @@ final class FootprintProbe {
             System.runFinalization();
             Thread.sleep(SETTLE_MILLIS);
             System.gc();
-            long sum = 0;
-            for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-                MemoryUsage after = pool.getType() == MemoryType.HEAP ? pool.getCollectionUsage() : null;
-                if (after != null) {
-                    sum += after.getUsed();
-                }
-            }
+            long sum = LiveHeap.afterLastCollection();
             if (sum == last) {
                 break;
             }

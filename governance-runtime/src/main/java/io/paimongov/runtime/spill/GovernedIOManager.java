@@ -142,7 +142,8 @@ public final class GovernedIOManager implements IOManager {
                         bytes,
                         diskBytes.get(),
                         maxBytes,
-                        List.of(new Holder("spill scope " + scope, diskBytes.get())));
+                        List.of(new Holder("spill scope " + scope, diskBytes.get())),
+                        null);
             }
         }
         fileBytes.addAndGet(bytes);
