@@ -193,10 +193,6 @@ public final class GovernanceOptions {
         return told;
     }
 
-    /** Every key given, with its value. */
-    public Map<String, String> asMap() {
-        return values;
-    }
 
     @Override
     public String toString() {
