@@ -49,6 +49,11 @@ public final class WriterMetrics {
     private final LongAdder compactionNanos = new LongAdder();
     private final LongAdder prepareCommitNanos = new LongAdder();
     private final AtomicLong cancellations = new AtomicLong();
+    private final AtomicLong writersOpen = new AtomicLong();
+    private final AtomicLong peakWritersOpen = new AtomicLong();
+    private final LongAdder writersClosedEarly = new LongAdder();
+    private final LongAdder filesRolledEarly = new LongAdder();
+    private final LongAdder sortedRows = new LongAdder();
     private volatile Map<String, Object> paimon = Map.of();
 
     public WriterMetrics(Sources sources) {
@@ -82,6 +87,23 @@ public final class WriterMetrics {
 
     public void recordCancelled() {
         cancellations.set(1);
+    }
+
+    /** Sets the writers open now (and raises the peak). */
+    public void recordWritersOpen(long open) {
+        writersOpen.set(open);
+        peakWritersOpen.accumulateAndGet(open, Math::max);
+    }
+
+    /** One writer closed early to make room; {@code files} data files its flush wrote. */
+    public void recordClosedEarly(long files) {
+        writersClosedEarly.increment();
+        filesRolledEarly.add(files);
+    }
+
+    /** Rows that went into the shared sort. */
+    public void recordSorted(long rows) {
+        sortedRows.add(rows);
     }
 
     /** Keeps the last values read from Paimon's own metrics (on the writing thread). */
@@ -135,6 +157,11 @@ public final class WriterMetrics {
                 prepareCommitNanos.sum() / 1_000_000,
                 cancellations.get(),
                 sources.resourceExhaustedCount().getAsLong(),
+                writersOpen.get(),
+                peakWritersOpen.get(),
+                writersClosedEarly.sum(),
+                filesRolledEarly.sum(),
+                sortedRows.sum(),
                 paimon);
     }
 }

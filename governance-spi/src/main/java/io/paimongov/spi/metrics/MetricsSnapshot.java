@@ -55,6 +55,14 @@ import java.util.Map;
  * @param cancellations 1 once the write was cancelled, else 0. Exact.
  * @param resourceExhaustedCount requests refused with {@code ResourceExhaustedException}: memory
  *     (after making room) and spill disk. Exact.
+ * @param writersOpen (partition, bucket) writers open now in the write's memory (admitted and not
+ *     closed). Exact.
+ * @param peakWritersOpen the most writers open at once. Exact; cumulative maximum.
+ * @param writersClosedEarly writers closed before prepareCommit to make room for others (their
+ *     files flushed and kept for the commit). Exact; cumulative.
+ * @param filesRolledEarly data files those early closes wrote. Exact; cumulative.
+ * @param sortedRows rows that went through the write's shared sort rather than straight to an open
+ *     writer (see docs/architecture.md, "Many writers"). Exact; cumulative.
  * @param paimon Paimon's own writer metrics ({@code writerBuffer.*}, {@code compaction.*}) as last
  *     read on the writing thread: at each prepareCommit and at close, before Paimon's write closes.
  *     Empty before the first of those. Values as Paimon defines them.
@@ -90,6 +98,11 @@ public record MetricsSnapshot(
         long prepareCommitMillis,
         long cancellations,
         long resourceExhaustedCount,
+        long writersOpen,
+        long peakWritersOpen,
+        long writersClosedEarly,
+        long filesRolledEarly,
+        long sortedRows,
         Map<String, Object> paimon) {
 
     public MetricsSnapshot {
