@@ -34,6 +34,8 @@ public final class GovernanceOptions {
     public static final String SPILL_SWEEP = RuntimeOptions.SPILL_SWEEP.key();
     public static final String COMPACTION_TASK_THREADS = RuntimeOptions.COMPACTION_TASK_THREADS.key();
     public static final String COMPACTION_MAX_THREADS = RuntimeOptions.COMPACTION_MAX_THREADS.key();
+    public static final String WRITE_EARLY_CLOSE_MIN_BYTES = RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES.key();
+    public static final String WRITE_SHARED_SORT = RuntimeOptions.WRITE_SHARED_SORT.key();
     /** The table option Paimon's proposal names; honoured when the governance key is not given. */
     public static final String TABLE_COMPACTION_TASK_THREADS = "compaction.task-threads";
 
@@ -44,6 +46,8 @@ public final class GovernanceOptions {
     private final boolean sweepOrphans;
     private final int taskThreads;
     private final int maxCompactionThreads;
+    private final long earlyCloseMinBytes;
+    private final boolean sharedSort;
 
     private GovernanceOptions(Map<String, String> values) {
         this.values = values;
@@ -63,6 +67,8 @@ public final class GovernanceOptions {
         this.sweepOrphans = parsed.get(RuntimeOptions.SPILL_SWEEP);
         this.taskThreads = parsed.get(RuntimeOptions.COMPACTION_TASK_THREADS);
         this.maxCompactionThreads = parsed.get(RuntimeOptions.COMPACTION_MAX_THREADS);
+        this.earlyCloseMinBytes = parsed.get(RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES);
+        this.sharedSort = parsed.get(RuntimeOptions.WRITE_SHARED_SORT);
     }
 
     /**
@@ -178,6 +184,16 @@ public final class GovernanceOptions {
     /** {@code governance.compaction.max-threads}: the bound of task-threads=-1. */
     public int compactionMaxThreads() {
         return maxCompactionThreads;
+    }
+
+    /** {@code governance.write.early-close-min-bytes}. */
+    public long earlyCloseMinBytes() {
+        return earlyCloseMinBytes;
+    }
+
+    /** {@code governance.write.shared-sort}. */
+    public boolean sharedSort() {
+        return sharedSort;
     }
 
     /** The value given for any key, such as a provider's own {@code governance.flink.weight}. */

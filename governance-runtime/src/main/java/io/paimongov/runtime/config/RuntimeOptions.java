@@ -21,7 +21,7 @@ final class RuntimeOptions {
     private static final int MIN_MAX_THREADS = 1;
 
     private static final List<String> OWNED_PREFIXES =
-            List.of("governance.memory.", "governance.spill.", "governance.compaction.");
+            List.of("governance.memory.", "governance.spill.", "governance.compaction.", "governance.write.");
 
     private RuntimeOptions() {}
 
@@ -88,14 +88,33 @@ final class RuntimeOptions {
                     .meaning("The most threads `task-threads=-1` starts.")
                     .build();
 
+    static final ConfigOption<Long> WRITE_EARLY_CLOSE_MIN_BYTES =
+            ConfigOption.define("governance.write.early-close-min-bytes", "size",
+                            (key, text, others) -> Sizes.parse(key, text))
+                    .defaultValue("4m")
+                    .range("a size (`0` closes any writer)")
+                    .meaning("A writer is closed early to make room for another only once it has taken this much"
+                            + " input since it opened (or none at all): bounds how small early-rolled files get."
+                            + " Writers that may not be closed yet leave new writers to the shared sort.")
+                    .build();
+
+    static final ConfigOption<Boolean> WRITE_SHARED_SORT =
+            ConfigOption.define("governance.write.shared-sort", "boolean", (key, text, others) -> bool(key, text))
+                    .defaultValue("true")
+                    .range("`true` or `false`")
+                    .meaning("Rows of writers that get no writer of their own wait in one sort shared by all"
+                            + " writers and are written writer by writer at prepareCommit. With `false` such a"
+                            + " writer is refused with `ResourceExhaustedException`.")
+                    .build();
+
     /** Every key the runtime owns, in documentation order, which is also the order values are checked in. */
     static final List<ConfigOption<?>> ALL = List.of(
             PROVIDER, MEMORY_BUDGET, PAGE_SIZE, SPILL_DIRS, SPILL_MAX_BYTES, SPILL_SWEEP,
-            COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS);
+            COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS, WRITE_EARLY_CLOSE_MIN_BYTES, WRITE_SHARED_SORT);
 
     /**
      * Whether {@code key} is the runtime's: {@code governance.provider} and every key under {@code
-     * governance.memory.}, {@code governance.spill.} and {@code governance.compaction.}, defined or
+     * governance.memory.}, {@code governance.spill.}, {@code governance.compaction.} and {@code governance.write.}, defined or
      * not (an undefined one is a typo). Every other key belongs to a provider.
      */
     static boolean owns(String key) {

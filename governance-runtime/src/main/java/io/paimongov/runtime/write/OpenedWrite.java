@@ -12,6 +12,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.memory.MemoryPoolFactory;
+import org.apache.paimon.operation.AbstractFileStoreWrite;
+import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.sink.TableWriteImpl;
@@ -58,6 +60,8 @@ final class OpenedWrite {
     final PaimonMetricCapture paimonMetrics = new PaimonMetricCapture();
     final WriterAdmission writers;
     final TableWriteImpl<?> write;
+    /** Writers waiting in the shared sort. Guarded by callLock. */
+    final SortedWriters sorted;
     /** Held by every call of the write, by commit and hand-off, and by the release. */
     final ReentrantLock callLock = new ReentrantLock();
     /** The fixed estimate reservations. Guarded by callLock (after the opening). */
@@ -91,11 +95,19 @@ final class OpenedWrite {
                     new WriterAdmission(
                             budget,
                             context.pool(),
-                            footprint.perWriterBytes(),
+                            footprint,
+                            budget.availableBytes(),
                             this.table.schema().logicalPartitionType(),
                             poolFactory,
-                            callLock);
+                            callLock,
+                            context.recorder(),
+                            context.options().earlyCloseMinBytes(),
+                            context.options().sharedSort());
             this.write = newWrite(poolFactory);
+            writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
+            BucketMode bucketMode = this.table.bucketMode();
+            this.sorted =
+                    new SortedWriters(this, bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE);
         } catch (RuntimeException | Error e) {
             abandon();
             throw e;

@@ -32,14 +32,22 @@ import org.apache.paimon.table.FileStoreTable;
  * @param primaryKey whether the table has a primary key
  * @param formatBufferBytes estimated buffer of one open data-file writer (row group, stripe or Avro
  *     block)
- * @param perWriterBytes reserved per active (partition, bucket) writer while it is open
+ * @param perWriterBytes reserved per open (partition, bucket) writer: its measured footprint outside
+ *     pages ({@link MeasuredFootprints}; primary key: the larger of buffering and idle after a flush;
+ *     buffered append: idle; append: its open data file, plus the format buffer it may fill)
  * @param flushWriterBytes reserved once: the file writer a flush of the write buffer opens (one at
- *     a time)
+ *     a time): the measured open data file plus the format buffer it may fill
+ * @param buffersInPages whether a writer keeps its rows in the pool's pages (primary-key and
+ *     buffered append tables) and so needs its first pages when it opens
+ * @param minWriterBufferBytes the least write buffer a writer of its own should have room for: the
+ *     larger of its first pages and 1/{@value #MIN_BUFFER_SHARE} of the budget; 0 for writers that
+ *     buffer no rows in pages
  * @param spillIoBytes reserved once: spill channel buffers of a write-buffer spill and merge
  *     (primary-key and buffered append tables)
  * @param compactionBytes one compaction task's working memory, merge readers plus one output
  *     writer: reserved once when the write opens, and once more for every further task running at
- *     the same time
+ *     the same time. The output writer is the measured open data file plus its format buffer; each
+ *     reader is charged one format buffer (readers are not calibrated yet).
  */
 public record WriteFootprint(
         Map<String, String> tableOptions,
@@ -48,10 +56,13 @@ public record WriteFootprint(
         long perWriterBytes,
         long flushWriterBytes,
         long spillIoBytes,
-        long compactionBytes) {
+        long compactionBytes,
+        boolean buffersInPages,
+        long minWriterBufferBytes) {
 
-    static final long WRITER_OVERHEAD = 16 << 10;
     static final long AVRO_BUFFER = 128 << 10;
+    /** A writer of its own should have room for at least this share of the budget as write buffer. */
+    static final int MIN_BUFFER_SHARE = 64;
 
     /** A footprint of these values; {@link #plan} computes them for a table. Copies {@code tableOptions}. */
     public WriteFootprint {
@@ -83,13 +94,23 @@ public record WriteFootprint(
         boolean spillable = primaryKey && core.writeBufferSpillable();
         boolean appendBuffered = !primaryKey && core.useWriteBufferForAppend();
 
-        long perWriter = WRITER_OVERHEAD + (primaryKey || appendBuffered ? 0 : formatBuffer);
-        long flushWriter = primaryKey || appendBuffered ? formatBuffer : 0;
+        String format = core.fileFormatString().toLowerCase(Locale.ROOT);
+        MeasuredFootprints measured = MeasuredFootprints.get();
+        boolean buffered = primaryKey || appendBuffered;
+        long openFile =
+                measured.bytes(primaryKey ? "pk" : "append", format, primaryKey ? "file" : "open", pageSize) + formatBuffer;
+        long perWriter =
+                primaryKey
+                        ? Math.max(measured.bytes("pk", format, "open", pageSize), measured.bytes("pk", format, "idle", pageSize))
+                        : appendBuffered ? measured.bytes("append", format, "idle", pageSize) : openFile;
+        long flushWriter = buffered ? openFile : 0;
         long spillIo =
                 spillable || appendBuffered ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes : 0;
-        long compaction =
-                primaryKey ? (core.numSortedRunCompactionTrigger() + 2L) * formatBuffer : formatBuffer;
-        return new WriteFootprint(set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction);
+        long readers = primaryKey ? core.numSortedRunCompactionTrigger() + 1L : 1L;
+        long compaction = readers * formatBuffer + openFile;
+        long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
+        return new WriteFootprint(
+                set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer);
     }
 
     private static long formatBuffer(CoreOptions core, Map<String, String> effective, boolean primaryKey) {

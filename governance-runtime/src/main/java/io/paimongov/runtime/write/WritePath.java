@@ -3,6 +3,7 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.write.OpenedWrite.Mode;
 import io.paimongov.runtime.write.OpenedWrite.State;
 import io.paimongov.spi.GovernanceClosedException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.data.BinaryRow;
@@ -49,25 +50,27 @@ final class WritePath {
         w.enter();
         try {
             check(State.OPEN, "write");
-            if (knownBuckets) {
-                int bucket = w.write.getBucket(row);
-                admit(w.write.getPartition(row), bucket);
-                w.write.write(row, bucket);
+            BinaryRow partition = w.write.getPartition(row);
+            int bucket = knownBuckets ? w.write.getBucket(row) : -1;
+            long bytes = rowSize.of(row);
+            if (w.writers.route(partition, bucket, bytes) == WriterAdmission.Route.SORTED) {
+                w.sorted.add(partition, bucket, row);
             } else {
-                admit(w.write.getPartition(row), -1);
-                w.write.write(row);
+                int before = w.writers.size();
+                if (knownBuckets) {
+                    w.write.write(row, bucket);
+                } else {
+                    w.write.write(row);
+                }
+                if (w.writers.size() != before) {
+                    w.context.compactionExecutor().bucketsActive(w.writers.size());
+                }
             }
-            w.context.recorder().recordInput(1, rowSize.of(row));
+            w.context.recorder().recordInput(1, bytes);
         } catch (Throwable t) {
             throw failures.fail(t);
         } finally {
             w.leave();
-        }
-    }
-
-    private void admit(BinaryRow partition, int bucket) throws Exception {
-        if (w.writers.admit(partition, bucket)) {
-            w.context.compactionExecutor().bucketsActive(w.writers.size());
         }
     }
 
@@ -80,8 +83,17 @@ final class WritePath {
             if (waitCompaction && w.context.compactionExecutor().threadBound() > 1) {
                 triggerEveryBucket();
             }
-            List<CommitMessage> messages =
-                    w.mode == Mode.BATCH ? w.write.prepareCommit() : w.write.prepareCommit(waitCompaction, identifier);
+            // In the order the files were made: a writer closed early and reopened may compact files of
+            // its earlier message, and Paimon's commit must see a file added before it is deleted.
+            List<CommitMessage> messages = new ArrayList<>(w.writers.takeClosedMessages());
+            messages.addAll(
+                    w.mode == Mode.BATCH ? w.write.prepareCommit() : w.write.prepareCommit(waitCompaction, identifier));
+            if (!w.sorted.isEmpty()) {
+                if (w.mode == Mode.BATCH) {
+                    w.writers.closePrepared();
+                }
+                messages.addAll(w.sorted.drain());
+            }
             Handoff prepared = new Handoff(w, cancellation, settlement, messages, w.fileIO.drain(), identifier);
             w.pending.add(prepared);
             w.context.token().throwIfCancelled();

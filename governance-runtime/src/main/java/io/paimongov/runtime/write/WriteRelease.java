@@ -71,6 +71,7 @@ final class WriteRelease {
         }
         w.pending.clear();
         first = deleteFiles(w.fileIO, w.fileIO.uncommitted(), first);
+        w.sorted.close();
         w.writers.releaseAll();
         w.fixed.forEach(MemoryReservation::close);
         try {

@@ -1,101 +1,293 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.metrics.WriterMetrics;
+import io.paimongov.spi.ResourceExhaustedException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.memory.MemoryOwner;
 import org.apache.paimon.memory.MemoryPoolFactory;
+import org.apache.paimon.operation.AbstractFileStoreWrite;
+import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.InternalRowPartitionComputer;
 
 /**
- * Admits (partition, bucket) writers into a write's budget and makes room for them. A new writer
- * holds a reservation of its per-writer estimate for as long as Paimon keeps it, and is admitted
- * only when its first pages (Paimon needs {@value GovernedTableWrite#MIN_WRITER_PAGES}) are in hand:
- * taken from the engine into the pool's first-pages floor ({@link
- * GovernedSegmentPool#holdFirstPages}) before Paimon creates the writer, so the engine cannot refuse
- * them afterwards. To make room, cached pages go back first, then the writers holding most memory
- * flush or spill, largest first, as Paimon's own preemption does. Otherwise the write fails with
- * {@link ResourceExhaustedException}, whose remedy says whether the budget or the engine was short.
+ * Decides, row by row, whether a (partition, bucket) writer gets a writer of its own in the write's
+ * memory, and makes room for it. A writer of its own holds a reservation of its measured footprint
+ * ({@link WriteFootprint#perWriterBytes()}) and, where it buffers in pages, its first {@value
+ * GovernedTableWrite#MIN_WRITER_PAGES} pages, taken into the pool's first-pages floor before Paimon
+ * creates it. At most {@link #maxOpen} writers are open at once: as many as fit in half of what the
+ * fixed reservations leave, each counted with its footprint and room for a write buffer of at least
+ * {@link WriteFootprint#minWriterBufferBytes()}, so a writer never gets so small a share that it
+ * spills tiny runs.
  *
- * <p><b>Thread-safety:</b> {@link #admit} and the release methods run on the writing thread inside
- * a write call; {@link #reclaim} runs on any thread but makes Paimon flush only while it holds the
- * write's call lock without waiting for it (the writing thread inside a call, or any thread while
- * the write is idle), since Paimon's writers are not thread-safe.
+ * <p>When a new writer does not fit, room is made in this order: cached pages go back; the least
+ * recently used open writer that has taken at least {@code governance.write.early-close-min-bytes}
+ * of input since it opened (or none at all) is flushed and closed ({@link PaimonWriters}), its commit
+ * message kept for the next prepareCommit and its state kept so that it reopens where it left off;
+ * then the writer's rows go to the write's {@link SharedSort} ({@link Route#SORTED}). Only when the
+ * shared sort is switched off, or the pages a writer needs are refused even after that, does the
+ * write fail, with {@link ResourceExhaustedException} naming the budget, the writers open and the
+ * cost per writer.
+ *
+ * <p><b>Thread-safety:</b> {@link #route} and the methods it leads to run on the writing thread inside
+ * a write call. {@link #reclaim} runs on any thread but makes Paimon flush only while it holds the
+ * write's call lock without waiting for it (the writing thread inside a call, or any thread while the
+ * write is idle), since Paimon's writers are not thread-safe.
  */
 final class WriterAdmission {
 
-    /** One (partition, bucket) writer; bucket -1 where the table picks buckets itself. */
-    private record WriterKey(BinaryRow partition, int bucket) {}
+    /** One (partition, bucket) writer; bucket -1 where Paimon picks buckets itself. */
+    record WriterKey(BinaryRow partition, int bucket) {}
+
+    /** Where a row goes. */
+    enum Route {
+        /** To its own open writer. */
+        DIRECT,
+        /** To the write's shared sort. */
+        SORTED
+    }
+
+    private static final class Open {
+        final MemoryReservation reservation;
+        long inputBytes;
+
+        Open(MemoryReservation reservation) {
+            this.reservation = reservation;
+        }
+    }
 
     private final MemoryBudget budget;
     private final GovernedSegmentPool pool;
-    private final long perWriterBytes;
+    private final WriteFootprint footprint;
     private final RowType partitionType;
     private final MemoryPoolFactory owners;
     private final ReentrantLock callLock;
-    private final Map<WriterKey, MemoryReservation> writers = new HashMap<>();
+    private final WriterMetrics metrics;
+    private final long earlyCloseMinBytes;
+    private final boolean sharedSort;
+    private final int maxOpen;
+    private AbstractFileStoreWrite<?> write;
+    /** Open writers, least recently used first. */
+    private final LinkedHashMap<WriterKey, Open> open = new LinkedHashMap<>(16, 0.75f, true);
+    /** Writers closed early, by key: reopened from here. */
+    private final Map<WriterKey, List<PaimonWriters.Closed>> closed = new HashMap<>();
+    /** Messages of writers closed since the last prepareCommit. */
+    private final List<CommitMessage> closedMessages = new ArrayList<>();
+    /** Writers whose rows go to the shared sort until the next prepareCommit. */
+    private final Set<WriterKey> sorted = new HashSet<>();
 
     WriterAdmission(
             MemoryBudget budget,
             GovernedSegmentPool pool,
-            long perWriterBytes,
+            WriteFootprint footprint,
+            long freeBytes,
             RowType partitionType,
             MemoryPoolFactory owners,
-            ReentrantLock callLock) {
+            ReentrantLock callLock,
+            WriterMetrics metrics,
+            long earlyCloseMinBytes,
+            boolean sharedSort) {
         this.budget = budget;
         this.pool = pool;
-        this.perWriterBytes = perWriterBytes;
+        this.footprint = footprint;
         this.partitionType = partitionType;
         this.owners = owners;
         this.callLock = callLock;
+        this.metrics = metrics;
+        this.earlyCloseMinBytes = earlyCloseMinBytes;
+        this.sharedSort = sharedSort;
+        long perOpen = footprint.perWriterBytes() + Math.max(firstPageBytes(), footprint.minWriterBufferBytes());
+        this.maxOpen = (int) Math.max(1, Math.min(Integer.MAX_VALUE, freeBytes / 2 / perOpen));
+    }
+
+    /** Set once, after Paimon's write is made. */
+    void attach(AbstractFileStoreWrite<?> paimonWrite) {
+        this.write = paimonWrite;
+    }
+
+    /** The most writers open at once. */
+    int maxOpen() {
+        return maxOpen;
     }
 
     /**
-     * Admits the writer of ({@code partition}, {@code bucket}) unless it is admitted already.
+     * Where the next row of ({@code partition}, {@code bucket}), {@code rowBytes} long, goes; a
+     * writer admitted here is open in Paimon's write when this returns {@link Route#DIRECT} for it
+     * (reopened from its early-close state) or is created by Paimon at the row's write.
      *
-     * @return whether a new writer was admitted
-     * @throws ResourceExhaustedException when its reservation or first pages do not fit even after
-     *     making room
+     * @throws ResourceExhaustedException when the writer can get neither a writer of its own nor
+     *     room in the shared sort
      */
-    boolean admit(BinaryRow partition, int bucket) throws Exception {
-        if (writers.containsKey(new WriterKey(partition, bucket))) {
-            return false;
+    Route route(BinaryRow partition, int bucket, long rowBytes) throws Exception {
+        WriterKey probe = new WriterKey(partition, bucket);
+        Open o = open.get(probe);
+        if (o != null) {
+            o.inputBytes += rowBytes;
+            return Route.DIRECT;
+        }
+        if (sorted.contains(probe)) {
+            return Route.SORTED;
         }
         WriterKey key = new WriterKey(partition.copy(), bucket);
+        if (admit(key)) {
+            open.get(key).inputBytes += rowBytes;
+            return Route.DIRECT;
+        }
+        if (!sharedSort) {
+            throw refused(key);
+        }
+        sorted.add(key);
+        return Route.SORTED;
+    }
+
+    /** Admits {@code key} now, closing writers whatever they hold if needed: for the shared sort's drain. */
+    void openForDrain(WriterKey key) throws Exception {
+        while (!admit(key)) {
+            if (!closeLeastRecent(true)) {
+                throw refused(key);
+            }
+        }
+    }
+
+    /**
+     * Closes the writer of {@code key} after the shared sort gave it its rows; its message joins
+     * those of the next prepareCommit.
+     */
+    void closeDrained(WriterKey key) throws Exception {
+        closeWriter(key, false);
+    }
+
+    private boolean admit(WriterKey key) throws Exception {
+        while (open.size() >= maxOpen) {
+            if (!closeLeastRecent(false)) {
+                return false;
+            }
+        }
         MemoryReservation reservation = budget.newReservation(name(key));
         try {
-            reservation.grow(perWriterBytes);
-            int first = GovernedTableWrite.MIN_WRITER_PAGES;
-            if (!pool.holdFirstPages(first)) {
-                long firstBytes = (long) first * pool.pageSize();
-                reclaim(firstBytes);
-                if (!pool.holdFirstPages(first)) {
-                    throw budget.exhausted(name(key) + " first pages", firstBytes);
+            boolean reserved = false;
+            while (true) {
+                reserved = reserved || reservation.tryGrow(footprint.perWriterBytes());
+                if (reserved && holdFirstPages()) {
+                    break;
+                }
+                if (pool.releaseCached() == 0 && !closeLeastRecent(false)) {
+                    reservation.close();
+                    return false;
                 }
             }
-        } catch (Exception e) {
+            List<PaimonWriters.Closed> states = closed.remove(key);
+            if (states != null) {
+                for (PaimonWriters.Closed state : states) {
+                    PaimonWriters.reopen(write, state);
+                }
+            }
+        } catch (Exception | Error e) {
             reservation.close();
             throw e;
         }
-        writers.put(key, reservation);
+        open.put(key, new Open(reservation));
+        metrics.recordWritersOpen(open.size());
         return true;
     }
 
-    /** Writers admitted and not released. */
+    private boolean holdFirstPages() {
+        return !footprint.buffersInPages() || pool.holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES);
+    }
+
+    private long firstPageBytes() {
+        return footprint.buffersInPages() ? (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize() : 0;
+    }
+
+    /**
+     * Closes the least recently used open writer that may be closed: with {@code any}, any writer;
+     * otherwise one that took at least the early-close minimum of input, or nothing.
+     *
+     * @return whether one was closed
+     */
+    private boolean closeLeastRecent(boolean any) throws Exception {
+        Iterator<Map.Entry<WriterKey, Open>> it = open.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<WriterKey, Open> e = it.next();
+            long in = e.getValue().inputBytes;
+            if (any || in == 0 || in >= earlyCloseMinBytes) {
+                closeWriter(e.getKey(), true);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void closeWriter(WriterKey key, boolean early) throws Exception {
+        Open o = open.remove(key);
+        int files = 0;
+        List<PaimonWriters.Closed> states = new ArrayList<>();
+        for (int bucket : buckets(key)) {
+            PaimonWriters.Closed c = PaimonWriters.close(write, key.partition(), bucket);
+            closedMessages.add(c.message());
+            states.add(c);
+            files += c.newFiles();
+        }
+        closed.put(key, states);
+        if (o != null) {
+            o.reservation.close();
+        }
+        metrics.recordWritersOpen(open.size());
+        if (early) {
+            metrics.recordClosedEarly(files);
+        }
+    }
+
+    /** The Paimon buckets behind {@code key}: its own, or every open one of its partition for bucket -1. */
+    private List<Integer> buckets(WriterKey key) {
+        if (key.bucket() >= 0) {
+            return PaimonWriters.isOpen(write, key.partition(), key.bucket()) ? List.of(key.bucket()) : List.of();
+        }
+        var buckets = write.writers().get(key.partition());
+        return buckets == null ? List.of() : new ArrayList<>(buckets.keySet());
+    }
+
+    /** Takes the messages of writers closed since the last call. */
+    List<CommitMessage> takeClosedMessages() {
+        List<CommitMessage> taken = new ArrayList<>(closedMessages);
+        closedMessages.clear();
+        return taken;
+    }
+
+    /** The shared sort's writers start afresh after a drain: later rows may get writers of their own. */
+    void sortDrained() {
+        sorted.clear();
+    }
+
+    /** Writers open now. */
     int size() {
-        return writers.size();
+        return open.size();
     }
 
     private String name(WriterKey key) {
         String partition = InternalRowPartitionComputer.partToSimpleString(partitionType, key.partition(), "/", 100);
         return "writer[partition=" + partition + ", bucket=" + key.bucket() + "]";
+    }
+
+    private ResourceExhaustedException refused(WriterKey key) {
+        long cost = footprint.perWriterBytes() + firstPageBytes();
+        return budget.exhausted(
+                name(key) + " (writers open: " + open.size() + " of at most " + maxOpen + ", each costs " + cost
+                        + " bytes: footprint " + footprint.perWriterBytes() + " + first pages " + firstPageBytes()
+                        + (sharedSort ? "" : "; the shared sort is off") + ")",
+                cost);
     }
 
     /**
@@ -139,23 +331,44 @@ final class WriterAdmission {
         return freed;
     }
 
+    /**
+     * Closes every open writer after a batch prepareCommit prepared them (nothing is left to flush)
+     * and returns their reservations.
+     */
+    void closePrepared() throws Exception {
+        for (WriterKey key : new ArrayList<>(open.keySet())) {
+            for (int bucket : buckets(key)) {
+                var buckets = write.writers().get(key.partition());
+                var container = buckets.remove(bucket);
+                if (buckets.isEmpty()) {
+                    write.writers().remove(key.partition());
+                }
+                container.writer.close();
+            }
+            open.remove(key).reservation.close();
+        }
+        metrics.recordWritersOpen(0);
+    }
+
     /** Releases the writers Paimon no longer keeps: those not in {@code active} (partition to buckets). */
     void releaseClosed(Map<BinaryRow, List<Integer>> active) {
-        writers.entrySet()
+        open.entrySet()
                 .removeIf(
                         e -> {
                             List<Integer> buckets = active.get(e.getKey().partition());
-                            boolean open = buckets != null && (e.getKey().bucket() < 0 || buckets.contains(e.getKey().bucket()));
-                            if (!open) {
-                                e.getValue().close();
+                            boolean kept = buckets != null && (e.getKey().bucket() < 0 || buckets.contains(e.getKey().bucket()));
+                            if (!kept) {
+                                e.getValue().reservation.close();
                             }
-                            return !open;
+                            return !kept;
                         });
+        metrics.recordWritersOpen(open.size());
     }
 
     /** Releases every writer's reservation. */
     void releaseAll() {
-        writers.values().forEach(MemoryReservation::close);
-        writers.clear();
+        open.values().forEach(o -> o.reservation.close());
+        open.clear();
+        metrics.recordWritersOpen(0);
     }
 }

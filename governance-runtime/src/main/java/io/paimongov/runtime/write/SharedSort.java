@@ -1,0 +1,143 @@
+package io.paimongov.runtime.write;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.paimon.compression.CompressOptions;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.JoinedRow;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.memory.MemorySegmentPool;
+import org.apache.paimon.options.MemorySize;
+import org.apache.paimon.sort.BinaryExternalSortBuffer;
+import org.apache.paimon.sort.SortBuffer;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowType;
+import org.apache.paimon.utils.MutableObjectIterator;
+import org.apache.paimon.utils.OffsetRow;
+
+/**
+ * One sort shared by every (partition, bucket) writer that did not get a writer of its own: rows
+ * are kept in the write's pages, keyed by their writer and their arrival, spilled in sorted runs
+ * when the pages run out, and at prepareCommit given back writer by writer, each writer's rows in
+ * the order they arrived. So the write needs one open writer at a time for them, and its memory is
+ * the budget whatever the number of writers (the shape Spark takes past {@code
+ * spark.sql.maxConcurrentOutputFileWriters}; docs/architecture.md, "Many writers").
+ *
+ * <p>A row is kept as (writer index, arrival number, the row's fields) with its row kind; the
+ * writer index numbers writers in the order they first came here.
+ *
+ * <p><b>Thread-safety:</b> not thread-safe; used on the writing thread inside a write call.
+ */
+final class SharedSort implements AutoCloseable {
+
+    /** Receives the sorted rows writer by writer. */
+    interface Sink {
+        void begin(WriterAdmission.WriterKey writer) throws Exception;
+
+        void row(InternalRow row) throws Exception;
+
+        void end(WriterAdmission.WriterKey writer) throws Exception;
+    }
+
+    private final SortBuffer buffer;
+    private final int arity;
+    private final Map<WriterAdmission.WriterKey, Integer> index = new HashMap<>();
+    private final List<WriterAdmission.WriterKey> writers = new ArrayList<>();
+    private final GenericRow head = new GenericRow(2);
+    private final JoinedRow joined = new JoinedRow();
+    private long arrival;
+    private long rows;
+
+    SharedSort(RowType rowType, MemorySegmentPool pool, IOManager ioManager, int fanIn, CompressOptions compression) {
+        this.arity = rowType.getFieldCount();
+        List<DataField> fields = new ArrayList<>();
+        fields.add(new DataField(0, "_writer", DataTypes.INT().notNull()));
+        fields.add(new DataField(1, "_arrival", DataTypes.BIGINT().notNull()));
+        for (DataField f : rowType.getFields()) {
+            fields.add(f.newId(fields.size()));
+        }
+        this.buffer =
+                BinaryExternalSortBuffer.create(
+                        ioManager, new RowType(fields), new int[] {0, 1}, pool, fanIn, compression, MemorySize.MAX_VALUE, true);
+    }
+
+    /** Keeps {@code row} for {@code writer}. */
+    void add(WriterAdmission.WriterKey writer, InternalRow row) throws IOException {
+        Integer id = index.get(writer);
+        if (id == null) {
+            WriterAdmission.WriterKey kept = new WriterAdmission.WriterKey(writer.partition().copy(), writer.bucket());
+            id = writers.size();
+            index.put(kept, id);
+            writers.add(kept);
+        }
+        head.setField(0, id);
+        head.setField(1, arrival++);
+        joined.replace(head, row);
+        joined.setRowKind(row.getRowKind());
+        if (!buffer.write(joined)) {
+            throw new IOException("the shared sort could not take a row of " + writer);
+        }
+        rows++;
+    }
+
+    /** Whether rows for {@code writer} are waiting here. */
+    boolean holds(WriterAdmission.WriterKey writer) {
+        return index.containsKey(writer);
+    }
+
+    boolean isEmpty() {
+        return rows == 0;
+    }
+
+    /** Rows waiting. */
+    long rows() {
+        return rows;
+    }
+
+    /** Writes what is in memory out as a sorted run, so the pages go back to the pool. */
+    void spill() throws IOException {
+        buffer.flushMemory();
+    }
+
+    /** Gives every waiting row to {@code sink}, writer by writer, then empties the sort. */
+    void drain(Sink sink) throws Exception {
+        MutableObjectIterator<BinaryRow> sorted = buffer.sortedIterator();
+        OffsetRow fields = new OffsetRow(arity, 2);
+        BinaryRow reuse = new BinaryRow(arity + 2);
+        int current = -1;
+        BinaryRow row;
+        while ((row = sorted.next(reuse)) != null) {
+            int id = row.getInt(0);
+            if (id != current) {
+                if (current >= 0) {
+                    sink.end(writers.get(current));
+                }
+                current = id;
+                sink.begin(writers.get(current));
+            }
+            sink.row(fields.replace(row));
+        }
+        if (current >= 0) {
+            sink.end(writers.get(current));
+        }
+        clear();
+    }
+
+    private void clear() {
+        buffer.clear();
+        index.clear();
+        writers.clear();
+        rows = 0;
+    }
+
+    @Override
+    public void close() {
+        clear();
+    }
+}

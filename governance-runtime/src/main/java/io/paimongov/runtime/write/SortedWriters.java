@@ -1,0 +1,164 @@
+package io.paimongov.runtime.write;
+
+import io.paimongov.runtime.memory.GovernedSegmentPool;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.memory.MemorySegment;
+import org.apache.paimon.memory.MemorySegmentPool;
+import org.apache.paimon.table.sink.CommitMessage;
+
+/**
+ * The writers of one write that wait in its {@link SharedSort}: rows go in as {@link WritePath}
+ * routes them ({@link WriterAdmission.Route#SORTED}); at prepareCommit they are written writer by
+ * writer, each writer admitted, given its rows in arrival order and closed before the next one opens,
+ * its commit message joining the prepared ones.
+ *
+ * <p>The sort takes pages from the write's pool. When the pool has none and the sort holds less than
+ * 1/{@value #SORT_SHARE} of the budget, the open writers are made to flush first ({@link
+ * WriterAdmission#reclaim}), so the sort's runs are never tiny because open writers hold the pages.
+ *
+ * <p><b>Thread-safety:</b> not thread-safe; used on the writing thread inside a write call.
+ */
+final class SortedWriters implements AutoCloseable {
+
+    /** The sort may take pages from open writers up to this share of the budget. */
+    static final int SORT_SHARE = 4;
+
+    private final OpenedWrite w;
+    private final boolean knownBuckets;
+    private SharedSort sort;
+
+    SortedWriters(OpenedWrite write, boolean knownBuckets) {
+        this.w = write;
+        this.knownBuckets = knownBuckets;
+    }
+
+    /** Keeps {@code row} of ({@code partition}, {@code bucket}) for the drain. */
+    void add(BinaryRow partition, int bucket, InternalRow row) throws Exception {
+        if (sort == null) {
+            sort = open();
+        }
+        sort.add(new WriterAdmission.WriterKey(partition, bucket), row);
+        w.context.recorder().recordSorted(1);
+    }
+
+    boolean isEmpty() {
+        return sort == null || sort.isEmpty();
+    }
+
+    /**
+     * Writes every waiting row through its own writer, one writer at a time, and returns their commit
+     * messages. The sort's pages are spilled first when the first writer's pages do not fit next to
+     * them.
+     */
+    List<CommitMessage> drain() throws Exception {
+        if (isEmpty()) {
+            return List.of();
+        }
+        if (!w.context.pool().holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
+            sort.spill();
+            w.context.pool().releaseCached();
+        }
+        sort.drain(
+                new SharedSort.Sink() {
+                    private int bucket;
+
+                    @Override
+                    public void begin(WriterAdmission.WriterKey writer) throws Exception {
+                        w.context.token().throwIfCancelled();
+                        w.writers.openForDrain(writer);
+                        bucket = writer.bucket();
+                    }
+
+                    @Override
+                    public void row(InternalRow row) throws Exception {
+                        if (knownBuckets) {
+                            w.write.write(row, bucket);
+                        } else {
+                            w.write.write(row);
+                        }
+                    }
+
+                    @Override
+                    public void end(WriterAdmission.WriterKey writer) throws Exception {
+                        w.writers.closeDrained(writer);
+                    }
+                });
+        w.writers.sortDrained();
+        return new ArrayList<>(w.writers.takeClosedMessages());
+    }
+
+    private SharedSort open() throws Exception {
+        GovernedSegmentPool pool = w.context.pool();
+        if (!pool.holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
+            w.writers.reclaim((long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize());
+            if (!pool.holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
+                throw w.budget.exhausted(
+                        "shared sort first pages", (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize());
+            }
+        }
+        CoreOptions core = CoreOptions.fromMap(w.table.options());
+        return new SharedSort(
+                w.table.rowType(),
+                new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize()),
+                w.context.ioManager(),
+                core.localSortMaxNumFileHandles(),
+                core.spillCompressOptions());
+    }
+
+    @Override
+    public void close() {
+        if (sort != null) {
+            sort.close();
+            sort = null;
+        }
+    }
+
+    /** The write's pool as the sort sees it: a refused page makes the open writers flush while the sort holds little. */
+    private final class SortPool implements MemorySegmentPool {
+        private final GovernedSegmentPool pool;
+        private final long share;
+        private long held;
+
+        SortPool(GovernedSegmentPool pool, long sharePages) {
+            this.pool = pool;
+            this.share = sharePages;
+        }
+
+        @Override
+        public int pageSize() {
+            return pool.pageSize();
+        }
+
+        @Override
+        public void returnAll(List<MemorySegment> memory) {
+            held -= memory.size();
+            pool.returnAll(memory);
+        }
+
+        @Override
+        public int freePages() {
+            return pool.freePages();
+        }
+
+        @Override
+        public MemorySegment nextSegment() {
+            MemorySegment page = pool.nextSegment();
+            if (page == null && held < share) {
+                try {
+                    w.writers.reclaim(pool.pageSize());
+                } catch (Exception e) {
+                    throw new IllegalStateException("making room for the shared sort failed", e);
+                }
+                page = pool.nextSegment();
+            }
+            if (page != null) {
+                held++;
+            }
+            return page;
+        }
+    }
+}
