@@ -1,5 +1,7 @@
 package io.paimongov.benchmarks.calibration;
 
+import io.paimongov.runtime.write.WriteFootprint;
+
 import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.LiveHeap;
 import java.nio.file.Files;
@@ -201,7 +203,7 @@ final class FootprintProbe {
     /**
      * The table {@code cal.t (p INT, k INT, v STRING)} partitioned by {@code p}, {@value #BUCKETS}
      * fixed buckets, with the options a governed write sets ({@code WriteFootprint}): synchronous
-     * file writes, the cell's page size, a spillable write buffer for primary keys.
+     * file writes, the cell's page size, its Parquet page size, a spillable write buffer for primary keys.
      */
     static FileStoreTable create(Path warehouse, Cell cell) throws Exception {
         Schema.Builder schema =
@@ -214,7 +216,8 @@ final class FootprintProbe {
                         .option(CoreOptions.FILE_FORMAT.key(), cell.format())
                         .option(CoreOptions.FILE_COMPRESSION.key(), cell.compression())
                         .option(CoreOptions.PAGE_SIZE.key(), Integer.toString(cell.pageSize()))
-                        .option(CoreOptions.ASYNC_FILE_WRITE.key(), "false");
+                        .option(CoreOptions.ASYNC_FILE_WRITE.key(), "false")
+                        .option("parquet.page.size", Integer.toString(WriteFootprint.PARQUET_PAGE_SIZE));
         if (cell.kind() == Cell.Kind.PK) {
             schema.primaryKey("p", "k").option(CoreOptions.WRITE_BUFFER_SPILLABLE.key(), "true");
         } else {

@@ -85,6 +85,28 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
         return page;
     }
 
+    /**
+     * A page for a consumer that must leave the first-pages floor to writers (the write's shared
+     * sort): a cached page only while more than the floor are cached, else a new one from the
+     * engine; null when neither is possible.
+     */
+    public MemorySegment nextSegmentAboveFloor() {
+        beforeAllocate.run();
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            if (cached.size() > floor) {
+                return cached.pollFirst();
+            }
+        }
+        MemorySegment page = takeFromEngine();
+        if (page == null) {
+            denied.increment();
+        }
+        return page;
+    }
+
     /** One new page from the engine, accounted and owned; null when the budget or engine is short or the pool closed. */
     private MemorySegment takeFromEngine() {
         if (!pages.tryGrow(pageSize)) {

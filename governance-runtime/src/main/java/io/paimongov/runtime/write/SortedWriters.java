@@ -16,7 +16,8 @@ import org.apache.paimon.table.sink.CommitMessage;
  * writer, each writer admitted, given its rows in arrival order and closed before the next one opens,
  * its commit message joining the prepared ones.
  *
- * <p>The sort takes pages from the write's pool. When the pool has none and the sort holds less than
+ * <p>The sort takes pages from the write's pool, never the first-pages floor kept for writers to
+ * (re)start their buffers ({@link GovernedSegmentPool#nextSegmentAboveFloor()}). When the pool has none and the sort holds less than
  * 1/{@value #SORT_SHARE} of the budget, the open writers are made to flush first ({@link
  * WriterAdmission#reclaim}), so the sort's runs are never tiny because open writers hold the pages.
  *
@@ -146,14 +147,14 @@ final class SortedWriters implements AutoCloseable {
 
         @Override
         public MemorySegment nextSegment() {
-            MemorySegment page = pool.nextSegment();
+            MemorySegment page = pool.nextSegmentAboveFloor();
             if (page == null && held < share) {
                 try {
                     w.writers.reclaim(pool.pageSize());
                 } catch (Exception e) {
                     throw new IllegalStateException("making room for the shared sort failed", e);
                 }
-                page = pool.nextSegment();
+                page = pool.nextSegmentAboveFloor();
             }
             if (page != null) {
                 held++;

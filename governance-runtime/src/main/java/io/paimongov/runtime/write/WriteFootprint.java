@@ -22,6 +22,7 @@ import org.apache.paimon.table.FileStoreTable;
  *   <li>{@code write-buffer-spillable=true} for primary-key tables;
  *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
  *       from 64k to 128m;
+ *   <li>{@code parquet.page.size} = {@value #PARQUET_PAGE_SIZE} bytes;
  *   <li>{@code local-sort.max-num-file-handles} = as many merge channels (2 pages each) as fit in
  *       an eighth of the budget, from 2 to 128.
  * </ul>
@@ -61,6 +62,14 @@ public record WriteFootprint(
         long minWriterBufferBytes) {
 
     static final long AVRO_BUFFER = 128 << 10;
+    /**
+     * The Parquet page size a governed write sets unless the table sets its own: Parquet's
+     * compressor keeps a buffer of one page per open file, so its 1 MiB default costs 1.12 MB of
+     * heap per open file against 137 KB at 64 KiB (measured, docs/performance.md).
+     */
+    public static final int PARQUET_PAGE_SIZE = 64 << 10;
+    /** What each byte of Parquet page size above {@link #PARQUET_PAGE_SIZE} adds to an open file (measured slope). */
+    static final double PARQUET_PAGE_COST = 1.05;
     /** A writer of its own should have room for at least this share of the budget as write buffer. */
     static final int MIN_BUFFER_SHARE = 64;
 
@@ -83,6 +92,7 @@ public record WriteFootprint(
         long rowGroup = clamp(budgetBytes / 32, 64 << 10, 128 << 20);
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
+        putIfAbsent(given, set, "parquet.page.size", Integer.toString(PARQUET_PAGE_SIZE));
         long channelBytes = 2L * pageSize;
         long fan = clamp(budgetBytes / 8 / channelBytes, 2, 128);
         putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));
@@ -98,7 +108,8 @@ public record WriteFootprint(
         MeasuredFootprints measured = MeasuredFootprints.get();
         boolean buffered = primaryKey || appendBuffered;
         long openFile =
-                measured.bytes(primaryKey ? "pk" : "append", format, primaryKey ? "file" : "open", pageSize) + formatBuffer;
+                measured.bytes(primaryKey ? "pk" : "append", format, primaryKey ? "file" : "open", pageSize)
+                        + formatBuffer + parquetPageExcess(format, effective);
         long perWriter =
                 primaryKey
                         ? Math.max(measured.bytes("pk", format, "open", pageSize), measured.bytes("pk", format, "idle", pageSize))
@@ -121,6 +132,15 @@ public record WriteFootprint(
             case "orc" -> Math.min(target, Sizes.parse("orc.stripe.size", effective.get("orc.stripe.size")));
             default -> Math.min(target, AVRO_BUFFER);
         };
+    }
+
+    /** The measured cells use {@link #PARQUET_PAGE_SIZE}: a table's larger Parquet page costs this much more per open file. */
+    private static long parquetPageExcess(String format, Map<String, String> effective) {
+        if (!format.equals("parquet")) {
+            return 0;
+        }
+        long page = Sizes.parse("parquet.page.size", effective.get("parquet.page.size"));
+        return page <= PARQUET_PAGE_SIZE ? 0 : (long) Math.ceil((page - PARQUET_PAGE_SIZE) * PARQUET_PAGE_COST);
     }
 
     private static void putIfAbsent(Map<String, String> given, Map<String, String> set, String key, String value) {

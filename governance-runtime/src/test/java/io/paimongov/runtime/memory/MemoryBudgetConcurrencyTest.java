@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -102,6 +103,9 @@ class MemoryBudgetConcurrencyTest {
         sampler.start();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         CountDownLatch start = new CountDownLatch(1);
+        // Every thread first holds 10 pages of its budget until all do: 40 pages at once, more than
+        // one budget's worth, whatever the scheduler does; then the random part runs.
+        CyclicBarrier allHold = new CyclicBarrier(THREADS);
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
             MemoryBudget budget = budgets.get(t % budgets.size());
@@ -109,6 +113,10 @@ class MemoryBudgetConcurrencyTest {
             done.add(pool.submit(() -> {
                 start.await();
                 List<MemoryReservation> mine = new ArrayList<>();
+                MemoryReservation first = budget.newReservation("t" + Thread.currentThread().getId() + "-first");
+                first.grow(10L * PAGE);
+                mine.add(first);
+                allHold.await(1, TimeUnit.MINUTES);
                 for (int i = 0; i < OPS / THREADS; i++) {
                     if (mine.isEmpty() || random.nextInt(10) == 0) {
                         mine.add(budget.newReservation("t" + Thread.currentThread().getId() + "-" + i));
