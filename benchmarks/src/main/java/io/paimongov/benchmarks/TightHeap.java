@@ -1,12 +1,9 @@
 package io.paimongov.benchmarks;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
@@ -28,15 +25,13 @@ import org.apache.paimon.table.sink.BatchWriteBuilder;
  * {@code -XX:+ExitOnOutOfMemoryError}, so an {@code OutOfMemoryError} in any thread (Paimon writes
  * from other threads too) ends the child with the JVM's own message.
  *
- * <p>The child is started with this JVM's {@code java} binary ({@code java.home}) and class path
- * ({@code java.class.path}); it prints {@code SURVIVED} on stdout when its write committed. Not
- * thread-safe; one run at a time.
+ * <p>The child is started by {@link ChildJvm} (this JVM's binary and class path); it prints {@code
+ * SURVIVED} on stdout when its write committed. Not thread-safe; one run at a time.
  */
 public final class TightHeap {
 
     public static final int BUCKETS = 32;
     static final String SURVIVED = "SURVIVED";
-    private static final String OOM = "OutOfMemoryError";
 
     /** How a child ended. */
     public enum Outcome {
@@ -88,7 +83,7 @@ public final class TightHeap {
     public static Result run(Path workDir, Workload w) throws Exception {
         Child governed = child(workDir.resolve("governed"), "governed", w);
         Child plain = child(workDir.resolve("plain"), "plain", w);
-        return new Result(governed.outcome(), plain.outcome(), governed.millis(), plain.millis(), tail(plain.output(), 2));
+        return new Result(governed.outcome(), plain.outcome(), governed.millis(), plain.millis(), ChildJvm.tail(plain.output(), 2));
     }
 
     /**
@@ -96,44 +91,12 @@ public final class TightHeap {
      * {@code dir}, then removes {@code dir}.
      */
     static Child child(Path dir, String mode, Workload w) throws Exception {
-        Files.createDirectories(dir);
-        Path log = dir.resolve("child.log");
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx" + w.heapBytes());
-        command.add("-Xms" + w.heapBytes());
-        command.add("-XX:+UseSerialGC");
-        command.add("-XX:+ExitOnOutOfMemoryError");
-        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=error");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(TightHeap.class.getName());
-        command.add(mode);
-        command.add(dir.resolve("warehouse").toString());
-        command.add(Integer.toString(w.rows()));
-        command.add(Integer.toString(w.valueBytes()));
-        command.add(Long.toString(w.budgetBytes()));
-        long start = System.nanoTime();
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        Outcome outcome;
-        try {
-            if (!process.waitFor(w.timeoutSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
-                outcome = Outcome.TIMED_OUT;
-            } else {
-                outcome = null;
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            throw e;
-        }
-        long millis = (System.nanoTime() - start) / 1_000_000;
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        if (outcome == null) {
-            outcome = classify(process.exitValue(), output);
-        }
+        ChildJvm.Ended ended = ChildJvm.run(dir, w.heapBytes(), w.timeoutSeconds(), TightHeap.class, List.of(
+                mode, dir.resolve("warehouse").toString(), Integer.toString(w.rows()), Integer.toString(w.valueBytes()),
+                Long.toString(w.budgetBytes())));
         BenchTables.deleteTree(dir);
-        return new Child(outcome, millis, output);
+        Outcome outcome = ended.timedOut() ? Outcome.TIMED_OUT : classify(ended.exitCode(), ended.output());
+        return new Child(outcome, ended.millis(), ended.output());
     }
 
     /**
@@ -147,18 +110,13 @@ public final class TightHeap {
     }
 
     static Outcome classify(int exitCode, String output) {
-        if (output.contains(OOM)) {
+        if (output.contains(ChildJvm.OOM)) {
             return Outcome.OUT_OF_MEMORY;
         }
         if (exitCode == 0 && output.lines().anyMatch(l -> l.startsWith(SURVIVED))) {
             return Outcome.SURVIVED;
         }
         return Outcome.FAILED;
-    }
-
-    private static String tail(String output, int lines) {
-        List<String> all = output.lines().filter(l -> !l.isBlank()).toList();
-        return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));
     }
 
     /**

@@ -62,8 +62,6 @@ final class FootprintProbe {
     static final String RESULT = "FOOTPRINT";
     /** Writers of the warm-up write: the same in every child, so what it leaves behind cancels in the slope. */
     static final int WARM_UP_WRITERS = BUCKETS;
-    static final int MAX_COLLECTIONS = 10;
-    static final long SETTLE_MILLIS = 200;
 
     private FootprintProbe() {}
 
@@ -234,28 +232,9 @@ final class FootprintProbe {
         }
     }
 
-    /**
-     * Live heap now: what survived a full collection in every heap pool, read until two reads in a
-     * row agree (at most {@value #MAX_COLLECTIONS}). Before each read the collector runs, then
-     * finalizers and cleaners get {@value #SETTLE_MILLIS} ms to run, then it runs again: the format
-     * writers' streams and codecs are freed through cleaners, so right after closing files one
-     * collection finds megabytes that are garbage but not yet freed (measured: a first read 2.3
-     * times the settled one after flushing 64 Parquet writers).
-     */
+    /** Live heap now, settled: {@link LiveHeap#settled}. */
     static long liveHeapBytes() throws InterruptedException {
-        long last = -1;
-        for (int i = 0; i < MAX_COLLECTIONS; i++) {
-            System.gc();
-            System.runFinalization();
-            Thread.sleep(SETTLE_MILLIS);
-            System.gc();
-            long sum = LiveHeap.afterLastCollection();
-            if (sum == last) {
-                break;
-            }
-            last = sum;
-        }
-        return last;
+        return LiveHeap.settled();
     }
 
     /**

@@ -1,0 +1,375 @@
+package io.paimongov.benchmarks.scale;
+
+import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.LiveHeap;
+import io.paimongov.runtime.write.CommitFiles;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import com.sun.management.GarbageCollectionNotificationInfo;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import javax.management.ListenerNotFoundException;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.index.SimpleHashBucketAssigner;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor;
+
+/*
+ * The child side of the scale grid: one write of one cell in a JVM of its own, started by
+ * ScaleRunner with -Xmx = the budget plus the measured baseline (ChildJvm: serial collector, exit on
+ * OutOfMemoryError). Three modes:
+ *
+ * - baseline: creates the cell's table, opens plain Paimon's write and then the governed write with
+ *   no rows, and prints the live heap (settled full collections, LiveHeap.settled) with each open;
+ *   the larger is what a writing child holds before its first row.
+ * - governed: the cell's rows through GovernedTableWrite (heap provider, the cell's budget).
+ * - plain: the same rows through Paimon's own write (TableWriteImpl with its own heap pool,
+ *   write-buffer-size = the budget, an IOManager as every engine gives it, Paimon's defaults
+ *   otherwise). A dynamic-bucket table gets its buckets from Paimon's SimpleHashBucketAssigner on the
+ *   trimmed primary key's hash, as Paimon's engines assign them, and write(row, bucket).
+ *
+ * A writing child times the write from opening it through prepareCommit (the commit is untimed, as
+ * in P1). While it writes, it keeps the largest live heap seen after any full collection: those the
+ * JVM runs by itself and one of its own every SAMPLE_MILLIS (Sampler); the baseline of that signal
+ * is the live heap (settled) after the table was created, before the write opened. Both writing
+ * modes sample, so both pay the same collections. A watchdog ends the child when the collector took more than
+ * THRASH_SHARE of the last THRASH_WINDOW_MILLIS: a heap that is full but not quite out of memory.
+ *
+ * Output: one line "SCALE key=value ..." on success (exit 0); "SCALE_FAILED reason" when the write
+ * threw (exit 1) or thrashed (exit 4). An OutOfMemoryError ends the JVM with its own message.
+ */
+
+/**
+ * One write of one scale cell, in a child JVM: {@code baseline|governed|plain TABLE FORMAT WRITERS
+ * ROWS ROW_BYTES BUDGET WORK_DIR SAMPLE_MILLIS}. Started by {@link ScaleRunner}; not for other use.
+ */
+public final class ScaleChild {
+
+    static final String RESULT = "SCALE";
+    static final String FAILED = "SCALE_FAILED";
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_THRASH = 4;
+    static final long THRASH_WINDOW_MILLIS = 10_000;
+    static final double THRASH_SHARE = 0.9;
+
+    private ScaleChild() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != ScaleCell.ARGS + 3) {
+            System.err.println("usage: ScaleChild baseline|governed|plain TABLE FORMAT WRITERS ROWS ROW_BYTES BUDGET WORK_DIR SAMPLE_MILLIS");
+            System.exit(2);
+        }
+        String mode = args[0];
+        ScaleCell cell = ScaleCell.parse(args, 1);
+        Path work = Path.of(args[ScaleCell.ARGS + 1]);
+        long sampleMillis = Long.parseLong(args[ScaleCell.ARGS + 2]);
+        startWatchdog();
+        Map<String, Object> result;
+        try {
+            result = switch (mode) {
+                case "baseline" -> baseline(cell, work);
+                case "governed" -> governed(cell, work, sampleMillis);
+                case "plain" -> plain(cell, work, sampleMillis);
+                default -> throw new IllegalArgumentException("unknown mode " + mode);
+            };
+        } catch (Throwable t) {
+            System.out.println(FAILED + " " + reason(t));
+            System.out.flush();
+            t.printStackTrace();
+            System.exit(EXIT_FAILED);
+            return;
+        }
+        StringBuilder line = new StringBuilder(RESULT);
+        result.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+        System.out.println(line);
+        System.out.flush();
+        System.exit(0);
+    }
+
+    private static Map<String, Object> baseline(ScaleCell cell, Path work) throws Exception {
+        FileStoreTable table = cell.create(work.resolve("warehouse"));
+        Map<String, Object> r = new LinkedHashMap<>();
+        IOManager io = IOManager.create(Files.createDirectories(work.resolve("io")).toString());
+        try (BatchTableWrite write = plainTable(table, cell).newBatchWriteBuilder().newWrite().withIOManager(io)) {
+            r.put("plainOpenBytes", LiveHeap.settled());
+        } finally {
+            io.close();
+        }
+        try (GovernedTableWrite write = BenchTables.governedWrite(table, "scale-baseline", cell.budgetBytes(), work, Map.of())) {
+            r.put("governedOpenBytes", LiveHeap.settled());
+        } catch (Exception e) {
+            // The governed write refused the table when it opened: the writing child will report why.
+            r.put("governedOpenBytes", -1);
+        }
+        return r;
+    }
+
+    private static Map<String, Object> governed(ScaleCell cell, Path work, long sampleMillis) throws Exception {
+        FileStoreTable table = cell.create(work.resolve("warehouse"));
+        ScaleRows rows = new ScaleRows(cell);
+        long baseline = LiveHeap.settled();
+        Sampler sampler = new Sampler(sampleMillis);
+        long start = System.nanoTime();
+        GovernedTableWrite write = BenchTables.governedWrite(table, "scale", cell.budgetBytes(), work, Map.of());
+        long nanos;
+        try (write) {
+            sampler.start();
+            try {
+                for (int i = 0; i < cell.rows(); i++) {
+                    write.write(rows.next());
+                }
+                var prepared = write.prepareCommit();
+                nanos = System.nanoTime() - start;
+                sampler.stop();
+                prepared.commit();
+            } finally {
+                sampler.stop();
+            }
+        }
+        MetricsSnapshot m = write.metrics();
+        Map<String, Object> r = timed(cell, nanos, baseline, sampler);
+        r.put("inputRows", m.inputRows());
+        r.put("inputBytes", m.inputBytes());
+        r.put("budgetBytes", m.budgetBytes());
+        r.put("peakReservedBytes", m.peakReservedBytes());
+        r.put("spillBytes", m.spillBytes());
+        r.put("spillFiles", m.spillFiles());
+        r.put("filesRolledEarly", m.filesRolledEarly());
+        r.put("writersClosedEarly", m.writersClosedEarly());
+        r.put("sortedRows", m.sortedRows());
+        r.put("outputFiles", m.outputFiles());
+        r.put("peakWritersOpen", m.peakWritersOpen());
+        return r;
+    }
+
+    private static Map<String, Object> plain(ScaleCell cell, Path work, long sampleMillis) throws Exception {
+        FileStoreTable table = plainTable(cell.create(work.resolve("warehouse")), cell);
+        ScaleRows rows = new ScaleRows(cell);
+        DynamicBucketRowKeyExtractor keys = cell.table() == ScaleTable.PK_DYNAMIC ? new DynamicBucketRowKeyExtractor(table.schema()) : null;
+        SimpleHashBucketAssigner buckets = keys == null ? null : new SimpleHashBucketAssigner(1, 0, cell.dynamicTargetRows(), -1);
+        long baseline = LiveHeap.settled();
+        Sampler sampler = new Sampler(sampleMillis);
+        IOManager io = IOManager.create(Files.createDirectories(work.resolve("io")).toString());
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        long start = System.nanoTime();
+        long nanos;
+        List<CommitMessage> messages;
+        try (BatchTableWrite write = builder.newWrite().withIOManager(io)) {
+            sampler.start();
+            try {
+                for (int i = 0; i < cell.rows(); i++) {
+                    GenericRow row = rows.next();
+                    if (keys == null) {
+                        write.write(row);
+                    } else {
+                        keys.setRecord(row);
+                        write.write(row, buckets.assign(keys.partition(), keys.trimmedPrimaryKey().hashCode()));
+                    }
+                }
+                messages = write.prepareCommit();
+                nanos = System.nanoTime() - start;
+            } finally {
+                sampler.stop();
+            }
+            try (BatchTableCommit commit = builder.newCommit()) {
+                commit.commit(messages);
+            }
+        } finally {
+            io.close();
+        }
+        Map<String, Object> r = timed(cell, nanos, baseline, sampler);
+        r.put("outputFiles", CommitFiles.dataFiles(messages).size());
+        return r;
+    }
+
+    private static FileStoreTable plainTable(FileStoreTable table, ScaleCell cell) {
+        return table.copy(Map.of(CoreOptions.WRITE_BUFFER_SIZE.key(), Long.toString(cell.budgetBytes())));
+    }
+
+    private static Map<String, Object> timed(ScaleCell cell, long nanos, long baseline, Sampler sampler) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("rows", cell.rows());
+        r.put("nanos", nanos);
+        r.put("heapBaselineBytes", baseline);
+        r.put("liveHeapPeakBytes", sampler.peak);
+        r.put("heapSamples", sampler.samples.get());
+        return r;
+    }
+
+    /**
+     * A failure as one line: {@code ResourceExhaustedException: message} when the write refused
+     * (anywhere in the cause chain), else the thrown type and message, and the root cause's when it
+     * is another. At most 400 characters.
+     */
+    static String reason(Throwable t) {
+        Throwable root = t;
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ResourceExhaustedException) {
+                return oneLine(describe(c));
+            }
+            root = c;
+        }
+        String text = describe(t) + (root == t ? "" : " (cause: " + describe(root) + ")");
+        return oneLine(text);
+    }
+
+    private static String describe(Throwable t) {
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    private static String oneLine(String text) {
+        String line = text.replaceAll("\\s+", " ").trim();
+        return line.length() <= 400 ? line : line.substring(0, 397) + "...";
+    }
+
+    /**
+     * Ends the JVM with {@value #EXIT_THRASH} when the collectors took more than {@link
+     * #THRASH_SHARE} of the wall time over the last {@link #THRASH_WINDOW_MILLIS} (read every
+     * second). A daemon thread; it reads the collectors' own counters.
+     */
+    private static void startWatchdog() {
+        Thread t = new Thread(() -> {
+            int slots = (int) (THRASH_WINDOW_MILLIS / 1000);
+            long[] gc = new long[slots + 1];
+            long[] wall = new long[slots + 1];
+            for (long tick = 0; ; tick++) {
+                int i = (int) (tick % gc.length);
+                gc[i] = gcMillis();
+                wall[i] = System.nanoTime() / 1_000_000;
+                if (tick >= slots) {
+                    int oldest = (int) ((tick - slots) % gc.length);
+                    long spent = gc[i] - gc[oldest];
+                    long elapsed = wall[i] - wall[oldest];
+                    if (spent > THRASH_SHARE * elapsed) {
+                        System.out.println(FAILED + " GC thrash: the collector took " + spent + " of the last " + elapsed
+                                + " ms (the heap is full and little is freed)");
+                        System.out.flush();
+                        Runtime.getRuntime().halt(EXIT_THRASH);
+                    }
+                }
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "scale-gc-watchdog");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static long gcMillis() {
+        long sum = 0;
+        for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
+            sum += Math.max(0, bean.getCollectionTime());
+        }
+        return sum;
+    }
+
+    /**
+     * The largest live heap while the write runs, from two sources: every full collection the JVM
+     * runs anyway (a heap near its limit collects often, and those are the moments that matter),
+     * read from the collector's own notification (heap pools' usage after it), and a full collection
+     * of its own every {@code everyMillis} on a thread of its own, so that a write whose heap never
+     * fills is sampled too. Under the serial collector a full collection compacts the whole heap, so
+     * what is left after it is the live set.
+     */
+    private static final class Sampler {
+        private final long everyMillis;
+        private final AtomicBoolean running = new AtomicBoolean();
+        private final List<NotificationEmitter> emitters = new ArrayList<>();
+        private final NotificationListener listener = this::onCollection;
+        private Thread thread;
+        private volatile long peak;
+        private final AtomicInteger samples = new AtomicInteger();
+
+        Sampler(long everyMillis) {
+            this.everyMillis = everyMillis;
+        }
+
+        void start() {
+            running.set(true);
+            for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (bean instanceof NotificationEmitter emitter) {
+                    emitter.addNotificationListener(listener, null, null);
+                    emitters.add(emitter);
+                }
+            }
+            thread = new Thread(() -> {
+                while (running.get()) {
+                    System.gc();
+                    try {
+                        Thread.sleep(everyMillis);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "scale-heap-sampler");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void onCollection(Notification n, Object handback) {
+            if (!running.get() || !GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+                return;
+            }
+            GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+            if (!info.getGcAction().contains("major")) {
+                return;
+            }
+            long live = 0;
+            for (Map.Entry<String, MemoryUsage> pool : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                if (HEAP_POOLS.contains(pool.getKey())) {
+                    live += pool.getValue().getUsed();
+                }
+            }
+            synchronized (this) {
+                peak = Math.max(peak, live);
+            }
+            samples.incrementAndGet();
+        }
+
+        /** Stops the sampling; idempotent. */
+        void stop() throws InterruptedException {
+            if (thread != null && running.getAndSet(false)) {
+                thread.interrupt();
+                thread.join();
+                for (NotificationEmitter e : emitters) {
+                    try {
+                        e.removeNotificationListener(listener);
+                    } catch (ListenerNotFoundException ignored) {
+                        // already removed
+                    }
+                }
+            }
+        }
+    }
+
+    /** Names of the heap pools (the collectors' notifications also report non-heap ones). */
+    private static final Set<String> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
+            .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toUnmodifiableSet());
+}

@@ -1,0 +1,174 @@
+package io.paimongov.benchmarks.scale;
+
+import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.ChildJvm;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/*
+ * The parent side of the scale grid. For each (table kind, format) it first measures a baseline in
+ * a child of its own with a roomy heap (ScaleChild baseline: the live heap with the table and the
+ * write open, no rows; the larger of plain Paimon's and the governed write's). Then every cell runs
+ * twice, governed and plain, each in a fresh child JVM with -Xmx = budget + baseline (ChildJvm), one
+ * after another, never side by side (the machine is small and each child's collections would slow
+ * the other). A JVM per write because what one write leaves behind (codec pools, caches, a heap
+ * grown by an earlier write) must not count for the next. The spill series runs the same way, with
+ * its own budgets; both of its children get the in-memory write's heap (its budget plus the
+ * baseline), so that the series compares spilling with not spilling, not two heaps.
+ */
+
+/**
+ * Runs a {@link ScaleGrid} and returns its {@link ScaleReport}. Not thread-safe: one run at a time.
+ * A child that fails is a result (not survived, with the reason), never an exception; a baseline
+ * child that fails is an {@link IllegalStateException} with its output, since without it no heap
+ * can be sized.
+ */
+public final class ScaleRunner {
+
+    /** The baseline child's heap: room for an open write and nothing else to measure. */
+    static final long BASELINE_HEAP = 512L << 20;
+    static final long MIB = 1L << 20;
+
+    /**
+     * @param timeoutSeconds the most one writing child may run; it is killed and reported not
+     *     survived after that
+     * @param sampleMillis pause between the writing children's live-heap samples
+     */
+    public record Settings(long timeoutSeconds, long sampleMillis) {
+
+        public Settings {
+            if (timeoutSeconds < 1) {
+                throw new IllegalArgumentException("--timeout-seconds must be at least 1, not " + timeoutSeconds);
+            }
+            if (sampleMillis < 1) {
+                throw new IllegalArgumentException("--sample-millis must be at least 1, not " + sampleMillis);
+            }
+        }
+    }
+
+    /**
+     * The live heap of a child with the table and the write open and no rows written.
+     *
+     * @param plainOpenBytes with plain Paimon's write open
+     * @param governedOpenBytes with the governed write open; -1 when it refused to open
+     */
+    public record Baseline(ScaleTable table, String format, long plainOpenBytes, long governedOpenBytes) {
+
+        /** The larger of the two: what the writing children's heap holds before the budget. */
+        public long bytes() {
+            return Math.max(plainOpenBytes, governedOpenBytes);
+        }
+
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("table", table.label());
+            m.put("format", format);
+            m.put("bytes", bytes());
+            m.put("plainOpenBytes", plainOpenBytes);
+            m.put("governedOpenBytes", governedOpenBytes);
+            return m;
+        }
+    }
+
+    private ScaleRunner() {}
+
+    /**
+     * Runs every baseline, cell and spill-series write of {@code grid} under {@code workDir} (the
+     * caller removes it; each child's directory is removed when it ends). {@code progress} gets a
+     * line per child.
+     */
+    public static ScaleReport run(ScaleGrid grid, Path workDir, Settings settings, Consumer<String> progress) throws Exception {
+        long start = System.nanoTime();
+        Map<String, Baseline> baselines = new LinkedHashMap<>();
+        List<CellResult> cells = new ArrayList<>();
+        int n = 0;
+        for (ScaleCell cell : grid.cells()) {
+            n++;
+            Baseline b = baseline(baselines, cell, workDir, progress);
+            long xmx = xmx(cell.budgetBytes(), b.bytes());
+            Path dir = workDir.resolve("cell-" + n);
+            ChildRun governed = write("governed", cell, xmx, dir.resolve("governed"), settings);
+            ChildRun plain = write("plain", cell, xmx, dir.resolve("plain"), settings);
+            BenchTables.deleteTree(dir);
+            CellResult r = new CellResult(cell, b.bytes(), xmx, governed, plain);
+            cells.add(r);
+            progress.accept(String.format(Locale.ROOT, "cell %d/%d %s, -Xmx%dm: governed %s; plain %s%s", n, grid.cells().size(), cell,
+                    xmx / MIB, governed, plain, r.throughputRatio() == null ? "" : String.format(Locale.ROOT, "; ratio %.2f", r.throughputRatio())));
+        }
+        List<SpillResult> spills = new ArrayList<>();
+        n = 0;
+        for (ScaleCell base : grid.spills()) {
+            n++;
+            Baseline b = baseline(baselines, base, workDir, progress);
+            long inMemoryBudget = roundUpMib(2 * base.inputBytes());
+            ScaleCell spilling = base.withBudget(Math.max(1, (long) (base.inputBytes() * SpillResult.SPILL_SHARE)));
+            Path dir = workDir.resolve("spill-" + n);
+            // Both with the in-memory write's heap: the series compares spilling with not spilling, not heaps.
+            long heap = xmx(inMemoryBudget, b.bytes());
+            ChildRun inMemory = write("governed", base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings);
+            ChildRun spilled = write("governed", spilling, heap, dir.resolve("spilling"), settings);
+            BenchTables.deleteTree(dir);
+            SpillResult r = new SpillResult(spilling, inMemoryBudget, b.bytes(), inMemory, spilled);
+            spills.add(r);
+            progress.accept(String.format(Locale.ROOT, "spill %d/%d %s %s %d writers, budget %,d vs %,d bytes: in memory %s; spilling %s",
+                    n, grid.spills().size(), base.table().label(), base.format(), base.writers(), inMemoryBudget, spilling.budgetBytes(),
+                    inMemory, spilled));
+        }
+        return new ScaleReport(List.copyOf(baselines.values()), cells, spills, ScaleSummary.of(cells, spills),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** The children's {@code -Xmx}: budget plus baseline, rounded up to a MiB. */
+    static long xmx(long budgetBytes, long baselineBytes) {
+        return roundUpMib(budgetBytes + baselineBytes);
+    }
+
+    private static long roundUpMib(long bytes) {
+        return (bytes + MIB - 1) / MIB * MIB;
+    }
+
+    private static Baseline baseline(Map<String, Baseline> known, ScaleCell cell, Path workDir, Consumer<String> progress) throws Exception {
+        String key = cell.table().label() + " " + cell.format();
+        Baseline b = known.get(key);
+        if (b == null) {
+            b = baseline(cell, workDir.resolve("baseline-" + key.replace(' ', '-')));
+            known.put(key, b);
+            progress.accept(String.format(Locale.ROOT, "baseline %s: %,d bytes live with the write open (plain %,d, governed %,d)", key,
+                    b.bytes(), b.plainOpenBytes(), b.governedOpenBytes()));
+        }
+        return b;
+    }
+
+    /** Measures the baseline of {@code cell}'s table kind and format in a child of its own. */
+    static Baseline baseline(ScaleCell cell, Path dir) throws Exception {
+        ChildJvm.Ended ended = ChildJvm.run(dir, BASELINE_HEAP, 300, ScaleChild.class, args("baseline", cell, dir, 1));
+        BenchTables.deleteTree(dir);
+        ChildRun run = ChildRun.of(ended, 300);
+        if (!run.survived()) {
+            throw new IllegalStateException("the baseline child of " + cell.table().label() + " " + cell.format() + " failed: "
+                    + run.reason() + "; its output:\n" + ended.output());
+        }
+        return new Baseline(cell.table(), cell.format(), run.value("plainOpenBytes"), run.value("governedOpenBytes"));
+    }
+
+    /** One writing child, {@code mode} {@code governed} or {@code plain}, in {@code dir} (removed after). */
+    static ChildRun write(String mode, ScaleCell cell, long xmx, Path dir, Settings settings) throws Exception {
+        ChildJvm.Ended ended = ChildJvm.run(dir, xmx, settings.timeoutSeconds(), ScaleChild.class, args(mode, cell, dir, settings.sampleMillis()));
+        BenchTables.deleteTree(dir);
+        return ChildRun.of(ended, settings.timeoutSeconds());
+    }
+
+    private static List<String> args(String mode, ScaleCell cell, Path dir, long sampleMillis) {
+        List<String> args = new ArrayList<>();
+        args.add(mode);
+        args.addAll(cell.args());
+        args.add(dir.resolve("work").toString());
+        args.add(Long.toString(sampleMillis));
+        return args;
+    }
+}

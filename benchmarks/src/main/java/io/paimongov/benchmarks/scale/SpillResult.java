@@ -1,0 +1,67 @@
+package io.paimongov.benchmarks.scale;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One entry of the spill series: the same governed write of {@code cell}'s rows once with a budget
+ * twice the input (in memory) and once with a budget of 5% of the input (spilling), each in a child
+ * of its own, both with {@code -Xmx} = the in-memory budget plus the baseline.
+ *
+ * @param cell the spilling write (its budget is the spilling budget)
+ * @param inMemoryBudgetBytes the in-memory write's budget
+ * @param baselineBytes the measured baseline of the cell's table and format
+ * @param inMemory the in-memory child
+ * @param spilling the spilling child
+ *
+ * <p>Immutable.
+ */
+public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselineBytes, ChildRun inMemory, ChildRun spilling) {
+
+    /** Spilling budget as a share of the input bytes. */
+    public static final double SPILL_SHARE = 0.05;
+
+    /**
+     * Spilling rows/s over in-memory rows/s; 0 when the spilling write did not survive (it delivered
+     * nothing); null when the in-memory one did not (nothing to compare with).
+     */
+    public Double throughputRatio() {
+        if (!inMemory.survived()) {
+            return null;
+        }
+        return spilling.survived() ? (double) inMemory.value("nanos") / Math.max(1, spilling.value("nanos")) : 0.0;
+    }
+
+    /** The spilling write's spill bytes over its input bytes; null unless it survived. */
+    public Double spillBytesRatio() {
+        return spilling.survived() ? (double) spilling.value("spillBytes") / Math.max(1, spilling.value("inputBytes")) : null;
+    }
+
+    /** The entry in the report, keys as docs/cli.md lists them. */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("table", cell.table().label());
+        m.put("format", cell.format());
+        m.put("writers", cell.writers());
+        m.put("rows", cell.rows());
+        m.put("inputBytes", cell.inputBytes());
+        m.put("inMemoryBudgetBytes", inMemoryBudgetBytes);
+        m.put("spillBudgetBytes", cell.budgetBytes());
+        m.put("baselineBytes", baselineBytes);
+        m.put("xmxBytes", ScaleRunner.xmx(inMemoryBudgetBytes, baselineBytes));
+        m.put("inMemory", run(inMemory));
+        Map<String, Object> s = run(spilling);
+        s.put("spillBytes", spilling.survived() ? spilling.value("spillBytes") : null);
+        s.put("spillFiles", spilling.survived() ? spilling.value("spillFiles") : null);
+        m.put("spilling", s);
+        m.put("throughputRatio", CellResult.round(throughputRatio()));
+        m.put("spillBytesRatio", CellResult.round(spillBytesRatio()));
+        return m;
+    }
+
+    private static Map<String, Object> run(ChildRun r) {
+        Map<String, Object> m = r.common();
+        m.put("peakReservedBytes", r.survived() ? r.value("peakReservedBytes") : null);
+        return m;
+    }
+}

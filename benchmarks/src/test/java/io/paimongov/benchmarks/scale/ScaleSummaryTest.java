@@ -1,0 +1,103 @@
+package io.paimongov.benchmarks.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The verdicts computed from given cells, against values worked out by hand from the same numbers. */
+class ScaleSummaryTest {
+
+    private static final long BUDGET = 1000;
+
+    /** A governed run of {@code nanos} with an accounted peak, a live heap above its baseline, spill and input bytes. */
+    private static ChildRun governed(long nanos, long peak, long liveAboveBaseline, long spill, long input) {
+        Map<String, Long> v = new HashMap<>();
+        v.put("rows", 1000L);
+        v.put("nanos", nanos);
+        v.put("budgetBytes", BUDGET);
+        v.put("peakReservedBytes", peak);
+        v.put("heapBaselineBytes", 5000L);
+        v.put("liveHeapPeakBytes", 5000L + liveAboveBaseline);
+        v.put("spillBytes", spill);
+        v.put("inputBytes", input);
+        return ChildRun.survived(nanos / 1_000_000 + 100, v);
+    }
+
+    private static ChildRun plain(long nanos) {
+        return ChildRun.survived(nanos / 1_000_000 + 100, Map.of("rows", 1000L, "nanos", nanos));
+    }
+
+    private static ChildRun failed(String reason) {
+        return ChildRun.failed(reason, 1234);
+    }
+
+    private static CellResult cell(int writers, ChildRun governed, ChildRun plain) {
+        return new CellResult(new ScaleCell(ScaleTable.PK, "parquet", writers, 1000, 16, BUDGET), 100, 2000, governed, plain);
+    }
+
+    private static SpillResult spill(ChildRun inMemory, ChildRun spilling) {
+        return new SpillResult(new ScaleCell(ScaleTable.PK, "parquet", 8, 1000, 16, 50), 2000, 100, inMemory, spilling);
+    }
+
+    @Test
+    void everyVerdictFromHandComputedCells() {
+        // Cell 1: plain 1.0 s, governed 0.8 s -> ratio 1.25; peak 900/1000 = 0.9; drift 720/900 - 1 = -0.2; spill 300/1000 = 0.3.
+        // Cell 2: plain OOM, governed 2.0 s; peak 1000/1000 = 1.0; drift 1100/1000 - 1 = +0.1; spill 1500/1000 = 1.5.
+        // Cell 3: both fail: ignored by governedNeverWorse, fails allCellsSurvived.
+        List<CellResult> cells = List.of(
+                cell(8, governed(800_000_000L, 900, 720, 300, 1000), plain(1_000_000_000L)),
+                cell(256, governed(2_000_000_000L, 1000, 1100, 1500, 1000), failed("OutOfMemoryError: Java heap space")),
+                cell(2048, failed("timed out after 5 s (killed)"), failed("OutOfMemoryError: Java heap space")));
+        // Spill: in memory 1.0 s, spilling 2.5 s -> 0.4, spill 1100/1000 = 1.1; second: in memory 1.0 s, spilling failed -> 0.
+        List<SpillResult> spills = List.of(
+                spill(governed(1_000_000_000L, 500, 400, 0, 1000), governed(2_500_000_000L, 50, 40, 1100, 1000)),
+                spill(governed(1_000_000_000L, 500, 400, 0, 1000), failed("ResourceExhaustedException: memory exhausted")));
+
+        ScaleSummary s = ScaleSummary.of(cells, spills);
+
+        assertThat(cells.get(0).throughputRatio()).isEqualTo(1.25);
+        assertThat(cells.get(0).heapDrift()).isCloseTo(-0.2, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(s.allCellsSurvived()).isFalse();
+        assertThat(s.governedNeverWorse()).isTrue();
+        assertThat(s.maxHeapDriftAbs()).isEqualTo(0.2);
+        assertThat(s.maxPeakOverBudget()).isEqualTo(1.0);
+        assertThat(s.minSpillThroughputRatio()).isEqualTo(0.0);
+        assertThat(s.maxSpillBytesRatio()).isEqualTo(1.5);
+    }
+
+    @Test
+    void governedSlowerThanNinetyPercentOfPlainIsWorse() {
+        // plain 1.0 s, governed 1.2 s -> 0.83 < 0.9
+        List<CellResult> cells = List.of(cell(8, governed(1_200_000_000L, 900, 900, 0, 1000), plain(1_000_000_000L)));
+        ScaleSummary s = ScaleSummary.of(cells, List.of());
+        assertThat(s.allCellsSurvived()).isTrue();
+        assertThat(s.governedNeverWorse()).isFalse();
+        assertThat(s.minSpillThroughputRatio()).isNull();
+        assertThat(s.maxSpillBytesRatio()).isEqualTo(0.0);
+    }
+
+    @Test
+    void governedFailingWherePlainSurvivesIsWorse() {
+        List<CellResult> cells = List.of(cell(8, failed("ResourceExhaustedException: memory exhausted"), plain(1_000_000_000L)));
+        ScaleSummary s = ScaleSummary.of(cells, List.of());
+        assertThat(s.allCellsSurvived()).isFalse();
+        assertThat(s.governedNeverWorse()).isFalse();
+        assertThat(s.maxHeapDriftAbs()).isNull();
+        assertThat(s.maxPeakOverBudget()).isNull();
+    }
+
+    @Test
+    void aRatioOfExactlyNinetyPercentIsNotWorse() {
+        // plain 0.9 s, governed 1.0 s -> 0.9
+        List<CellResult> cells = List.of(cell(8, governed(1_000_000_000L, 900, 900, 0, 1000), plain(900_000_000L)));
+        assertThat(ScaleSummary.of(cells, List.of()).governedNeverWorse()).isTrue();
+    }
+
+    @Test
+    void anEmptyGridHasNotSurvived() {
+        assertThat(ScaleSummary.of(List.of(), List.of()).allCellsSurvived()).isFalse();
+    }
+}
