@@ -51,6 +51,8 @@ final class OpenedWrite {
     final Mode mode;
     final String commitUser;
     final WriteFootprint footprint;
+    /** The table's bucket mode and features ({@link TableMode}); refused modes fail the opening. */
+    final TableMode tableMode;
     final DataFileListener files;
     final TrackingFileIO fileIO;
     /** The table as this write writes it (governed options and FileIO). */
@@ -77,6 +79,7 @@ final class OpenedWrite {
         this.commitUser = commitUser;
         context.ensureOpen();
         try {
+            this.tableMode = TableMode.of(table);
             this.footprint = WriteFootprint.plan(table, budget.capacityBytes(), context.pool().pageSize());
             this.files = new DataFileListener(context);
             this.fileIO = new TrackingFileIO(table.fileIO(), files);
@@ -91,7 +94,7 @@ final class OpenedWrite {
                     new WriterAdmission(
                             budget,
                             context.pool(),
-                            footprint.perWriterBytes(),
+                            footprint.perWriterBytes() + tableMode.extraPerWriterBytes(context.pool().pageSize()),
                             this.table.schema().logicalPartitionType(),
                             poolFactory,
                             callLock);
@@ -124,6 +127,7 @@ final class OpenedWrite {
     private void reserveFixed() {
         reserve("flush file writer", footprint.flushWriterBytes());
         reserve("spill I/O buffers", footprint.spillIoBytes());
+        reserve("lookup cache", tableMode.lookupCacheBytes(table.coreOptions()));
     }
 
     /** One writer and its first pages must fit next to the fixed reservations, or the write fails now. */

@@ -75,6 +75,8 @@ public record WriteFootprint(
         long channelBytes = 2L * pageSize;
         long fan = clamp(budgetBytes / 8 / channelBytes, 2, 128);
         putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));
+        // Table modes: the lookup cache from the budget, a write buffer for append tables (TableMode).
+        set.putAll(TableMode.of(table).options(given, budgetBytes));
 
         Map<String, String> effective = new HashMap<>(given);
         effective.putAll(set);

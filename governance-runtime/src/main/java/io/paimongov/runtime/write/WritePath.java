@@ -9,7 +9,6 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
-import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.sink.CommitMessage;
 
 /**
@@ -30,7 +29,8 @@ final class WritePath {
     private final CommitSettlement settlement;
     private final RowSize rowSize;
     private final RowShape rowShape;
-    private final boolean knownBuckets;
+    /** Every table mode's buckets, dynamic ones assigned here ({@link RowBuckets}). */
+    private final RowBuckets buckets;
 
     WritePath(OpenedWrite write, WriteFailures failures, WriteCancellation cancellation, CommitSettlement settlement) {
         this.w = write;
@@ -39,8 +39,7 @@ final class WritePath {
         this.settlement = settlement;
         this.rowSize = new RowSize(write.table.rowType());
         this.rowShape = RowShape.of(write.table.name(), write.table.rowType());
-        BucketMode bucketMode = write.table.bucketMode();
-        this.knownBuckets = bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE;
+        this.buckets = RowBuckets.of(write);
     }
 
     /** See {@link GovernedTableWrite#write}. */
@@ -49,14 +48,10 @@ final class WritePath {
         w.enter();
         try {
             check(State.OPEN, "write");
-            if (knownBuckets) {
-                int bucket = w.write.getBucket(row);
-                admit(w.write.getPartition(row), bucket);
-                w.write.write(row, bucket);
-            } else {
-                admit(w.write.getPartition(row), -1);
-                w.write.write(row);
-            }
+            BinaryRow partition = w.write.getPartition(row);
+            int bucket = buckets.bucket(row, partition);
+            admit(partition, bucket);
+            w.write.write(row, bucket);
             w.context.recorder().recordInput(1, rowSize.of(row));
         } catch (Throwable t) {
             throw failures.fail(t);
