@@ -1,6 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.spi.GovernanceProvider;
+import io.paimongov.tck.TableModes;
 import io.paimongov.runtime.Providers;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.PrintWriter;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         mixinStandardHelpOptions = true,
         description = {
-            "Writes a primary-key Paimon table through one governed write, commits it, reads it back"
+            "Writes a Paimon table (primary key by default; --table for the other modes) through one governed write, commits it, reads it back"
                     + " and checks it against a reference model of the input, then explains what the"
                     + " governance did: memory budget and peak, spills, files, and what was left after close.",
             "The input is generated from a seed: repeated keys, ~10%% deletes of live keys, several"
@@ -72,8 +73,15 @@ final class DemoCommand implements Callable<Integer> {
             description = "Partitions (1 to " + MAX_PARTITIONS + "). Default: ${DEFAULT-VALUE}.")
     int partitions;
 
+    @Option(names = "--table", paramLabel = "MODE", defaultValue = "pk",
+            description = "Table mode: pk (primary key, fixed buckets), pk-dynamic (bucket -1), pk-dv (deletion"
+                    + " vectors), pk-lookup (lookup changelog producer), append (no key, no buckets),"
+                    + " append-bucketed (no key, --buckets), postpone (bucket -2). Default: ${DEFAULT-VALUE}.")
+    String table;
+
     @Option(names = "--buckets", paramLabel = "N", defaultValue = "4",
-            description = "Buckets per partition (1 to " + MAX_BUCKETS + "). Default: ${DEFAULT-VALUE}.")
+            description = "Buckets per partition (1 to " + MAX_BUCKETS + ") of the modes with fixed buckets."
+                    + " Default: ${DEFAULT-VALUE}.")
     int buckets;
 
     @Option(names = "--value-bytes", paramLabel = "N", defaultValue = "32",
@@ -147,6 +155,10 @@ final class DemoCommand implements Callable<Integer> {
         require((long) partitions * keys <= DemoWorkload.MAX_KEY_SPACE, "--keys",
                 "--partitions x --keys must be at most " + DemoWorkload.MAX_KEY_SPACE + " but was "
                         + (long) partitions * keys);
+        TableModes mode = tableMode();
+        require(mode.primaryKey() || rows <= DemoWorkload.MAX_KEY_SPACE, "--rows",
+                "an append table keeps every row and the model one slot per row: at most "
+                        + DemoWorkload.MAX_KEY_SPACE + " but was " + rows);
         require(buckets >= 1 && buckets <= MAX_BUCKETS, "--buckets",
                 "must be from 1 to " + MAX_BUCKETS + " but was " + buckets);
         require(valueBytes >= 1 && valueBytes <= MAX_VALUE_BYTES, "--value-bytes",
@@ -159,8 +171,16 @@ final class DemoCommand implements Callable<Integer> {
         require(warehouse == null || !DemoTable.exists(warehouse), "--warehouse",
                 "'" + warehouse + "' already holds table " + DemoTable.DATABASE + "." + DemoTable.TABLE
                         + "; give a new or empty directory");
-        return new DemoSettings(provider(), options(), rows, keys, partitions, buckets, valueBytes, format,
+        return new DemoSettings(provider(), options(), rows, keys, partitions, mode, buckets, valueBytes, format,
                 warehouse == null ? null : warehouse.toAbsolutePath(), keep, cancelAt, seed, timelineFile());
+    }
+
+    private TableModes tableMode() {
+        try {
+            return TableModes.of(table);
+        } catch (IllegalArgumentException e) {
+            throw invalid("--table", e.getMessage());
+        }
     }
 
     /** The absolute timeline file, checked now so that a bad one fails before anything is written. */

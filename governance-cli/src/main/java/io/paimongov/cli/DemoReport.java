@@ -1,5 +1,7 @@
 package io.paimongov.cli;
 
+import io.paimongov.tck.TableModes;
+
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -68,6 +70,7 @@ record DemoReport(
     String toJson() {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("provider", settings.provider().name());
+        json.put("table", settings.table().label());
         json.put("format", settings.format());
         json.put("rows", settings.rows());
         json.put("keys", settings.keys());
@@ -107,19 +110,41 @@ record DemoReport(
         return metrics == null ? 0 : field.applyAsLong(metrics);
     }
 
+    private static String tableLayout(DemoSettings s) {
+        return switch (s.table()) {
+            case PK, PK_DV, PK_LOOKUP -> "primary key, " + s.buckets() + " buckets"
+                    + (s.table() == TableModes.PK_DV ? ", deletion vectors" : "")
+                    + (s.table() == TableModes.PK_LOOKUP ? ", lookup changelog" : "");
+            case PK_DYNAMIC -> "primary key, dynamic buckets";
+            case APPEND -> "append, no buckets";
+            case APPEND_BUCKETED -> "append, " + s.buckets() + " buckets";
+            case POSTPONE -> "primary key, postpone bucket";
+        };
+    }
+
     /** A summary that says what happened and why it matters, line by line. */
     String toText() {
         StringBuilder out = new StringBuilder();
         DemoSettings s = settings;
         out.append(String.format(Locale.ROOT,
-                "Demo: %,d rows into the Paimon primary-key table %s.%s (%d partitions x %d buckets, %s),%n"
+                "Demo: %,d rows into the Paimon table %s.%s (%s: %s; %d partitions, %s),%n"
                         + "      written through one governed write with provider '%s'.%n",
-                s.rows(), DemoTable.DATABASE, DemoTable.TABLE, s.partitions(), s.buckets(), s.format(),
-                s.provider().name()));
-        line(out, "input", String.format(Locale.ROOT,
-                "%,d possible keys (%d partitions x %,d), %d-byte values, seed %d; repeated keys overwrite,"
-                        + " %,d rows deleted a live key",
-                (long) s.partitions() * s.keys(), s.partitions(), s.keys(), s.valueBytes(), s.seed(), deletes));
+                s.rows(), DemoTable.DATABASE, DemoTable.TABLE, s.table().label(), tableLayout(s), s.partitions(),
+                s.format(), s.provider().name()));
+        if (!s.table().readable()) {
+            line(out, "table", "postpone bucket: Paimon keeps the rows out of reads until it rescales the table,"
+                    + " so the read-back below must find nothing");
+        }
+        if (s.appendOnly()) {
+            line(out, "input", String.format(Locale.ROOT,
+                    "every row inserts a key of its own (an append table keeps every row), %d-byte values, seed %d",
+                    s.valueBytes(), s.seed()));
+        } else {
+            line(out, "input", String.format(Locale.ROOT,
+                    "%,d possible keys (%d partitions x %,d), %d-byte values, seed %d; repeated keys overwrite,"
+                            + " %,d rows deleted a live key",
+                    (long) s.partitions() * s.keys(), s.partitions(), s.keys(), s.valueBytes(), s.seed(), deletes));
+        }
         if (metrics != null) {
             memoryLines(out, metrics);
         }

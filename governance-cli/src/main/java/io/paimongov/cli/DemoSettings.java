@@ -1,5 +1,7 @@
 package io.paimongov.cli;
 
+import io.paimongov.tck.TableModes;
+
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
@@ -13,7 +15,9 @@ import java.nio.file.Path;
  * @param rows rows to write
  * @param keys distinct {@code k} values per partition
  * @param partitions distinct {@code p} values
- * @param buckets the table's fixed bucket count
+ * @param table the table mode ({@code --table}): primary key with fixed or dynamic buckets, deletion
+ *     vectors, the lookup changelog producer, append with or without buckets, the postpone bucket
+ * @param buckets the table's bucket count, for the modes of fixed buckets
  * @param valueBytes length of each value
  * @param format the table's file format: parquet, orc or avro
  * @param warehouse the warehouse directory, or null for a fresh temporary one
@@ -28,6 +32,7 @@ record DemoSettings(
         int rows,
         int keys,
         int partitions,
+        TableModes table,
         int buckets,
         int valueBytes,
         String format,
@@ -36,6 +41,11 @@ record DemoSettings(
         long cancelAfterRows,
         long seed,
         Path timeline) {
+
+    /** Whether every row is an insert of a key of its own (append tables keep every row). */
+    boolean appendOnly() {
+        return !table.updates();
+    }
 
     boolean cancels() {
         return cancelAfterRows >= 0;

@@ -1,5 +1,8 @@
 package io.paimongov.cli;
 
+import io.paimongov.tck.TableModes;
+import java.util.HashMap;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +21,8 @@ import org.apache.paimon.types.DataTypes;
 
 /**
  * The demo's table, {@value #DATABASE}.{@value #TABLE} in a file-system catalog: {@code (p INT, k
- * INT, v STRING)}, partitioned by {@code p}, primary key {@code (p, k)}, a fixed bucket count and
- * a file format. Paimon's defaults otherwise (deduplicate merge engine: the last row per key wins, a
+ * INT, v STRING)}, partitioned by {@code p}, in one of the {@link TableModes} ({@code --table}):
+ * primary key {@code (p, k)} or none, its bucket layout, and a file format. Paimon's defaults otherwise (deduplicate merge engine: the last row per key wins, a
  * {@code DELETE} removes the key).
  *
  * <p>Stateless; each call opens and closes its own catalog.
@@ -37,19 +40,23 @@ final class DemoTable {
     }
 
     /** Creates the table in {@code warehouse} (created if missing) and returns it. */
-    static FileStoreTable create(Path warehouse, int buckets, String format) throws Exception {
+    static FileStoreTable create(Path warehouse, TableModes mode, int buckets, String format) throws Exception {
         CatalogContext context = CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString()));
         try (Catalog catalog = CatalogFactory.createCatalog(context)) {
             catalog.createDatabase(DATABASE, true);
-            Schema schema =
+            Map<String, String> options = new HashMap<>(mode.options(buckets));
+            options.put("file.format", format);
+            Schema.Builder builder =
                     Schema.newBuilder()
                             .column("p", DataTypes.INT().notNull())
                             .column("k", DataTypes.INT().notNull())
                             .column("v", DataTypes.STRING())
                             .partitionKeys("p")
-                            .primaryKey("p", "k")
-                            .options(Map.of("bucket", Integer.toString(buckets), "file.format", format))
-                            .build();
+                            .options(options);
+            if (mode.primaryKey()) {
+                builder.primaryKey("p", "k");
+            }
+            Schema schema = builder.build();
             Identifier id = Identifier.create(DATABASE, TABLE);
             catalog.createTable(id, schema, false);
             return (FileStoreTable) catalog.getTable(id);

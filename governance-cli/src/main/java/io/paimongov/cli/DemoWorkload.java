@@ -40,12 +40,25 @@ final class DemoWorkload {
     private final int keys;
     private final int valueBytes;
     private final Random random;
+    private final boolean appendOnly;
     private final int[] lastRow;
     private int nextRow;
     private int liveKeys;
     private int deletes;
 
     DemoWorkload(long seed, int partitions, int keys, int valueBytes) {
+        this(seed, partitions, keys, valueBytes, false);
+    }
+
+    /**
+     * Rows for an append table, which keeps every row: row {@code i} inserts key {@code (i mod
+     * partitions, i / partitions)}, a key of its own, so the table must hold exactly the rows.
+     */
+    static DemoWorkload appendOnly(long seed, int partitions, int rows, int valueBytes) {
+        return new DemoWorkload(seed, partitions, (int) ((rows + (long) partitions - 1) / partitions), valueBytes, true);
+    }
+
+    private DemoWorkload(long seed, int partitions, int keys, int valueBytes, boolean appendOnly) {
         if ((long) partitions * keys > MAX_KEY_SPACE) {
             throw new IllegalArgumentException("partitions x keys must be at most " + MAX_KEY_SPACE);
         }
@@ -54,6 +67,7 @@ final class DemoWorkload {
         this.keys = keys;
         this.valueBytes = valueBytes;
         this.random = new Random(seed);
+        this.appendOnly = appendOnly;
         this.lastRow = new int[partitions * keys];
         Arrays.fill(lastRow, -1);
     }
@@ -61,6 +75,12 @@ final class DemoWorkload {
     /** Generates the next row and applies it to the model. */
     InternalRow next() {
         int row = nextRow++;
+        if (appendOnly) {
+            int slot = (row % partitions) * keys + row / partitions;
+            lastRow[slot] = row;
+            liveKeys++;
+            return GenericRow.of(row % partitions, row / partitions, BinaryString.fromBytes(value(row)));
+        }
         int p = random.nextInt(partitions);
         int k = random.nextInt(keys);
         int slot = p * keys + k;

@@ -22,7 +22,7 @@ class DemoCommandTest {
     /** The keys docs/cli.md promises, in order. */
     static final List<String> KEYS =
             List.of(
-                    "provider", "format", "rows", "keys", "partitions", "buckets", "valueBytes", "seed",
+                    "provider", "table", "format", "rows", "keys", "partitions", "buckets", "valueBytes", "seed",
                     "cancelAfterRows", "budgetBytes", "pageSize", "rowsWritten", "committed", "cancelled",
                     "expectedRows", "rowsReadBack", "verified", "mismatch", "peakReservedBytes",
                     "reservedAfterClose", "engineUsedAfterClose", "spillCount", "spillFiles", "spillBytes",

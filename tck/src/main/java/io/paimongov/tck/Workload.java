@@ -21,18 +21,35 @@ import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 
 /**
- * A random, reproducible write workload on a primary-key table {@code (p INT, k INT, v STRING, n
- * BIGINT)}, partitioned by {@code p}, with its reference model: what the table must hold after a
- * commit. Rows are generated on demand from the seed, so a workload costs no memory until read.
+ * A random, reproducible write workload on a table {@code (p INT, k INT, v STRING, n BIGINT)},
+ * partitioned by {@code p}, of one {@link TableModes table mode}, with its reference model: what the
+ * table must hold after a commit. Rows are generated on demand from the seed, so a workload costs no
+ * memory until read. On an append table every row is an insert of a key of its own, so the model is
+ * the rows themselves and a row read twice shows as {@link #DUPLICATE}.
  *
  * <p>Merge engines: {@code deduplicate} (last row wins; about one row in ten deletes an existing
  * key), {@code partial-update} (non-null fields overwrite), {@code aggregation} ({@code n} summed,
  * {@code v} last non-null).
  */
 record Workload(
-        long seed, int rows, int keys, int partitions, int buckets, String mergeEngine, String format, int valueBytes) {
+        long seed, int rows, int keys, int partitions, int buckets, String mergeEngine, String format, int valueBytes,
+        TableModes mode) {
 
     record Value(String v, Long n) {}
+
+    /** A value no row writes: what {@link #read} keeps for a key it met twice (an append table's duplicate). */
+    static final Value DUPLICATE = new Value("<the key was read twice>", null);
+
+    /** A workload on a primary-key table of fixed buckets ({@link TableModes#PK}). */
+    Workload(long seed, int rows, int keys, int partitions, int buckets, String mergeEngine, String format, int valueBytes) {
+        this(seed, rows, keys, partitions, buckets, mergeEngine, format, valueBytes, TableModes.PK);
+    }
+
+    /** This workload on a table of {@code mode}; append modes write inserts only, each of a key of its own. */
+    Workload in(TableModes mode) {
+        return new Workload(seed, rows, keys, partitions, buckets, mode.updates() ? mergeEngine : "deduplicate", format,
+                valueBytes, mode);
+    }
 
     Workload {
         if (rows < 1 || keys < 1 || partitions < 1 || buckets < 1 || valueBytes < 1) {
@@ -62,6 +79,9 @@ record Workload(
 
     private InternalRow nextRow(Random random, Map<Long, Boolean> alive, int index) {
         int p = random.nextInt(partitions);
+        if (!mode.updates()) {
+            return GenericRow.of(p, index, BinaryString.fromString(value(random, index)), (long) random.nextInt(1000));
+        }
         int k = random.nextInt(keys);
         long key = key(p, k);
         boolean delete = mergeEngine.equals("deduplicate") && random.nextInt(10) == 0 && alive.containsKey(key);
@@ -132,11 +152,12 @@ record Workload(
                             .column("v", DataTypes.STRING())
                             .column("n", DataTypes.BIGINT())
                             .partitionKeys("p")
-                            .primaryKey("p", "k")
-                            .option("bucket", Integer.toString(buckets))
-                            .option("file.format", format)
-                            .option("merge-engine", mergeEngine);
-            if (mergeEngine.equals("aggregation")) {
+                            .options(mode.options(buckets))
+                            .option("file.format", format);
+            if (mode.primaryKey()) {
+                schema.primaryKey("p", "k").option("merge-engine", mergeEngine);
+            }
+            if (mode.primaryKey() && mergeEngine.equals("aggregation")) {
                 schema.option("fields.n.aggregate-function", "sum");
                 schema.option("fields.v.aggregate-function", "last_non_null_value");
             }
@@ -155,12 +176,13 @@ record Workload(
         ReadBuilder builder = table.newReadBuilder();
         try (RecordReader<InternalRow> reader = builder.newRead().createReader(builder.newScan().plan().splits())) {
             reader.forEachRemaining(
-                    row ->
-                            content.put(
-                                    key(row.getInt(0), row.getInt(1)),
-                                    new Value(
-                                            row.isNullAt(2) ? null : row.getString(2).toString(),
-                                            row.isNullAt(3) ? null : row.getLong(3))));
+                    row -> {
+                        Value value = new Value(
+                                row.isNullAt(2) ? null : row.getString(2).toString(), row.isNullAt(3) ? null : row.getLong(3));
+                        if (content.putIfAbsent(key(row.getInt(0), row.getInt(1)), value) != null) {
+                            content.put(key(row.getInt(0), row.getInt(1)), DUPLICATE);
+                        }
+                    });
         }
         return content;
     }
@@ -168,8 +190,8 @@ record Workload(
     /** A short description for failure messages; the seed reproduces the rows. */
     String describe() {
         return String.format(
-                "%d rows, %d keys, %d partitions, %d buckets, %s, %s, %d-byte values, seed %d",
-                rows, keys, partitions, buckets, mergeEngine, format, valueBytes, seed);
+                "%s table, %d rows, %d keys, %d partitions, %d buckets, %s, %s, %d-byte values, seed %d",
+                mode.label(), rows, keys, partitions, buckets, mergeEngine, format, valueBytes, seed);
     }
 
     static boolean sameContent(Map<Long, Value> a, Map<Long, Value> b) {

@@ -46,7 +46,8 @@ abstract class WriteRules extends LifecycleRules {
         Arbitrary<Integer> valueBytes = Arbitraries.integers().between(8, 200);
         Arbitrary<Long> seed = Arbitraries.longs();
         return Combinators.combine(rows, keyShare, partitions, buckets, merge, format, valueBytes, seed)
-                .as((r, share, p, b, m, f, v, s) -> new Workload(s, r, Math.max(1, r * share / 100), p, b, m, f, v));
+                .as((r, share, p, b, m, f, v, s) -> new Workload(s, r, Math.max(1, r * share / 100), p, b, m, f, v))
+                .flatMap(w -> Arbitraries.of(TableModes.forWriteRules()).map(w::in));
     }
 
     @Provide

@@ -125,8 +125,47 @@ public final class Calibrate {
         return new FootprintTable(header(command), rows);
     }
 
+    /** Key counts just past a doubling of fastutil's open hash tables (0.75 * 2^18 + 1, 0.75 * 2^20 + 1): the worst points. */
+    static final int HASH_INDEX_KEYS_LOW = 196_609;
+    static final int HASH_INDEX_KEYS_HIGH = 786_433;
+
+    /**
+     * The dynamic-bucket hash index (HashIndexProbe), one row per page size: kind {@code pk}, format
+     * and compression {@code any}, stage {@code hash-index}; "writers" are keys, so {@code
+     * bytesPerWriter} is bytes per key.
+     */
+    static List<FootprintTable.Row> hashIndexRows(List<Integer> pageSizes, Path workDir, Consumer<String> progress)
+            throws Exception {
+        List<FootprintTable.Row> rows = new ArrayList<>();
+        for (int pageSize : pageSizes) {
+            long start = System.nanoTime();
+            Map<String, Long> low = hashIndexChild(pageSize, HASH_INDEX_KEYS_LOW, workDir.resolve("hash-" + pageSize + "-low"));
+            Map<String, Long> high = hashIndexChild(pageSize, HASH_INDEX_KEYS_HIGH, workDir.resolve("hash-" + pageSize + "-high"));
+            FootprintTable.Row row = new FootprintTable.Row(new Cell(Cell.Kind.PK, "any", "any", 0, pageSize), 1,
+                    "hash-index", HASH_INDEX_KEYS_LOW, HASH_INDEX_KEYS_HIGH, low.get("heap"), high.get("heap"),
+                    low.get("pages"), high.get("pages"));
+            rows.add(row);
+            progress.accept(String.format("calibrate: hash index page=%dk: %,d B per key; %.1f s", pageSize >> 10,
+                    row.bytesPerWriter(), (System.nanoTime() - start) / 1e9));
+        }
+        return rows;
+    }
+
+    static Map<String, Long> hashIndexChild(int pageSize, int keys, Path dir) throws Exception {
+        return runChild(HashIndexProbe.class, HashIndexProbe.RESULT, "hash index page=" + (pageSize >> 10) + "k at " + keys + " keys",
+                dir, Integer.toString(pageSize), Integer.toString(keys), dir.resolve("work").toString());
+    }
+
     /** Runs one cell's child at {@code writers} open writers and returns its result line's numbers. */
     static Map<String, Long> child(Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
+        return runChild(FootprintProbe.class, FootprintProbe.RESULT, "cell " + cell + " at " + writers + " writers", dir,
+                cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
+                Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
+                dir.resolve("work").toString());
+    }
+
+    /** Runs {@code main} in a child JVM and returns the numbers of its {@code result} line. */
+    static Map<String, Long> runChild(Class<?> main, String result, String what, Path dir, String... args) throws Exception {
         Files.createDirectories(dir);
         Path log = dir.resolve("child.log");
         List<String> command = new ArrayList<>(List.of(
@@ -134,10 +173,8 @@ public final class Calibrate {
                 CHILD_HEAP, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
                 "-cp", System.getProperty("java.class.path"),
-                FootprintProbe.class.getName(),
-                cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
-                Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
-                dir.resolve("work").toString()));
+                main.getName()));
+        command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             if (!process.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -149,13 +186,13 @@ public final class Calibrate {
         }
         String output = Files.readString(log, StandardCharsets.UTF_8);
         BenchTables.deleteTree(dir);
-        String line = output.lines().filter(l -> l.startsWith(FootprintProbe.RESULT + " ")).findFirst().orElse(null);
+        String line = output.lines().filter(l -> l.startsWith(result + " ")).findFirst().orElse(null);
         if (process.isAlive() || process.exitValue() != 0 || line == null) {
-            throw new IllegalStateException("cell " + cell + " at " + writers + " writers failed" + (process.isAlive() ? " (timed out)" : "")
+            throw new IllegalStateException(what + " failed" + (process.isAlive() ? " (timed out)" : "")
                     + "; its output:\n" + output);
         }
         Map<String, Long> values = new HashMap<>();
-        for (String pair : line.substring(FootprintProbe.RESULT.length() + 1).split(" ")) {
+        for (String pair : line.substring(result.length() + 1).split(" ")) {
             String[] kv = pair.split("=", 2);
             values.put(kv[0], Long.parseLong(kv[1]));
         }
@@ -193,24 +230,27 @@ public final class Calibrate {
     }
 
     /**
-     * {@code [--quick] [--json] [--out FILE] [--work DIR]}: runs the full grid (or the quick one),
+     * {@code [--quick] [--hash-index] [--json] [--out FILE] [--work DIR]}: runs the full grid (or the
+     * quick one; {@code --hash-index}: only the dynamic-bucket hash index rows at the grid's page sizes),
      * writes the table to {@code FILE} (TSV, or JSON when it ends in {@code .json}); progress on
      * stderr; with {@code --json} the table as JSON on stdout and nothing else. The system property
      * {@code calibrate.command} names the command in the table's header (benchmarks/calibrate sets it).
      */
     public static void main(String[] args) throws Exception {
         boolean quick = false;
+        boolean hashIndexOnly = false;
         boolean json = false;
         Path out = null;
         Path work = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
+                case "--hash-index" -> hashIndexOnly = true;
                 case "--json" -> json = true;
                 case "--out" -> out = Path.of(args[++i]);
                 case "--work" -> work = Path.of(args[++i]);
                 default -> {
-                    System.err.println("usage: Calibrate [--quick] [--json] [--out FILE] [--work DIR]; unknown: " + args[i]);
+                    System.err.println("usage: Calibrate [--quick] [--hash-index] [--json] [--out FILE] [--work DIR]; unknown: " + args[i]);
                     System.exit(2);
                 }
             }
@@ -219,7 +259,13 @@ public final class Calibrate {
                 "java " + Calibrate.class.getName() + (args.length == 0 ? "" : " " + String.join(" ", Arrays.asList(args))));
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("calibrate");
         PrintStream err = System.err;
-        FootprintTable table = run(quick ? Grid.quick() : Grid.full(), dir, command, err::println);
+        Grid grid = quick ? Grid.quick() : Grid.full();
+        List<FootprintTable.Row> rows = new ArrayList<>();
+        if (!hashIndexOnly) {
+            rows.addAll(run(grid, dir, command, err::println).rows());
+        }
+        rows.addAll(hashIndexRows(grid.pageSizes(), dir, err::println));
+        FootprintTable table = new FootprintTable(header(command), rows);
         if (work == null) {
             BenchTables.deleteTree(dir);
         }

@@ -246,7 +246,7 @@ final class FootprintProbe {
      * reusing pool never allocates. Bounded at 1 GiB only so that a buffer that never flushes
      * cannot take the child down. Single-threaded, as the write that uses it.
      */
-    private static final class CountingPool implements MemorySegmentPool {
+    static final class CountingPool implements MemorySegmentPool {
         private final int pageSize;
         private final int maxPages;
         private final ArrayDeque<MemorySegment> free = new ArrayDeque<>();

@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
-import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.sink.TableWriteImpl;
@@ -53,6 +52,8 @@ final class OpenedWrite {
     final Mode mode;
     final String commitUser;
     final WriteFootprint footprint;
+    /** The table's bucket mode and features ({@link TableMode}); refused modes fail the opening. */
+    final TableMode tableMode;
     final DataFileListener files;
     final TrackingFileIO fileIO;
     /** The table as this write writes it (governed options and FileIO). */
@@ -81,6 +82,7 @@ final class OpenedWrite {
         this.commitUser = commitUser;
         context.ensureOpen();
         try {
+            this.tableMode = TableMode.of(table);
             this.footprint = WriteFootprint.plan(table, budget.capacityBytes(), context.pool().pageSize());
             this.files = new DataFileListener(context);
             this.fileIO = new TrackingFileIO(table.fileIO(), files);
@@ -95,7 +97,7 @@ final class OpenedWrite {
                     new WriterAdmission(
                             budget,
                             context.pool(),
-                            footprint,
+                            footprint.plusPerWriter(tableMode.extraPerWriterBytes(context.pool().pageSize())),
                             budget.availableBytes(),
                             this.table.schema().logicalPartitionType(),
                             poolFactory,
@@ -105,9 +107,7 @@ final class OpenedWrite {
                             context.options().sharedSort());
             this.write = newWrite(poolFactory);
             writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
-            BucketMode bucketMode = this.table.bucketMode();
-            this.sorted =
-                    new SortedWriters(this, bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE);
+            this.sorted = new SortedWriters(this);
         } catch (RuntimeException | Error e) {
             abandon();
             throw e;
@@ -136,6 +136,7 @@ final class OpenedWrite {
     private void reserveFixed() {
         reserve("flush file writer", footprint.flushWriterBytes());
         reserve("spill I/O buffers", footprint.spillIoBytes());
+        reserve("lookup cache", tableMode.lookupCacheBytes(table.coreOptions()));
     }
 
     /** One writer and its first pages must fit next to the fixed reservations, or the write fails now. */

@@ -29,12 +29,10 @@ final class SortedWriters implements AutoCloseable {
     static final int SORT_SHARE = 4;
 
     private final OpenedWrite w;
-    private final boolean knownBuckets;
     private SharedSort sort;
 
-    SortedWriters(OpenedWrite write, boolean knownBuckets) {
+    SortedWriters(OpenedWrite write) {
         this.w = write;
-        this.knownBuckets = knownBuckets;
     }
 
     /** Keeps {@code row} of ({@code partition}, {@code bucket}) for the drain. */
@@ -76,11 +74,7 @@ final class SortedWriters implements AutoCloseable {
 
                     @Override
                     public void row(InternalRow row) throws Exception {
-                        if (knownBuckets) {
-                            w.write.write(row, bucket);
-                        } else {
-                            w.write.write(row);
-                        }
+                        w.write.write(row, bucket);
                     }
 
                     @Override

@@ -96,6 +96,8 @@ public record WriteFootprint(
         long channelBytes = 2L * pageSize;
         long fan = clamp(budgetBytes / 8 / channelBytes, 2, 128);
         putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));
+        // Table modes: the lookup cache from the budget, a write buffer for append tables (TableMode).
+        set.putAll(TableMode.of(table).options(given, budgetBytes));
 
         Map<String, String> effective = new HashMap<>(given);
         effective.putAll(set);
@@ -122,6 +124,14 @@ public record WriteFootprint(
         long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
         return new WriteFootprint(
                 set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer);
+    }
+
+    /** This footprint with {@code bytes} more per writer (a table mode's own per-writer state). */
+    public WriteFootprint plusPerWriter(long bytes) {
+        return bytes == 0
+                ? this
+                : new WriteFootprint(tableOptions, primaryKey, formatBufferBytes, perWriterBytes + bytes, flushWriterBytes,
+                        spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes);
     }
 
     private static long formatBuffer(CoreOptions core, Map<String, String> effective, boolean primaryKey) {

@@ -10,7 +10,6 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
-import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.sink.CommitMessage;
 
 /**
@@ -31,7 +30,8 @@ final class WritePath {
     private final CommitSettlement settlement;
     private final RowSize rowSize;
     private final RowShape rowShape;
-    private final boolean knownBuckets;
+    /** Every table mode's buckets, dynamic ones assigned here ({@link RowBuckets}). */
+    private final RowBuckets buckets;
 
     WritePath(OpenedWrite write, WriteFailures failures, WriteCancellation cancellation, CommitSettlement settlement) {
         this.w = write;
@@ -40,8 +40,7 @@ final class WritePath {
         this.settlement = settlement;
         this.rowSize = new RowSize(write.table.rowType());
         this.rowShape = RowShape.of(write.table.name(), write.table.rowType());
-        BucketMode bucketMode = write.table.bucketMode();
-        this.knownBuckets = bucketMode == BucketMode.HASH_FIXED || bucketMode == BucketMode.BUCKET_UNAWARE;
+        this.buckets = RowBuckets.of(write);
     }
 
     /** See {@link GovernedTableWrite#write}. */
@@ -51,17 +50,13 @@ final class WritePath {
         try {
             check(State.OPEN, "write");
             BinaryRow partition = w.write.getPartition(row);
-            int bucket = knownBuckets ? w.write.getBucket(row) : -1;
+            int bucket = buckets.bucket(row, partition);
             long bytes = rowSize.of(row);
             if (w.writers.route(partition, bucket, bytes) == WriterAdmission.Route.SORTED) {
                 w.sorted.add(partition, bucket, row);
             } else {
                 int before = w.writers.size();
-                if (knownBuckets) {
-                    w.write.write(row, bucket);
-                } else {
-                    w.write.write(row);
-                }
+                w.write.write(row, bucket);
                 if (w.writers.size() != before) {
                     w.context.compactionExecutor().bucketsActive(w.writers.size());
                 }
