@@ -43,7 +43,8 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
 
     /**
      * @throws IllegalArgumentException for any {@code governance.heap.*} key: the heap provider has
-     *     none of its own, so such a key is a typo
+     *     none of its own, so such a key is a typo; and for a {@code governance.memory.budget}
+     *     larger than the heap can give (the maximum heap less the live heap; PROV.7)
      */
     @Override
     public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
@@ -54,6 +55,7 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
                     throw new IllegalArgumentException(
                             "unknown option '" + k + "': the heap provider has no options of its own; see governance.memory.*");
                 });
+        HeapLimit.check(options.budgetBytes());
         int pageSize = options.pageSize();
         HeapSegmentAllocator allocator =
                 environment

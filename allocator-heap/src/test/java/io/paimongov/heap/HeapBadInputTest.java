@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.RowShape;
@@ -46,8 +47,9 @@ class HeapBadInputTest {
 
     /**
      * The table's floor: fixed reservations plus one writer's estimate and its {@value
-     * GovernedTableWrite#MIN_WRITER_PAGES} pages. One page below it fails at open, naming the option;
-     * at it the write opens and writes.
+     * GovernedTableWrite#MIN_WRITER_PAGES} pages. One page below it fails at open, naming the option,
+     * every part of the minimum and the minimum itself; at it the write opens, and with one more
+     * writer's room it writes two buckets.
      */
     @Test
     void aBudgetBelowTheTablesMinimumFailsAtOpenNamingTheOptionAndLeavesNothing() throws Exception {
@@ -55,15 +57,40 @@ class HeapBadInputTest {
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
         long minimum = minimumBudget(h, table);
         System.out.printf("minimum budget of a PK parquet table with 64k pages: %d bytes%n", minimum);
-        Throwable below = catchThrowable(() -> h.batch(table, h.options(Long.toString(minimum - 64 * 1024))));
+        long belowBudget = minimum - 64 * 1024;
+        Throwable below = catchThrowable(() -> h.batch(table, h.options(Long.toString(belowBudget))));
         assertThat(below)
                 .isInstanceOf(ResourceExhaustedException.class)
-                .hasMessageContaining("raise 'governance.memory.budget'");
+                .hasMessageContaining("'this table's minimum: flush file writer ")
+                .hasMessageContaining(" + spill I/O buffers ")
+                .hasMessageContaining(" + compaction (one task) ")
+                .hasMessageContaining("raise 'governance.memory.budget' from " + Sizes.format(belowBudget) + " to at least ");
+        // The minimum the message names is the one real opens find (which moves in whole pages).
+        String named = below.getMessage().replaceAll("(?s).*to at least (\\S+).*", "$1");
+        assertThat(Sizes.parse("named", named)).isGreaterThan(minimum - 64 * 1024).isLessThanOrEqualTo(minimum);
         assertThat(h.context.isClosed()).isTrue();
         assertThat(h.provider.lastOpened().usedAtClose()).isZero();
         assertThat(h.spillScopes()).isEmpty();
-        h.writeAndCommit(table, h.options(Long.toString(minimum)), rows(0, 2000));
+        // The minimum holds one writer; these rows go to two buckets, so the write gets a second
+        // writer's room (its estimate and 3 pages, in whole pages).
+        h.writeAndCommit(table, h.options(Long.toString(minimum + 4 * 64 * 1024)), rows(0, 2000));
         assertThat(TestTables.read(table)).hasSize(2000);
+    }
+
+    /** PROV.7: a budget the heap cannot give is refused when the context opens, with the key and both numbers. */
+    @Test
+    void aBudgetLargerThanTheHeapIsRefusedAtOpenWithTheHeapsNumbers() {
+        long max = Runtime.getRuntime().maxMemory();
+        long budget = max + (64L << 20);
+        GovernanceOptions options = GovernanceOptions.of(Map.of(
+                GovernanceOptions.MEMORY_BUDGET, Long.toString(budget), GovernanceOptions.SPILL_DIRS, dir.toString()));
+        assertThatThrownBy(() -> ResourceContext.open("w", new HeapGovernanceProvider(), options, EngineEnvironment.standalone()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("'governance.memory.budget' = " + budget + " bytes is larger than the heap can give")
+                .hasMessageContaining("the JVM's maximum heap is " + max + " bytes (-Xmx)")
+                .hasMessageEndingWith("lower 'governance.memory.budget' or raise -Xmx");
+        GovernanceOptions fits = options.with(GovernanceOptions.MEMORY_BUDGET, Long.toString(max / 16));
+        ResourceContext.open("w", new HeapGovernanceProvider(), fits, EngineEnvironment.standalone()).close();
     }
 
     /** The smallest budget, in whole pages, at which the write opens (bisection on real opens). */

@@ -52,6 +52,9 @@ public final class Calibrate {
      * @param writersHigh the larger
      * @param rowsPerWriter rows written into each writer before the measurement
      */
+    /** The spill codecs measured: Paimon's default {@code spill-compression} and the fast one. */
+    static final List<String> SPILL_CODECS = List.of("zstd", "lz4");
+
     public record Grid(List<Cell.Kind> kinds, List<String> formats, List<String> compressions, List<Integer> valueBytes,
             List<Integer> pageSizes, int writersLow, int writersHigh, int rowsPerWriter) {
 
@@ -63,23 +66,32 @@ public final class Calibrate {
             }
         }
 
-        /** Every format, Paimon's default compression (zstd) and snappy, rows of about 64 B and 1 KiB, pages of 32k and 64k. */
+        /**
+         * Every format, Paimon's default compression (zstd) and snappy, rows of about 64 B and 1 KiB,
+         * pages of 32k and 64k; spill channels with the spill codecs zstd (Paimon's default) and lz4.
+         */
         public static Grid full() {
-            return new Grid(List.of(Cell.Kind.PK, Cell.Kind.APPEND), List.of("parquet", "orc", "avro"),
+            return new Grid(List.of(Cell.Kind.PK, Cell.Kind.APPEND, Cell.Kind.SPILL), List.of("parquet", "orc", "avro"),
                     List.of("zstd", "snappy"), List.of(64, 1024), List.of(32 << 10, 64 << 10), 64, 256, 32);
+        }
+
+        /** Only the spill channels, at the full grid's sizes ({@code --spill-only}): a minute. */
+        public static Grid spill() {
+            return new Grid(List.of(Cell.Kind.SPILL), List.of(), List.of(), List.of(64, 1024), List.of(32 << 10, 64 << 10),
+                    64, 256, 32);
         }
 
         /** Every format and kind at the defaults, fewer writers: minutes, not tens of minutes. */
         public static Grid quick() {
-            return new Grid(List.of(Cell.Kind.PK, Cell.Kind.APPEND), List.of("parquet", "orc", "avro"),
+            return new Grid(List.of(Cell.Kind.PK, Cell.Kind.APPEND, Cell.Kind.SPILL), List.of("parquet", "orc", "avro"),
                     List.of("zstd"), List.of(64), List.of(64 << 10), 16, 64, 32);
         }
 
         public List<Cell> cells() {
             List<Cell> cells = new ArrayList<>();
             for (Cell.Kind k : kinds) {
-                for (String f : formats) {
-                    for (String c : compressions) {
+                for (String f : k == Cell.Kind.SPILL ? List.of("sort") : formats) {
+                    for (String c : k == Cell.Kind.SPILL ? SPILL_CODECS : compressions) {
                         for (int v : valueBytes) {
                             for (int p : pageSizes) {
                                 cells.add(new Cell(k, f, c, v, p));
@@ -107,13 +119,14 @@ public final class Calibrate {
             long start = System.nanoTime();
             Map<String, Long> low = child(cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve("cell-" + i + "-low"));
             Map<String, Long> high = child(cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve("cell-" + i + "-high"));
-            for (String stage : cell.kind() == Cell.Kind.PK ? List.of("open", "idle", "file") : List.of("open", "idle")) {
+            List<String> stages = stages(cell.kind());
+            for (String stage : stages) {
                 rows.add(new FootprintTable.Row(cell, grid.rowsPerWriter(), stage, low.get("writers").intValue(),
                         high.get("writers").intValue(), low.get(stage), high.get(stage), low.get(stage + "Pages"),
                         high.get(stage + "Pages")));
             }
             StringBuilder line = new StringBuilder();
-            for (FootprintTable.Row r : rows.subList(rows.size() - (cell.kind() == Cell.Kind.PK ? 3 : 2), rows.size())) {
+            for (FootprintTable.Row r : rows.subList(rows.size() - stages.size(), rows.size())) {
                 line.append(String.format(", %s %,d B", r.stage(), r.bytesPerWriter()));
                 if (r.pageBytesPerWriter() != 0) {
                     line.append(String.format(" (+%,d B pages)", r.pageBytesPerWriter()));
@@ -156,9 +169,27 @@ public final class Calibrate {
                 dir, Integer.toString(pageSize), Integer.toString(keys), dir.resolve("work").toString());
     }
 
-    /** Runs one cell's child at {@code writers} open writers and returns its result line's numbers. */
+    /** The stages a cell of {@code kind} measures, in the order the table lists them. */
+    static List<String> stages(Cell.Kind kind) {
+        return switch (kind) {
+            case PK -> List.of("open", "idle", "file");
+            case APPEND -> List.of("open", "idle");
+            case SPILL -> List.of(SpillChannelProbe.STAGE);
+        };
+    }
+
+    /**
+     * Runs one cell's child at {@code writers} open writers (spill channels for a spill cell) and
+     * returns its result line's numbers.
+     */
     static Map<String, Long> child(Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
-        return runChild(FootprintProbe.class, FootprintProbe.RESULT, "cell " + cell + " at " + writers + " writers", dir,
+        String what = "cell " + cell + " at " + writers + (cell.kind() == Cell.Kind.SPILL ? " channels" : " writers");
+        if (cell.kind() == Cell.Kind.SPILL) {
+            return runChild(SpillChannelProbe.class, FootprintProbe.RESULT, what, dir, cell.compression(),
+                    Integer.toString(cell.valueBytes()), Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter),
+                    Integer.toString(writers), dir.resolve("work").toString());
+        }
+        return runChild(FootprintProbe.class, FootprintProbe.RESULT, what, dir,
                 cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
                 Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
                 dir.resolve("work").toString());
@@ -201,7 +232,8 @@ public final class Calibrate {
 
     static Map<String, String> header(String command) {
         Map<String, String> h = new LinkedHashMap<>();
-        h.put("harness", Calibrate.class.getName() + " (children: " + FootprintProbe.class.getName() + ")");
+        h.put("harness", Calibrate.class.getName() + " (children: " + FootprintProbe.class.getName() + ", "
+                + SpillChannelProbe.class.getName() + ")");
         h.put("command", command);
         h.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
                 + ", children " + CHILD_HEAP + " -XX:+UseSerialGC");
@@ -230,8 +262,9 @@ public final class Calibrate {
     }
 
     /**
-     * {@code [--quick] [--hash-index] [--json] [--out FILE] [--work DIR]}: runs the full grid (or the
-     * quick one; {@code --hash-index}: only the dynamic-bucket hash index rows at the grid's page sizes),
+     * {@code [--quick | --spill-only] [--hash-index] [--json] [--out FILE] [--work DIR]}: runs the full grid
+     * (or the quick one, or only the spill channels; {@code --hash-index}: only the dynamic-bucket hash
+     * index rows at the grid's page sizes),
      * writes the table to {@code FILE} (TSV, or JSON when it ends in {@code .json}); progress on
      * stderr; with {@code --json} the table as JSON on stdout and nothing else. The system property
      * {@code calibrate.command} names the command in the table's header (benchmarks/calibrate sets it).
@@ -239,6 +272,7 @@ public final class Calibrate {
     public static void main(String[] args) throws Exception {
         boolean quick = false;
         boolean hashIndexOnly = false;
+        boolean spillOnly = false;
         boolean json = false;
         Path out = null;
         Path work = null;
@@ -246,11 +280,12 @@ public final class Calibrate {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--hash-index" -> hashIndexOnly = true;
+                case "--spill-only" -> spillOnly = true;
                 case "--json" -> json = true;
                 case "--out" -> out = Path.of(args[++i]);
                 case "--work" -> work = Path.of(args[++i]);
                 default -> {
-                    System.err.println("usage: Calibrate [--quick] [--hash-index] [--json] [--out FILE] [--work DIR]; unknown: " + args[i]);
+                    System.err.println("usage: Calibrate [--quick | --spill-only] [--hash-index] [--json] [--out FILE] [--work DIR]; unknown: " + args[i]);
                     System.exit(2);
                 }
             }
@@ -259,12 +294,14 @@ public final class Calibrate {
                 "java " + Calibrate.class.getName() + (args.length == 0 ? "" : " " + String.join(" ", Arrays.asList(args))));
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("calibrate");
         PrintStream err = System.err;
-        Grid grid = quick ? Grid.quick() : Grid.full();
+        Grid grid = spillOnly ? Grid.spill() : quick ? Grid.quick() : Grid.full();
         List<FootprintTable.Row> rows = new ArrayList<>();
         if (!hashIndexOnly) {
             rows.addAll(run(grid, dir, command, err::println).rows());
         }
-        rows.addAll(hashIndexRows(grid.pageSizes(), dir, err::println));
+        if (!spillOnly) {
+            rows.addAll(hashIndexRows(grid.pageSizes(), dir, err::println));
+        }
         FootprintTable table = new FootprintTable(header(command), rows);
         if (work == null) {
             BenchTables.deleteTree(dir);

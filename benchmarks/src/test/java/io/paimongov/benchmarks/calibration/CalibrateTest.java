@@ -61,6 +61,37 @@ class CalibrateTest {
         assertThat(dir.resolve("work").toFile().list()).isEmpty();
     }
 
+    /**
+     * The spill-channel probe end to end at 8 and 16 open channels: each channel keeps at least the
+     * 64 KiB uncompressed block Paimon's channel reader allocates, whatever the codec.
+     */
+    @Test
+    void measuresWhatOneOpenSpillChannelKeeps() throws Exception {
+        Calibrate.Grid grid = new Calibrate.Grid(List.of(Cell.Kind.SPILL), List.of(), List.of(), List.of(VALUE_BYTES),
+                List.of(32 << 10), 8, 16, ROWS);
+        FootprintTable table = Calibrate.run(grid, dir.resolve("work"), "test command", line -> {});
+        assertThat(table.rows()).extracting(r -> r.cell() + "/" + r.stage())
+                .containsExactly("spill sort zstd v=64 page=32k/spill-channel", "spill sort lz4 v=64 page=32k/spill-channel");
+        for (FootprintTable.Row r : table.rows()) {
+            assertThat(r.bytesPerWriter()).as(r.cell().toString()).isGreaterThanOrEqualTo(64 << 10);
+            assertThat(r.pageBytesPerWriter()).isZero();
+        }
+        assertThat(FootprintTable.parseTsv(table.toTsv()).rows()).hasSize(2);
+    }
+
+    /** The table the runtime ships parses, and has a spill-channel cell for each codec and page size. */
+    @Test
+    void theShippedTableParsesWithItsSpillChannelRows() throws Exception {
+        String text;
+        try (var in = CalibrateTest.class.getResourceAsStream("/io/paimongov/runtime/footprint/footprints.tsv")) {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        FootprintTable shipped = FootprintTable.parseTsv(text);
+        assertThat(shipped.rows()).filteredOn(r -> r.stage().equals("spill-channel"))
+                .extracting(r -> r.cell().compression() + "/" + r.cell().pageSize())
+                .contains("zstd/32768", "zstd/65536", "lz4/32768", "lz4/65536");
+    }
+
     @Test
     void jsonCarriesTheHeaderAndEveryRow() throws Exception {
         FootprintTable table = new FootprintTable(Map.of("harness", "h", "command", "say \"hi\"\tnow"), List.of(

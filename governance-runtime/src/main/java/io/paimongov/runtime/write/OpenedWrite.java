@@ -1,6 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.compaction.CompactionAdmission;
+import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.metrics.PaimonMetricCapture;
@@ -89,6 +90,7 @@ final class OpenedWrite {
             this.table =
                     FileStoreTableFactory.create(fileIO, table.location(), table.schema(), table.catalogEnvironment())
                             .copy(footprint.tableOptions());
+            checkMinimumBudget();
             reserveFixed();
             configureCompaction(table);
             checkFirstWriterFits();
@@ -137,6 +139,26 @@ final class OpenedWrite {
         reserve("flush file writer", footprint.flushWriterBytes());
         reserve("spill I/O buffers", footprint.spillIoBytes());
         reserve("lookup cache", tableMode.lookupCacheBytes(table.coreOptions()));
+    }
+
+    /**
+     * The budget must hold the whole minimum for this table (the fixed reservations and one writer
+     * with its first pages): checked at once, so that the error names every part and the budget that
+     * opens, not only the next reservation that was short.
+     */
+    private void checkMinimumBudget() {
+        long firstWriter =
+                (long) GovernedTableWrite.MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
+        long minimum = footprint.flushWriterBytes() + footprint.spillIoBytes() + footprint.compactionBytes() + firstWriter;
+        if (budget.capacityBytes() < minimum) {
+            throw budget.tooSmall(
+                    "this table's minimum: flush file writer " + Sizes.format(footprint.flushWriterBytes())
+                            + " + spill I/O buffers " + Sizes.format(footprint.spillIoBytes())
+                            + " + compaction (one task) " + Sizes.format(footprint.compactionBytes())
+                            + " + first writer and its " + GovernedTableWrite.MIN_WRITER_PAGES + " pages "
+                            + Sizes.format(firstWriter),
+                    minimum);
+        }
     }
 
     /** One writer and its first pages must fit next to the fixed reservations, or the write fails now. */

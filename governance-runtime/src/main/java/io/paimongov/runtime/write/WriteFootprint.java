@@ -23,8 +23,9 @@ import org.apache.paimon.table.FileStoreTable;
  *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
  *       from 64k to 128m;
  *   <li>{@code parquet.page.size} = {@value #PARQUET_PAGE_SIZE} bytes;
- *   <li>{@code local-sort.max-num-file-handles} = as many merge channels (2 pages each) as fit in
- *       an eighth of the budget, from 2 to 128.
+ *   <li>{@code local-sort.max-num-file-handles} = as many merge channels as fit in an eighth of
+ *       the budget, from {@value #MIN_SPILL_FAN_IN} to 128, a channel costing the measured {@code
+ *       spill-channel} bytes of the footprint table ({@link #spillChannelBytes}).
  * </ul>
  *
  * <p>Immutable; thread-safe.
@@ -61,6 +62,16 @@ public record WriteFootprint(
         boolean buffersInPages,
         long minWriterBufferBytes) {
 
+    /**
+     * The smallest sort fan-in planned. Paimon's external sort buffer merges all its runs whenever
+     * their count reaches the fan-in, so a small fan-in rewrites earlier runs again at every merge
+     * (quadratic). A larger floor does not help at small budgets: each channel is reserved, so the
+     * write buffer shrinks and spills more often (measured in docs/performance.md, P4: a floor of 4
+     * at a 1.68 MB budget made 30,000 spill files out of 315). The fix is tiered merging ({@code
+     * TieredSortBuffer}), not a larger floor.
+     */
+    static final int MIN_SPILL_FAN_IN = 2;
+
     static final long AVRO_BUFFER = 128 << 10;
     /**
      * The Parquet page size a governed write sets unless the table sets its own: Parquet's
@@ -93,8 +104,8 @@ public record WriteFootprint(
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
         putIfAbsent(given, set, "parquet.page.size", Integer.toString(PARQUET_PAGE_SIZE));
-        long channelBytes = 2L * pageSize;
-        long fan = clamp(budgetBytes / 8 / channelBytes, 2, 128);
+        long channelBytes = spillChannelBytes(pageSize);
+        long fan = clamp(budgetBytes / 8 / channelBytes, MIN_SPILL_FAN_IN, 128);
         putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));
         // Table modes: the lookup cache from the budget, a write buffer for append tables (TableMode).
         set.putAll(TableMode.of(table).options(given, budgetBytes));
@@ -132,6 +143,15 @@ public record WriteFootprint(
                 ? this
                 : new WriteFootprint(tableOptions, primaryKey, formatBufferBytes, perWriterBytes + bytes, flushWriterBytes,
                         spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes);
+    }
+
+    /**
+     * Heap one open spill channel keeps outside pages (two 64 KiB compression blocks and the
+     * codec's state, whatever the page size): the measured {@code spill-channel} stage of {@link
+     * MeasuredFootprints}. A merge opens fan-in readers and one writer.
+     */
+    public static long spillChannelBytes(int pageSize) {
+        return MeasuredFootprints.get().bytes("spill", "sort", "spill-channel", pageSize);
     }
 
     private static long formatBuffer(CoreOptions core, Map<String, String> effective, boolean primaryKey) {
