@@ -1,5 +1,7 @@
 package io.paimongov.runtime.write;
 
+import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.spill.TieredSortBuffer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,9 +14,6 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.JoinedRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.memory.MemorySegmentPool;
-import org.apache.paimon.options.MemorySize;
-import org.apache.paimon.sort.BinaryExternalSortBuffer;
-import org.apache.paimon.sort.SortBuffer;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowType;
@@ -26,7 +25,9 @@ import org.apache.paimon.utils.OffsetRow;
  * are kept in the write's pages, keyed by their writer and their arrival, spilled in sorted runs
  * when the pages run out, and at prepareCommit given back writer by writer, each writer's rows in
  * the order they arrived. So the write needs one open writer at a time for them, and its memory is
- * the budget whatever the number of writers (the shape Spark takes past {@code
+ * the budget whatever the number of writers. Runs are merged in size tiers with a bounded fan-in
+ * ({@link TieredSortBuffer}), so spilling costs O(input x log_fanIn(runs)), never the quadratic
+ * all-runs merge, and the final read opens at most fan-in runs; its memory is (the shape Spark takes past {@code
  * spark.sql.maxConcurrentOutputFileWriters}; docs/architecture.md, "Many writers").
  *
  * <p>A row is kept as (writer index, arrival number, the row's fields) with its row kind; the
@@ -45,7 +46,7 @@ final class SharedSort implements AutoCloseable {
         void end(WriterAdmission.WriterKey writer) throws Exception;
     }
 
-    private final SortBuffer buffer;
+    private final TieredSortBuffer buffer;
     private final int arity;
     private final Map<WriterAdmission.WriterKey, Integer> index = new HashMap<>();
     private final List<WriterAdmission.WriterKey> writers = new ArrayList<>();
@@ -54,7 +55,12 @@ final class SharedSort implements AutoCloseable {
     private long arrival;
     private long rows;
 
-    SharedSort(RowType rowType, MemorySegmentPool pool, IOManager ioManager, int fanIn, CompressOptions compression) {
+    /**
+     * @param channels the reservation the sort's spill channels are charged to ({@code (fanIn + 1) x
+     *     bytesPerChannel}, grown here)
+     */
+    SharedSort(RowType rowType, MemorySegmentPool pool, IOManager ioManager, int fanIn, CompressOptions compression,
+            MemoryReservation channels, long bytesPerChannel) {
         this.arity = rowType.getFieldCount();
         List<DataField> fields = new ArrayList<>();
         fields.add(new DataField(0, "_writer", DataTypes.INT().notNull()));
@@ -63,8 +69,8 @@ final class SharedSort implements AutoCloseable {
             fields.add(f.newId(fields.size()));
         }
         this.buffer =
-                BinaryExternalSortBuffer.create(
-                        ioManager, new RowType(fields), new int[] {0, 1}, pool, fanIn, compression, MemorySize.MAX_VALUE, true);
+                new TieredSortBuffer(
+                        new RowType(fields), new int[] {0, 1}, pool, ioManager, fanIn, compression, channels, bytesPerChannel);
     }
 
     /** Keeps {@code row} for {@code writer}. */
@@ -136,8 +142,10 @@ final class SharedSort implements AutoCloseable {
         rows = 0;
     }
 
+    /** Empties the sort and gives its channel reservation back. */
     @Override
     public void close() {
         clear();
+        buffer.close();
     }
 }

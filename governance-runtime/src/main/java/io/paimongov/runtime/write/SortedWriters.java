@@ -1,6 +1,8 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.GovernedSegmentPool;
+import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.spill.TieredSortBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.paimon.CoreOptions;
@@ -27,9 +29,14 @@ final class SortedWriters implements AutoCloseable {
 
     /** The sort may take pages from open writers up to this share of the budget. */
     static final int SORT_SHARE = 4;
+    /** The sort's spill channels may take this share of the budget. */
+    static final int CHANNEL_SHARE = 16;
+    static final int MAX_FAN_IN = 64;
 
     private final OpenedWrite w;
     private SharedSort sort;
+    /** The sort's channel reservation, closed with it. */
+    private MemoryReservation channels;
 
     SortedWriters(OpenedWrite write) {
         this.w = write;
@@ -96,12 +103,40 @@ final class SortedWriters implements AutoCloseable {
             }
         }
         CoreOptions core = CoreOptions.fromMap(w.table.options());
-        return new SharedSort(
-                w.table.rowType(),
-                new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize()),
-                w.context.ioManager(),
-                core.localSortMaxNumFileHandles(),
-                core.spillCompressOptions());
+        long perChannel = WriteFootprint.spillChannelBytes(pool.pageSize());
+        int fanIn = fanIn(w.budget.capacityBytes(), perChannel);
+        MemoryReservation channels = w.budget.newReservation("shared sort spill channels");
+        try {
+            long need = TieredSortBuffer.channelBytes(fanIn, perChannel);
+            if (!channels.tryGrow(need)) {
+                w.writers.reclaim(need);
+                if (!channels.tryGrow(need)) {
+                    throw w.budget.exhausted("shared sort spill channels (fan-in " + fanIn + ")", need);
+                }
+            }
+            channels.shrink(need);
+            this.channels = channels;
+            return new SharedSort(
+                    w.table.rowType(),
+                    new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize()),
+                    w.context.ioManager(),
+                    fanIn,
+                    core.spillCompressOptions(),
+                    channels,
+                    perChannel);
+        } catch (Exception | Error e) {
+            channels.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The shared sort's merge fan-in: as many channels as fit in 1/{@value #CHANNEL_SHARE} of the
+     * budget, from 2 to {@value #MAX_FAN_IN}.
+     */
+    static int fanIn(long budgetBytes, long perChannel) {
+        long fit = budgetBytes / CHANNEL_SHARE / Math.max(1, perChannel) - 1;
+        return (int) Math.max(2, Math.min(MAX_FAN_IN, fit));
     }
 
     @Override
@@ -109,6 +144,10 @@ final class SortedWriters implements AutoCloseable {
         if (sort != null) {
             sort.close();
             sort = null;
+        }
+        if (channels != null) {
+            channels.close();
+            channels = null;
         }
     }
 
