@@ -71,9 +71,9 @@ class HeapBadInputTest {
         assertThat(h.context.isClosed()).isTrue();
         assertThat(h.provider.lastOpened().usedAtClose()).isZero();
         assertThat(h.spillScopes()).isEmpty();
-        // The minimum holds one writer; these rows go to two buckets, so the write gets a second
-        // writer's room (its estimate and 3 pages, in whole pages).
-        h.writeAndCommit(table, h.options(Long.toString(minimum + 4 * 64 * 1024)), rows(0, 2000));
+        // The minimum holds one writer; these rows go to 2 partitions x 2 buckets, so the write gets
+        // three more writers' room (each its footprint and 3 pages, in whole pages).
+        h.writeAndCommit(table, h.options(Long.toString(minimum + 10 * 64 * 1024)), rows(0, 2000));
         assertThat(TestTables.read(table)).hasSize(2000);
     }
 

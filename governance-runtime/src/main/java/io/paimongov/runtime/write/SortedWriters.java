@@ -35,6 +35,8 @@ final class SortedWriters implements AutoCloseable {
 
     private final OpenedWrite w;
     private SharedSort sort;
+    /** The sort could not open for lack of memory; tried again after the next drain. */
+    private boolean unavailable;
     /** The sort's channel reservation, closed with it. */
     private MemoryReservation channels;
 
@@ -42,10 +44,23 @@ final class SortedWriters implements AutoCloseable {
         this.w = write;
     }
 
-    /** Keeps {@code row} of ({@code partition}, {@code bucket}) for the drain. */
+    /**
+     * Whether the sort takes rows: it is open, or it can be opened now (its spill channels and first
+     * pages fit in the budget, after making room). A sort that could not open is not tried again
+     * before the next drain.
+     */
+    boolean ready() throws Exception {
+        if (sort == null && !unavailable) {
+            sort = tryOpen();
+            unavailable = sort == null;
+        }
+        return sort != null;
+    }
+
+    /** Keeps {@code row} of ({@code partition}, {@code bucket}) for the drain; only after {@link #ready()}. */
     void add(BinaryRow partition, int bucket, InternalRow row) throws Exception {
-        if (sort == null) {
-            sort = open();
+        if (!ready()) {
+            throw new IllegalStateException("the shared sort is not open");
         }
         sort.add(new WriterAdmission.WriterKey(partition, bucket), row);
         w.context.recorder().recordSorted(1);
@@ -75,7 +90,7 @@ final class SortedWriters implements AutoCloseable {
                     @Override
                     public void begin(WriterAdmission.WriterKey writer) throws Exception {
                         w.context.token().throwIfCancelled();
-                        w.writers.openForDrain(writer);
+                        w.writers.admitNow(writer);
                         bucket = writer.bucket();
                     }
 
@@ -90,42 +105,38 @@ final class SortedWriters implements AutoCloseable {
                     }
                 });
         w.writers.sortDrained();
+        unavailable = false;
         return new ArrayList<>(w.writers.takeClosedMessages());
     }
 
-    private SharedSort open() throws Exception {
+    /** Opens the sort when its channels and first pages fit, making room first; null when they do not. */
+    private SharedSort tryOpen() throws Exception {
         GovernedSegmentPool pool = w.context.pool();
-        if (!pool.holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
-            w.writers.reclaim((long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize());
-            if (!pool.holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
-                throw w.budget.exhausted(
-                        "shared sort first pages", (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize());
+        long perChannel = WriteFootprint.spillChannelBytes(pool.pageSize());
+        int fanIn = fanIn(w.budget.capacityBytes(), perChannel);
+        long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
+        long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
+        if (w.budget.availableBytes() < need) {
+            w.writers.reclaim(need);
+            if (w.budget.availableBytes() < need) {
+                return null;
             }
         }
         CoreOptions core = CoreOptions.fromMap(w.table.options());
-        long perChannel = WriteFootprint.spillChannelBytes(pool.pageSize());
-        int fanIn = fanIn(w.budget.capacityBytes(), perChannel);
-        MemoryReservation channels = w.budget.newReservation("shared sort spill channels");
+        MemoryReservation reservation = w.budget.newReservation("shared sort spill channels");
         try {
-            long need = TieredSortBuffer.channelBytes(fanIn, perChannel);
-            if (!channels.tryGrow(need)) {
-                w.writers.reclaim(need);
-                if (!channels.tryGrow(need)) {
-                    throw w.budget.exhausted("shared sort spill channels (fan-in " + fanIn + ")", need);
-                }
-            }
-            channels.shrink(need);
-            this.channels = channels;
-            return new SharedSort(
+            SharedSort opened = new SharedSort(
                     w.table.rowType(),
                     new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize()),
                     w.context.ioManager(),
                     fanIn,
                     core.spillCompressOptions(),
-                    channels,
+                    reservation,
                     perChannel);
+            this.channels = reservation;
+            return opened;
         } catch (Exception | Error e) {
-            channels.close();
+            reservation.close();
             throw e;
         }
     }

@@ -52,7 +52,13 @@ final class WritePath {
             BinaryRow partition = w.write.getPartition(row);
             int bucket = buckets.bucket(row, partition);
             long bytes = rowSize.of(row);
-            if (w.writers.route(partition, bucket, bytes) == WriterAdmission.Route.SORTED) {
+            WriterAdmission.Route route = w.writers.route(partition, bucket, bytes);
+            if (route == WriterAdmission.Route.SORTED && !w.sorted.ready()) {
+                // No room for the shared sort either: close writers whatever they took.
+                w.writers.admitClosingAny(partition, bucket, bytes);
+                route = WriterAdmission.Route.DIRECT;
+            }
+            if (route == WriterAdmission.Route.SORTED) {
                 w.sorted.add(partition, bucket, row);
             } else {
                 int before = w.writers.size();

@@ -152,8 +152,25 @@ final class WriterAdmission {
         return Route.SORTED;
     }
 
-    /** Admits {@code key} now, closing writers whatever they hold if needed: for the shared sort's drain. */
-    void openForDrain(WriterKey key) throws Exception {
+    /**
+     * Admits the writer {@link #route} sent to the shared sort when the sort cannot open (a budget too
+     * small for its spill channels next to the open writers): past {@link #maxOpen} while its
+     * reservation and first pages fit (closing writers that may be closed), the open writers sharing
+     * the pages as Paimon's own writers do; else the write fails with the numbers. Writers that took
+     * less than the early-close minimum are not closed here: closing them row by row would roll a
+     * file per row and never finish.
+     */
+    void admitClosingAny(BinaryRow partition, int bucket, long rowBytes) throws Exception {
+        WriterKey key = new WriterKey(partition.copy(), bucket);
+        sorted.remove(key);
+        if (!admit(key, false)) {
+            throw refused(key);
+        }
+        open.get(key).inputBytes += rowBytes;
+    }
+
+    /** Admits {@code key} now, closing writers whatever they took if needed (the shared sort's drain, a sort that cannot open). */
+    void admitNow(WriterKey key) throws Exception {
         while (!admit(key)) {
             if (!closeLeastRecent(true)) {
                 throw refused(key);
@@ -170,7 +187,15 @@ final class WriterAdmission {
     }
 
     private boolean admit(WriterKey key) throws Exception {
-        while (open.size() >= maxOpen) {
+        return admit(key, true);
+    }
+
+    /**
+     * Admits {@code key} if its reservation and first pages fit, making room by closing writers that
+     * may be closed; with {@code capped}, also only while fewer than {@link #maxOpen} are open.
+     */
+    private boolean admit(WriterKey key, boolean capped) throws Exception {
+        while (capped && open.size() >= maxOpen) {
             if (!closeLeastRecent(false)) {
                 return false;
             }
