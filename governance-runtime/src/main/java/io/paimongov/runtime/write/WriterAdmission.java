@@ -146,7 +146,12 @@ final class WriterAdmission {
             return Route.DIRECT;
         }
         if (!sharedSort) {
-            throw refused(key);
+            // No sort to fall back on: past the cap while the writer fits, as Paimon's own writers share a pool.
+            if (!admit(key, false)) {
+                throw refused(key);
+            }
+            open.get(key).inputBytes += rowBytes;
+            return Route.DIRECT;
         }
         sorted.add(key);
         return Route.SORTED;
