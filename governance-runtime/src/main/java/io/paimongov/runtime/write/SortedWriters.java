@@ -3,6 +3,7 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.paimon.CoreOptions;
@@ -39,6 +40,8 @@ final class SortedWriters implements AutoCloseable {
     private boolean unavailable;
     /** The sort's channel reservation, closed with it. */
     private MemoryReservation channels;
+    /** The sort's view of the pool, holding pages taken before the sort opened until it uses them. */
+    private SortPool sortPool;
 
     SortedWriters(OpenedWrite write) {
         this.w = write;
@@ -109,7 +112,10 @@ final class SortedWriters implements AutoCloseable {
         return new ArrayList<>(w.writers.takeClosedMessages());
     }
 
-    /** Opens the sort when its channels and first pages fit, making room first; null when they do not. */
+    /**
+     * Opens the sort when its channels and first pages fit in the budget and the engine grants them,
+     * making room first; null when they do not.
+     */
     private SharedSort tryOpen() throws Exception {
         GovernedSegmentPool pool = w.context.pool();
         long perChannel = WriteFootprint.spillChannelBytes(pool.pageSize());
@@ -124,18 +130,27 @@ final class SortedWriters implements AutoCloseable {
         }
         CoreOptions core = CoreOptions.fromMap(w.table.options());
         MemoryReservation reservation = w.budget.newReservation("shared sort spill channels");
+        SortPool sortPool = new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize());
         try {
+            // The engine may be tighter than the budget: a sort whose first pages or channels the
+            // engine will not grant is not opened, and the writer is admitted or refused without it.
+            if (!sortPool.prime(GovernedTableWrite.MIN_WRITER_PAGES)) {
+                sortPool.returnPrimed();
+                reservation.close();
+                return null;
+            }
             SharedSort opened = new SharedSort(
-                    w.table.rowType(),
-                    new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize()),
-                    w.context.ioManager(),
-                    fanIn,
-                    core.spillCompressOptions(),
-                    reservation,
+                    w.table.rowType(), sortPool, w.context.ioManager(), fanIn, core.spillCompressOptions(), reservation,
                     perChannel);
             this.channels = reservation;
+            this.sortPool = sortPool;
             return opened;
+        } catch (ResourceExhaustedException e) {
+            sortPool.returnPrimed();
+            reservation.close();
+            return null;
         } catch (Exception | Error e) {
+            sortPool.returnPrimed();
             reservation.close();
             throw e;
         }
@@ -156,6 +171,10 @@ final class SortedWriters implements AutoCloseable {
             sort.close();
             sort = null;
         }
+        if (sortPool != null) {
+            sortPool.returnPrimed();
+            sortPool = null;
+        }
         if (channels != null) {
             channels.close();
             channels = null;
@@ -166,6 +185,7 @@ final class SortedWriters implements AutoCloseable {
     private final class SortPool implements MemorySegmentPool {
         private final GovernedSegmentPool pool;
         private final long share;
+        private final List<MemorySegment> primed = new ArrayList<>();
         private long held;
 
         SortPool(GovernedSegmentPool pool, long sharePages) {
@@ -184,13 +204,39 @@ final class SortedWriters implements AutoCloseable {
             pool.returnAll(memory);
         }
 
+        /**
+         * Takes {@code count} pages now, making room as {@link #nextSegment()} does; false, holding
+         * whatever it got, when they cannot all be had.
+         */
+        boolean prime(int count) {
+            while (primed.size() < count) {
+                MemorySegment page = take();
+                if (page == null) {
+                    return false;
+                }
+                primed.add(page);
+            }
+            return true;
+        }
+
+        /** Gives back the primed pages the sort did not use. */
+        void returnPrimed() {
+            returnAll(new ArrayList<>(primed));
+            primed.clear();
+        }
+
         @Override
         public int freePages() {
-            return pool.freePages();
+            return primed.size() + pool.freePages();
         }
 
         @Override
         public MemorySegment nextSegment() {
+            return primed.isEmpty() ? take() : primed.remove(primed.size() - 1);
+        }
+
+        /** A page from the pool above its floor, the open writers made to flush while the sort holds little. */
+        private MemorySegment take() {
             MemorySegment page = pool.nextSegmentAboveFloor();
             if (page == null && held < share) {
                 try {
