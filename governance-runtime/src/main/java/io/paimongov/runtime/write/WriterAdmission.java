@@ -36,7 +36,9 @@ import org.apache.paimon.utils.InternalRowPartitionComputer;
  * recently used open writer that has taken at least {@code governance.write.early-close-min-bytes}
  * of input since it opened (or none at all) is flushed and closed ({@link PaimonWriters}), its commit
  * message kept for the next prepareCommit and its state kept so that it reopens where it left off;
- * then the writer's rows go to the write's {@link SharedSort} ({@link Route#SORTED}). Only when the
+ * below {@link #maxOpen}, the open writers' buffers are spilled (or flushed), largest first, as
+ * Paimon's own writers make room for a new one; at {@link #maxOpen}, the writer's rows go to the
+ * write's {@link SharedSort} ({@link Route#SORTED}). Only when the
  * shared sort is switched off, or the pages a writer needs are refused even after that, does the
  * write fail, with {@link ResourceExhaustedException} naming the budget, the writers open and the
  * cost per writer.
@@ -213,7 +215,9 @@ final class WriterAdmission {
                 if (reserved && holdFirstPages()) {
                     break;
                 }
-                if (pool.releaseCached() == 0 && !closeLeastRecent(false)) {
+                // Room, cheapest first: cached pages, a writer that may be closed, then the open
+                // writers' buffers spilled or flushed (as Paimon's own writers make room for a new one).
+                if (pool.releaseCached() == 0 && !closeLeastRecent(false) && flushLargest(firstPageBytes()) == 0) {
                     reservation.close();
                     return false;
                 }
@@ -353,10 +357,12 @@ final class WriterAdmission {
             }
             long before = largest.memoryOccupancy();
             largest.flushMemory();
-            freed += pool.releaseCached();
-            if (largest.memoryOccupancy() >= before) {
+            long after = largest.memoryOccupancy();
+            pool.releaseCached();
+            if (after >= before) {
                 break;
             }
+            freed += before - after;
         }
         return freed;
     }
