@@ -68,6 +68,8 @@ final class OpenedWrite {
     final ReentrantLock callLock = new ReentrantLock();
     /** The fixed estimate reservations. Guarded by callLock (after the opening). */
     final List<MemoryReservation> fixed = new ArrayList<>();
+    /** The fixed reservation of write-buffer spill channels (one merge at a time), set at open. */
+    private MemoryReservation spillIo;
     /** Prepared messages neither committed nor handed off yet. Guarded by callLock. */
     final List<Handoff> pending = new ArrayList<>();
     /** Names of data files in messages that were committed or handed off: never deleted by an abort. Guarded by callLock. */
@@ -94,7 +96,7 @@ final class OpenedWrite {
             reserveFixed();
             configureCompaction(table);
             checkFirstWriterFits();
-            MemoryPoolFactory poolFactory = new MemoryPoolFactory(context.pool());
+            MemoryPoolFactory poolFactory = new TieredWriteBuffers(context.pool(), context.ioManager(), spillIo);
             this.writers =
                     new WriterAdmission(
                             budget,
@@ -137,7 +139,7 @@ final class OpenedWrite {
 
     private void reserveFixed() {
         reserve("flush file writer", footprint.flushWriterBytes());
-        reserve("spill I/O buffers", footprint.spillIoBytes());
+        spillIo = reserve("spill I/O buffers", footprint.spillIoBytes());
         reserve("lookup cache", tableMode.lookupCacheBytes(table.coreOptions()));
     }
 
