@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * What a scale run measures: the grid cells (governed and plain side by side) and the spill
  * series (for each format of the grid and each of {@code pk} and {@code append} in it: {@value
- * #SPILL_WRITERS} writers, the grid's rows, governed in memory vs at 5% of the input).
+ * #SPILL_WRITERS} writers, the grid's rows or more ({@link #spillCell}), governed in memory vs at 5%
+ * of the input).
  *
  * @param cells the grid, in run order
  * @param spills the spill series' cells (their budget is replaced by the series' budgets)
@@ -19,6 +20,12 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
 
     /** Writers of every spill-series write: one partition of 8 buckets, or 8 append partitions. */
     public static final int SPILL_WRITERS = 8;
+    /**
+     * The least spilling budget of the series: its input is made large enough that 5% of it is at
+     * least this much, about twice the largest table minimum of 8 writers (a primary-key Parquet
+     * table needs 1.4 MB), so the series measures spilling rather than a refusal at open.
+     */
+    public static final long SPILL_MIN_BUDGET = 3L << 20;
     public static final long DEFAULT_BUDGET = 64L << 20;
     public static final int DEFAULT_ROW_BYTES = 64;
     public static final int FULL_ROWS = 400_000;
@@ -88,11 +95,18 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
             for (String f : formats) {
                 for (ScaleTable t : List.of(ScaleTable.PK, ScaleTable.APPEND)) {
                     if (tables.contains(t)) {
-                        spills.add(new ScaleCell(t, f, SPILL_WRITERS, first.rows(), first.rowBytes(), first.budgetBytes()));
+                        spills.add(spillCell(new ScaleCell(t, f, SPILL_WRITERS, first.rows(), first.rowBytes(), first.budgetBytes())));
                     }
                 }
             }
         }
         return new ScaleGrid(cells, spills);
+    }
+
+    /** {@code cell} with at least the rows whose input makes 5% of it {@link #SPILL_MIN_BUDGET}. */
+    static ScaleCell spillCell(ScaleCell cell) {
+        long least = (long) Math.ceil(SPILL_MIN_BUDGET / SpillResult.SPILL_SHARE / cell.rowBinaryBytes());
+        int rows = (int) Math.min(Integer.MAX_VALUE, Math.max(cell.rows(), least));
+        return new ScaleCell(cell.table(), cell.format(), cell.writers(), rows, cell.rowBytes(), cell.budgetBytes());
     }
 }

@@ -1,0 +1,33 @@
+package io.paimongov.benchmarks.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The spill series is sized so that its 5% budget is a legal one. */
+class ScaleGridTest {
+
+    /** Binary row of (INT, INT, STRING of 64 bytes): 8 bytes of null bits, 3 fixed slots of 8, the 64 string bytes. */
+    private static final long ROW_BYTES_64 = 8 + 3 * 8 + 64;
+
+    @Test
+    void aSmallInputIsGrownUntilFivePercentOfItIsTheSeriesLeastBudget() {
+        ScaleGrid grid = ScaleGrid.quick(200_000, 64, 64L << 20);
+
+        assertThat(grid.spills()).hasSize(2);
+        for (ScaleCell spill : grid.spills()) {
+            // 3 MiB / 0.05 = 62,914,560 bytes of input, at 96 bytes a row: 655,360 rows.
+            assertThat(spill.rows()).isEqualTo(655_360);
+            assertThat(spill.inputBytes()).isEqualTo(655_360 * ROW_BYTES_64);
+            assertThat(spill.writers()).isEqualTo(ScaleGrid.SPILL_WRITERS);
+        }
+        assertThat(grid.cells()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(200_000));
+    }
+
+    @Test
+    void aLargeInputIsKept() {
+        ScaleGrid grid = ScaleGrid.quick(1_000_000, 64, 64L << 20);
+
+        assertThat(grid.spills()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(1_000_000));
+    }
+}
