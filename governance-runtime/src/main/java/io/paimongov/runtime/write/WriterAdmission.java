@@ -217,7 +217,7 @@ final class WriterAdmission {
                 }
                 // Room, cheapest first: cached pages, a writer that may be closed, then the open
                 // writers' buffers spilled or flushed (as Paimon's own writers make room for a new one).
-                if (pool.releaseCached() == 0 && !closeLeastRecent(false) && flushLargest(firstPageBytes()) == 0) {
+                if (pool.releaseCached() == 0 && !closeLeastRecent(false) && !flushLargestOnce()) {
                     reservation.close();
                     return false;
                 }
@@ -345,26 +345,40 @@ final class WriterAdmission {
     private long flushLargest(long needed) throws Exception {
         long freed = 0;
         while (freed < needed) {
-            MemoryOwner largest = null;
-            for (MemoryOwner owner : owners.memoryOwners()) {
-                if (owner != null && owner.memoryOccupancy() > 0
-                        && (largest == null || owner.memoryOccupancy() > largest.memoryOccupancy())) {
-                    largest = owner;
-                }
-            }
+            MemoryOwner largest = largestOwner();
             if (largest == null) {
                 break;
             }
             long before = largest.memoryOccupancy();
             largest.flushMemory();
-            long after = largest.memoryOccupancy();
-            pool.releaseCached();
-            if (after >= before) {
+            freed += pool.releaseCached();
+            if (largest.memoryOccupancy() >= before) {
                 break;
             }
-            freed += before - after;
         }
         return freed;
+    }
+
+    /** Spills or flushes the open writer that holds most pages; whether it gave any back to the pool. */
+    private boolean flushLargestOnce() throws Exception {
+        MemoryOwner largest = largestOwner();
+        if (largest == null) {
+            return false;
+        }
+        long before = largest.memoryOccupancy();
+        largest.flushMemory();
+        return largest.memoryOccupancy() < before;
+    }
+
+    private MemoryOwner largestOwner() {
+        MemoryOwner largest = null;
+        for (MemoryOwner owner : owners.memoryOwners()) {
+            if (owner != null && owner.memoryOccupancy() > 0
+                    && (largest == null || owner.memoryOccupancy() > largest.memoryOccupancy())) {
+                largest = owner;
+            }
+        }
+        return largest;
     }
 
     /**
