@@ -7,6 +7,7 @@ import io.paimongov.benchmarks.scale.ScaleReport;
 import io.paimongov.benchmarks.scale.ScaleRunner;
 import io.paimongov.benchmarks.scale.ScaleTable;
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.config.Sizes;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,6 +85,10 @@ final class BenchScaleCommand implements Callable<Integer> {
 
     @Option(names = "--no-spill", description = "Skip the spill series.")
     boolean noSpill;
+
+    @Option(names = "--spill-min-budget", paramLabel = "SIZE", defaultValue = "3m", description = "The least spilling budget of the"
+            + " spill series: a spill-series write takes more rows when 5% of its input would be less (default 3m).")
+    String spillMinBudget;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Also write scale.json and scale.svg into DIR (created if missing).")
     Path out;
@@ -163,7 +168,7 @@ final class BenchScaleCommand implements Callable<Integer> {
                 }
                 grid = ScaleGrid.of(w, f, t, n, bytes, budgetBytes);
             }
-            return noSpill ? grid.withoutSpills() : grid;
+            return noSpill ? grid.withoutSpills() : grid.withSpillMinBudget(Sizes.parse("--spill-min-budget", spillMinBudget));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -25,7 +25,7 @@ class BenchScaleCommandTest {
     void oneCellAndItsSpillPairAsDocumentedJson() throws Exception {
         Path out = dir.resolve("out");
         CliRun run = CliRun.of("bench", "scale", "--json", "--writers", "8", "--formats", "parquet", "--tables", "pk", "--rows",
-                Integer.toString(ROWS), "--row-bytes", "16", "--budget", "16m", "--timeout-seconds", "120", "--sample-millis", "200",
+                Integer.toString(ROWS), "--row-bytes", "16", "--budget", "16m", "--timeout-seconds", "120", "--sample-millis", "200", "--spill-min-budget", "1k",
                 "--out", out.toString(), "--work-dir", dir.resolve("work").toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode json = run.json();
@@ -92,6 +92,9 @@ class BenchScaleCommandTest {
         CliRun budget = CliRun.of("bench", "scale", "--budget", "lots");
         assertThat(budget.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
         assertThat(budget.err()).contains("--budget");
+        CliRun floor = CliRun.of("bench", "scale", "--spill-min-budget", "0");
+        assertThat(floor.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(floor.err()).contains("--spill-min-budget");
         assertThat(CliRun.of("bench", "scale", "--timeout-seconds", "0").err()).contains("--timeout-seconds");
     }
 }

@@ -90,7 +90,7 @@ public final class Calibrate {
         public List<Cell> cells() {
             List<Cell> cells = new ArrayList<>();
             for (Cell.Kind k : kinds) {
-                for (String f : k == Cell.Kind.SPILL ? List.of("sort") : formats) {
+                for (String f : k == Cell.Kind.SPILL ? SpillChannelProbe.FORMATS : formats) {
                     for (String c : k == Cell.Kind.SPILL ? SPILL_CODECS : compressions) {
                         for (int v : valueBytes) {
                             for (int p : pageSizes) {
@@ -185,7 +185,7 @@ public final class Calibrate {
     static Map<String, Long> child(Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
         String what = "cell " + cell + " at " + writers + (cell.kind() == Cell.Kind.SPILL ? " channels" : " writers");
         if (cell.kind() == Cell.Kind.SPILL) {
-            return runChild(SpillChannelProbe.class, FootprintProbe.RESULT, what, dir, cell.compression(),
+            return runChild(SpillChannelProbe.class, FootprintProbe.RESULT, what, dir, cell.format(), cell.compression(),
                     Integer.toString(cell.valueBytes()), Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter),
                     Integer.toString(writers), dir.resolve("work").toString());
         }

@@ -1,6 +1,7 @@
 package io.paimongov.benchmarks.calibration;
 
 import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.runtime.spill.TieredSortBuffer;
 import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,8 @@ import org.apache.paimon.types.RowType;
 /*
  * The child side of the spill-channel calibration: the heap one open spill channel keeps, as a
  * merge of spilled runs opens them (Paimon's ChannelReaderInputView: an uncompressed block, a
- * compressed block and the codec's state, whatever the page size). N runs of a few rows are spilled
+ * compressed block and the codec's state, whatever the page size), for the compression block of
+ * Paimon's sort buffer (format "sort", 64 KiB) or of the runtime's TieredSortBuffer ("tiered"). N runs of a few rows are spilled
  * with the cell's codec; after a warm-up that opens and reads a few runs (classes, codec pools), a
  * full collection gives the baseline; then all N runs are opened and their first row read, as a
  * merge does before it compares heads; the live heap above the baseline, the readers still
@@ -35,30 +37,34 @@ import org.apache.paimon.types.RowType;
 final class SpillChannelProbe {
 
     static final String STAGE = "spill-channel";
+    /** Spill cells' formats: Paimon's sort buffer (64 KiB compression blocks) and the runtime's tiered one. */
+    static final List<String> FORMATS = List.of("sort", "tiered");
     private static final int WARM_UP_CHANNELS = 4;
     private static final RowType ROW = RowType.of(DataTypes.INT().notNull(), DataTypes.STRING());
 
     private SpillChannelProbe() {}
 
     /**
-     * One cell at one channel count: {@code COMPRESSION VALUE_BYTES PAGE_SIZE ROWS_PER_RUN CHANNELS
-     * WORK_DIR}. Prints one line {@code FOOTPRINT writers=N spill-channel=B spill-channelPages=0}.
+     * One cell at one channel count: {@code FORMAT COMPRESSION VALUE_BYTES PAGE_SIZE ROWS_PER_RUN
+     * CHANNELS WORK_DIR}, {@code FORMAT} one of {@link #FORMATS}. Prints one line {@code FOOTPRINT
+     * writers=N spill-channel=B spill-channelPages=0}.
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: SpillChannelProbe COMPRESSION VALUE_BYTES PAGE_SIZE ROWS_PER_RUN CHANNELS WORK_DIR");
+        if (args.length != 7) {
+            System.err.println("usage: SpillChannelProbe sort|tiered COMPRESSION VALUE_BYTES PAGE_SIZE ROWS_PER_RUN CHANNELS WORK_DIR");
             System.exit(2);
         }
-        BlockCompressionFactory codec = BlockCompressionFactory.create(new CompressOptions(args[0], 1));
-        int valueBytes = Integer.parseInt(args[1]);
-        int rows = Integer.parseInt(args[3]);
-        int channels = Integer.parseInt(args[4]);
-        Path work = Files.createDirectories(Path.of(args[5]));
+        int block = block(args[0]);
+        BlockCompressionFactory codec = BlockCompressionFactory.create(new CompressOptions(args[1], 1));
+        int valueBytes = Integer.parseInt(args[2]);
+        int rows = Integer.parseInt(args[4]);
+        int channels = Integer.parseInt(args[5]);
+        Path work = Files.createDirectories(Path.of(args[6]));
         IOManager io = IOManager.create(work.toString());
         try {
-            List<ChannelWithMeta> runs = spill(io, codec, channels + WARM_UP_CHANNELS, rows, valueBytes);
+            List<ChannelWithMeta> runs = spill(io, codec, block, channels + WARM_UP_CHANNELS, rows, valueBytes);
             List<FileIOChannel> warm = new ArrayList<>();
-            for (ChannelReaderInputViewIterator it : open(io, codec, runs.subList(0, WARM_UP_CHANNELS), warm)) {
+            for (ChannelReaderInputViewIterator it : open(io, codec, block, runs.subList(0, WARM_UP_CHANNELS), warm)) {
                 while (it.next() != null) {
                     // read to the end, as a merge does
                 }
@@ -66,7 +72,7 @@ final class SpillChannelProbe {
             warm.forEach(FileIOChannel::deleteChannel);
             long baseline = FootprintProbe.liveHeapBytes();
             List<FileIOChannel> opened = new ArrayList<>();
-            List<ChannelReaderInputViewIterator> readers = open(io, codec, runs.subList(WARM_UP_CHANNELS, runs.size()), opened);
+            List<ChannelReaderInputViewIterator> readers = open(io, codec, block, runs.subList(WARM_UP_CHANNELS, runs.size()), opened);
             List<BinaryRow> heads = new ArrayList<>();
             for (ChannelReaderInputViewIterator it : readers) {
                 heads.add(it.next(new BinaryRow(ROW.getFieldCount())));
@@ -84,7 +90,16 @@ final class SpillChannelProbe {
         }
     }
 
-    private static List<ChannelWithMeta> spill(IOManager io, BlockCompressionFactory codec, int count, int rows, int valueBytes)
+    /** The compression block of a spill cell's format: Paimon's 64 KiB, or the tiered buffer's. */
+    static int block(String format) {
+        return switch (format) {
+            case "sort" -> 64 << 10;
+            case "tiered" -> TieredSortBuffer.COMPRESSION_BLOCK;
+            default -> throw new IllegalArgumentException("spill format must be one of " + FORMATS + ", not '" + format + "'");
+        };
+    }
+
+    private static List<ChannelWithMeta> spill(IOManager io, BlockCompressionFactory codec, int block, int count, int rows, int valueBytes)
             throws Exception {
         InternalRowSerializer rowSerializer = new InternalRowSerializer(ROW);
         BinaryRowSerializer serializer = new BinaryRowSerializer(ROW.getFieldCount());
@@ -93,7 +108,7 @@ final class SpillChannelProbe {
         List<ChannelWithMeta> runs = new ArrayList<>(count);
         for (int c = 0; c < count; c++) {
             FileIOChannel.ID id = enumerator.next();
-            ChannelWriterOutputView out = FileChannelUtil.createOutputView(io, id, codec, 64 << 10);
+            ChannelWriterOutputView out = FileChannelUtil.createOutputView(io, id, codec, block);
             for (int r = 0; r < rows; r++) {
                 GenericRow row = values.next();
                 serializer.serialize(rowSerializer.toBinaryRow(GenericRow.of(r, row.getString(1))).copy(), out);
@@ -104,12 +119,12 @@ final class SpillChannelProbe {
         return runs;
     }
 
-    private static List<ChannelReaderInputViewIterator> open(IOManager io, BlockCompressionFactory codec, List<ChannelWithMeta> runs,
+    private static List<ChannelReaderInputViewIterator> open(IOManager io, BlockCompressionFactory codec, int block, List<ChannelWithMeta> runs,
             List<FileIOChannel> opened) throws Exception {
         BinaryRowSerializer serializer = new BinaryRowSerializer(ROW.getFieldCount());
         List<ChannelReaderInputViewIterator> readers = new ArrayList<>(runs.size());
         for (ChannelWithMeta run : runs) {
-            ChannelReaderInputView view = FileChannelUtil.createInputView(io, run, opened, codec, 64 << 10);
+            ChannelReaderInputView view = FileChannelUtil.createInputView(io, run, opened, codec, block);
             readers.add(new ChannelReaderInputViewIterator(view, null, serializer.duplicate()));
         }
         return readers;

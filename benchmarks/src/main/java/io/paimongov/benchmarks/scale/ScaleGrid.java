@@ -8,8 +8,8 @@ import java.util.Set;
 /**
  * What a scale run measures: the grid cells (governed and plain side by side) and the spill
  * series (for each format of the grid and each of {@code pk} and {@code append} in it: {@value
- * #SPILL_WRITERS} writers, the grid's rows or more ({@link #spillCell}), governed in memory vs at 5%
- * of the input).
+ * #SPILL_WRITERS} writers, the grid's rows or more ({@link #withSpillMinBudget}), governed in memory
+ * vs at 5% of the input).
  *
  * @param cells the grid, in run order
  * @param spills the spill series' cells (their budget is replaced by the series' budgets)
@@ -21,9 +21,10 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
     /** Writers of every spill-series write: one partition of 8 buckets, or 8 append partitions. */
     public static final int SPILL_WRITERS = 8;
     /**
-     * The least spilling budget of the series: its input is made large enough that 5% of it is at
-     * least this much, about twice the largest table minimum of 8 writers (a primary-key Parquet
-     * table needs 1.4 MB), so the series measures spilling rather than a refusal at open.
+     * The default least spilling budget of the series ({@link #withSpillMinBudget}): its input is
+     * made large enough that 5% of it is at least this much, about twice the largest table minimum
+     * of 8 writers (a primary-key Parquet table needs 1.4 MB), so the series measures spilling
+     * rather than a refusal at open.
      */
     public static final long SPILL_MIN_BUDGET = 3L << 20;
     public static final long DEFAULT_BUDGET = 64L << 20;
@@ -64,6 +65,17 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
         return withSpills(cross(writers, formats, tables, rows, rowBytes, budget));
     }
 
+    /**
+     * This grid with its spill series sized for a spilling budget of at least {@code bytes} (the
+     * grid's own rows when they are enough); a grid without a spill series stays without.
+     */
+    public ScaleGrid withSpillMinBudget(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("--spill-min-budget must be positive, not " + bytes);
+        }
+        return spills.isEmpty() ? this : withSpills(cells, bytes);
+    }
+
     /** This grid without its spill series. */
     public ScaleGrid withoutSpills() {
         return new ScaleGrid(cells, List.of());
@@ -83,6 +95,10 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
     }
 
     private static ScaleGrid withSpills(List<ScaleCell> cells) {
+        return withSpills(cells, SPILL_MIN_BUDGET);
+    }
+
+    private static ScaleGrid withSpills(List<ScaleCell> cells, long spillMinBudget) {
         Set<String> formats = new LinkedHashSet<>();
         Set<ScaleTable> tables = new LinkedHashSet<>();
         cells.forEach(c -> {
@@ -95,7 +111,8 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
             for (String f : formats) {
                 for (ScaleTable t : List.of(ScaleTable.PK, ScaleTable.APPEND)) {
                     if (tables.contains(t)) {
-                        spills.add(spillCell(new ScaleCell(t, f, SPILL_WRITERS, first.rows(), first.rowBytes(), first.budgetBytes())));
+                        spills.add(spillCell(new ScaleCell(t, f, SPILL_WRITERS, first.rows(), first.rowBytes(), first.budgetBytes()),
+                                spillMinBudget));
                     }
                 }
             }
@@ -103,9 +120,9 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
         return new ScaleGrid(cells, spills);
     }
 
-    /** {@code cell} with at least the rows whose input makes 5% of it {@link #SPILL_MIN_BUDGET}. */
-    static ScaleCell spillCell(ScaleCell cell) {
-        long least = (long) Math.ceil(SPILL_MIN_BUDGET / SpillResult.SPILL_SHARE / cell.rowBinaryBytes());
+    /** {@code cell} with at least the rows whose input makes 5% of it {@code minBudget}. */
+    static ScaleCell spillCell(ScaleCell cell, long minBudget) {
+        long least = (long) Math.ceil(minBudget / SpillResult.SPILL_SHARE / cell.rowBinaryBytes());
         int rows = (int) Math.min(Integer.MAX_VALUE, Math.max(cell.rows(), least));
         return new ScaleCell(cell.table(), cell.format(), cell.writers(), rows, cell.rowBytes(), cell.budgetBytes());
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.paimongov.runtime.spill.TieredSortBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +64,8 @@ class CalibrateTest {
 
     /**
      * The spill-channel probe end to end at 8 and 16 open channels: each channel keeps at least the
-     * 64 KiB uncompressed block Paimon's channel reader allocates, whatever the codec.
+     * uncompressed block its reader allocates (Paimon's sort buffer: 64 KiB; the tiered buffer:
+     * its own block), whatever the codec, and the tiered buffer's channel less than Paimon's.
      */
     @Test
     void measuresWhatOneOpenSpillChannelKeeps() throws Exception {
@@ -71,12 +73,15 @@ class CalibrateTest {
                 List.of(32 << 10), 8, 16, ROWS);
         FootprintTable table = Calibrate.run(grid, dir.resolve("work"), "test command", line -> {});
         assertThat(table.rows()).extracting(r -> r.cell() + "/" + r.stage())
-                .containsExactly("spill sort zstd v=64 page=32k/spill-channel", "spill sort lz4 v=64 page=32k/spill-channel");
+                .containsExactly("spill sort zstd v=64 page=32k/spill-channel", "spill sort lz4 v=64 page=32k/spill-channel",
+                        "spill tiered zstd v=64 page=32k/spill-channel", "spill tiered lz4 v=64 page=32k/spill-channel");
         for (FootprintTable.Row r : table.rows()) {
-            assertThat(r.bytesPerWriter()).as(r.cell().toString()).isGreaterThanOrEqualTo(64 << 10);
+            int block = r.cell().format().equals("sort") ? 64 << 10 : TieredSortBuffer.COMPRESSION_BLOCK;
+            assertThat(r.bytesPerWriter()).as(r.cell().toString()).isGreaterThanOrEqualTo(block);
             assertThat(r.pageBytesPerWriter()).isZero();
         }
-        assertThat(FootprintTable.parseTsv(table.toTsv()).rows()).hasSize(2);
+        assertThat(table.rows().get(2).bytesPerWriter()).as("tiered vs sort, zstd").isLessThan(table.rows().get(0).bytesPerWriter());
+        assertThat(FootprintTable.parseTsv(table.toTsv()).rows()).hasSize(4);
     }
 
     /** The table the runtime ships parses, and has a spill-channel cell for each codec and page size. */
@@ -88,8 +93,9 @@ class CalibrateTest {
         }
         FootprintTable shipped = FootprintTable.parseTsv(text);
         assertThat(shipped.rows()).filteredOn(r -> r.stage().equals("spill-channel"))
-                .extracting(r -> r.cell().compression() + "/" + r.cell().pageSize())
-                .contains("zstd/32768", "zstd/65536", "lz4/32768", "lz4/65536");
+                .extracting(r -> r.cell().format() + "/" + r.cell().compression() + "/" + r.cell().pageSize())
+                .contains("sort/zstd/32768", "sort/zstd/65536", "sort/lz4/32768", "sort/lz4/65536",
+                        "tiered/zstd/32768", "tiered/zstd/65536", "tiered/lz4/32768", "tiered/lz4/65536");
     }
 
     @Test

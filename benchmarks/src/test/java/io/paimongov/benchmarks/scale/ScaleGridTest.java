@@ -30,4 +30,15 @@ class ScaleGridTest {
 
         assertThat(grid.spills()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(1_000_000));
     }
+
+    @Test
+    void anotherLeastBudgetSizesTheSeriesAgainAndASeriesLeftOutStaysOut() {
+        ScaleGrid grid = ScaleGrid.quick(200_000, 64, 64L << 20).withSpillMinBudget(6L << 20);
+
+        // 6 MiB / 0.05 = 125,829,120 bytes of input: 1,310,720 rows of 96 bytes.
+        assertThat(grid.spills()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(1_310_720));
+        assertThat(ScaleGrid.quick(200_000, 64, 64L << 20).withSpillMinBudget(1).spills())
+                .allSatisfy(c -> assertThat(c.rows()).isEqualTo(200_000));
+        assertThat(ScaleGrid.quick(200_000, 64, 64L << 20).withoutSpills().withSpillMinBudget(6L << 20).spills()).isEmpty();
+    }
 }

@@ -41,8 +41,8 @@ import org.apache.paimon.utils.MutableObjectIterator;
  * while there are too many) and, without spilling it, what is still in memory.
  *
  * Memory outside the pool. Every open spill channel keeps two compression blocks on the heap
- * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: 64 KiB and the codec's bound for
- * it). At most fanIn + 1 channels are open at once (a merge's readers and its writer, or the final
+ * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: COMPRESSION_BLOCK and the codec's
+ * bound for it). At most fanIn + 1 channels are open at once (a merge's readers and its writer, or the final
  * read's readers), so the buffer charges (fanIn + 1) x bytesPerChannel to the reservation it is
  * given, once, when it is made; the number per channel is measured (docs/performance.md, the
  * spill-channel rows of the footprint table).
@@ -73,8 +73,14 @@ import org.apache.paimon.utils.MutableObjectIterator;
  */
 public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
 
-    /** Paimon's spill compression block (hard-coded in {@code BinaryExternalSortBuffer} too). */
-    public static final int COMPRESSION_BLOCK = 64 << 10;
+    /**
+     * The spill compression block. Every open channel keeps two blocks on the heap, so the block
+     * sets what a merge's fan-in costs: Paimon's {@code BinaryExternalSortBuffer} hard-codes 64 KiB
+     * (about 133 KB per channel, measured); 16 KiB costs about a quarter of that (the {@code tiered}
+     * spill-channel rows of the footprint table), so a fan-in four times larger fits the same
+     * memory, for a little compression.
+     */
+    public static final int COMPRESSION_BLOCK = 16 << 10;
 
     private final BinaryRowSerializer serializer;
     private final RecordComparator comparator;

@@ -118,7 +118,7 @@ final class SortedWriters implements AutoCloseable {
      */
     private SharedSort tryOpen() throws Exception {
         GovernedSegmentPool pool = w.context.pool();
-        long perChannel = WriteFootprint.spillChannelBytes(pool.pageSize());
+        long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize());
         int fanIn = fanIn(w.budget.capacityBytes(), perChannel);
         long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
         long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();

@@ -23,9 +23,13 @@ import org.apache.paimon.table.FileStoreTable;
  *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
  *       from 64k to 128m;
  *   <li>{@code parquet.page.size} = {@value #PARQUET_PAGE_SIZE} bytes;
- *   <li>{@code local-sort.max-num-file-handles} = as many merge channels as fit in an eighth of
- *       the budget, from {@value #MIN_SPILL_FAN_IN} to 128, a channel costing the measured {@code
- *       spill-channel} bytes of the footprint table ({@link #spillChannelBytes}).
+ *   <li>{@code local-sort.max-num-file-handles}, the spill merge fan-in: primary-key tables spill
+ *       through the runtime's tiered buffer ({@link TieredWriteBuffers}), as many channels as fit
+ *       in 1/{@value #TIERED_CHANNEL_SHARE} of the budget, from {@value #MIN_TIERED_FAN_IN} to
+ *       {@value #MAX_TIERED_FAN_IN}, a channel costing the measured {@code tiered} bytes ({@link
+ *       #tieredChannelBytes}); append tables through Paimon's buffer, as many as fit in an eighth of
+ *       the budget, from {@value #MIN_SPILL_FAN_IN} to 128, at the measured {@code sort} bytes
+ *       ({@link #sortChannelBytes}).
  * </ul>
  *
  * <p>Immutable; thread-safe.
@@ -71,6 +75,16 @@ public record WriteFootprint(
      * TieredSortBuffer}), not a larger floor.
      */
     static final int MIN_SPILL_FAN_IN = 2;
+    /**
+     * The tiered buffer's fan-in floor: with size tiers a row is rewritten about log_F(runs) times,
+     * so F = 4 halves the rewriting of F = 2, and its five 16 KiB-block channels cost less than
+     * three of Paimon's.
+     */
+    static final int MIN_TIERED_FAN_IN = 4;
+    /** Past this fan-in the tiers save little more rewriting and the channels cost more. */
+    static final int MAX_TIERED_FAN_IN = 64;
+    /** The tiered buffer's channels may take this share of the budget. */
+    static final int TIERED_CHANNEL_SHARE = 16;
 
     static final long AVRO_BUFFER = 128 << 10;
     /**
@@ -104,8 +118,10 @@ public record WriteFootprint(
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
         putIfAbsent(given, set, "parquet.page.size", Integer.toString(PARQUET_PAGE_SIZE));
-        long channelBytes = spillChannelBytes(pageSize);
-        long fan = clamp(budgetBytes / 8 / channelBytes, MIN_SPILL_FAN_IN, 128);
+        long channelBytes = primaryKey ? tieredChannelBytes(pageSize) : sortChannelBytes(pageSize);
+        long fan = primaryKey
+                ? clamp(budgetBytes / TIERED_CHANNEL_SHARE / channelBytes, MIN_TIERED_FAN_IN, MAX_TIERED_FAN_IN)
+                : clamp(budgetBytes / 8 / channelBytes, MIN_SPILL_FAN_IN, 128);
         putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));
         // Table modes: the lookup cache from the budget, a write buffer for append tables (TableMode).
         set.putAll(TableMode.of(table).options(given, budgetBytes));
@@ -146,12 +162,21 @@ public record WriteFootprint(
     }
 
     /**
-     * Heap one open spill channel keeps outside pages (two 64 KiB compression blocks and the
-     * codec's state, whatever the page size): the measured {@code spill-channel} stage of {@link
-     * MeasuredFootprints}. A merge opens fan-in readers and one writer.
+     * Heap one open spill channel of Paimon's sort buffer keeps outside pages (two 64 KiB
+     * compression blocks and the codec's state, whatever the page size): the measured {@code
+     * spill-channel} stage, format {@code sort}, of {@link MeasuredFootprints}. A merge opens
+     * fan-in readers and one writer.
      */
-    public static long spillChannelBytes(int pageSize) {
+    public static long sortChannelBytes(int pageSize) {
         return MeasuredFootprints.get().bytes("spill", "sort", "spill-channel", pageSize);
+    }
+
+    /**
+     * The same for the runtime's {@code TieredSortBuffer} (its {@code COMPRESSION_BLOCK} blocks):
+     * format {@code tiered} of {@link MeasuredFootprints}.
+     */
+    public static long tieredChannelBytes(int pageSize) {
+        return MeasuredFootprints.get().bytes("spill", "tiered", "spill-channel", pageSize);
     }
 
     private static long formatBuffer(CoreOptions core, Map<String, String> effective, boolean primaryKey) {
