@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  * The parent side of the scale grid. For each (table kind, format) it first measures a baseline in
  * a child of its own with a roomy heap (ScaleChild baseline: the live heap with the table and the
  * write open, no rows; the larger of plain Paimon's and the governed write's). Then every cell runs
- * twice, governed and plain, each in a fresh child JVM with -Xmx = budget + baseline (ChildJvm), one
+ * twice, governed and plain, each in a fresh child JVM whose heap is budget + baseline (ChildJvm; xmx), one
  * after another, never side by side (the machine is small and each child's collections would slow
  * the other). A JVM per write because what one write leaves behind (codec pools, caches, a heap
  * grown by an earlier write) must not count for the next. The spill series runs the same way, with
@@ -123,10 +123,19 @@ public final class ScaleRunner {
                 (System.nanoTime() - start) / 1_000_000);
     }
 
-    /** The children's {@code -Xmx}: budget plus baseline, rounded up to a MiB. */
+    /**
+     * The children's {@code -Xmx}: the heap a child's JVM offers ({@link Runtime#maxMemory()}) is
+     * budget plus baseline. The serial collector keeps one survivor space, 1/{@value #SURVIVOR_SHARE}
+     * of {@code -Xmx} at its default ratios, out of {@code maxMemory()}, which the heap provider's
+     * budget check reads; so {@code -Xmx} = (budget + baseline) x {@value #SURVIVOR_SHARE} / ({@value
+     * #SURVIVOR_SHARE} - 1), rounded up to a MiB.
+     */
     static long xmx(long budgetBytes, long baselineBytes) {
-        return roundUpMib(budgetBytes + baselineBytes);
+        return roundUpMib(Math.floorDiv((budgetBytes + baselineBytes) * SURVIVOR_SHARE, SURVIVOR_SHARE - 1) + 1);
     }
+
+    /** Serial collector, default NewRatio 2 and SurvivorRatio 8: one survivor space is 1/30 of the heap. */
+    static final long SURVIVOR_SHARE = 30;
 
     private static long roundUpMib(long bytes) {
         return (bytes + MIB - 1) / MIB * MIB;

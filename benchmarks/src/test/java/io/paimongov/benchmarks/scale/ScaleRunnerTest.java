@@ -27,7 +27,8 @@ class ScaleRunnerTest {
         long baseline = report.baselines().get(0).bytes();
         assertThat(baseline).isPositive();
         CellResult r = report.cells().get(0);
-        assertThat(r.xmxBytes()).isGreaterThanOrEqualTo((16L << 20) + baseline).isLessThan((17L << 20) + baseline);
+        // The heap the child's JVM offers (-Xmx less one survivor space, 1/30 of it) holds budget + baseline, within 2 MiB.
+        assertThat(r.xmxBytes() - r.xmxBytes() / 30).isGreaterThanOrEqualTo((16L << 20) + baseline).isLessThan((18L << 20) + baseline);
         assertThat(r.governed().survived()).as(r.governed().reason()).isTrue();
         assertThat(r.plain().survived()).as(r.plain().reason()).isTrue();
         assertThat(r.governed().value("inputRows")).isEqualTo(3_000);
