@@ -49,7 +49,8 @@ import org.apache.paimon.table.FileStoreTable;
  *     larger of its first pages and 1/{@value #MIN_BUFFER_SHARE} of the budget; 0 for writers that
  *     buffer no rows in pages
  * @param spillIoBytes reserved once: spill channel buffers of a write-buffer spill and merge
- *     (primary-key and buffered append tables)
+ *     (primary-key tables: the merge fan-in plus one; buffered append tables: {@value
+ *     #APPEND_SPILL_CHANNELS}, since their buffer never merges)
  * @param compactionBytes one compaction task's working memory, merge readers plus one output
  *     writer: reserved once when the write opens, and once more for every further task running at
  *     the same time. The output writer is the measured open data file plus its format buffer; each
@@ -83,6 +84,12 @@ public record WriteFootprint(
     static final int MIN_TIERED_FAN_IN = 4;
     /** Past this fan-in the tiers save little more rewriting and the channels cost more. */
     static final int MAX_TIERED_FAN_IN = 64;
+    /**
+     * Spill channels a buffered append writer opens at once: Paimon's {@code ExternalBuffer} writes
+     * one run at a time and reads its runs back one after another, never merging them; one writer
+     * and one reader are charged.
+     */
+    static final long APPEND_SPILL_CHANNELS = 2;
     /** The tiered buffer's channels may take this share of the budget. */
     static final int TIERED_CHANNEL_SHARE = 16;
 
@@ -144,8 +151,9 @@ public record WriteFootprint(
                         ? Math.max(measured.bytes("pk", format, "open", pageSize), measured.bytes("pk", format, "idle", pageSize))
                         : appendBuffered ? measured.bytes("append", format, "idle", pageSize) : openFile;
         long flushWriter = buffered ? openFile : 0;
-        long spillIo =
-                spillable || appendBuffered ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes : 0;
+        long spillIo = spillable
+                ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes
+                : appendBuffered ? APPEND_SPILL_CHANNELS * channelBytes : 0;
         long readers = primaryKey ? core.numSortedRunCompactionTrigger() + 1L : 1L;
         long compaction = readers * formatBuffer + openFile;
         long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
