@@ -42,8 +42,8 @@ import org.apache.paimon.utils.MutableObjectIterator;
  *
  * Memory outside the pool. Every open spill channel keeps two compression blocks on the heap
  * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: COMPRESSION_BLOCK and the codec's
- * bound for it). At most fanIn + 1 channels are open at once (a merge's readers and its writer, or the final
- * read's readers), so the buffer charges (fanIn + 1) x bytesPerChannel to the reservation it is
+ * bound for it). At most fanIn + 1 channels are open at once (a merge's readers and its writer, or
+ * the final read's readers), so the buffer charges (fanIn + 1) x bytesPerChannel to the reservation it is
  * given, once, when it is made; the number per channel is measured (docs/performance.md, the
  * spill-channel rows of the footprint table).
  *

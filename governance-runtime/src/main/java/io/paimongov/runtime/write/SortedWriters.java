@@ -104,7 +104,7 @@ final class SortedWriters implements AutoCloseable {
 
                     @Override
                     public void end(WriterAdmission.WriterKey writer) throws Exception {
-                        w.writers.closeDrained(writer);
+                        w.writers.closeDrained(writer, w.mode == OpenedWrite.Mode.STREAM);
                     }
                 });
         w.writers.sortDrained();

@@ -91,7 +91,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
                 return;
             }
             CompressOptions compression = (CompressOptions) SORT_COMPRESSION.get(writer);
-            if (BlockCompressionFactory.create(compression) == null) {
+            if (!readsBack(compression)) {
                 return;
             }
             RowType keyType = (RowType) KEY_TYPE.get(writer);
@@ -113,6 +113,11 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
         } catch (IllegalAccessException e) {
             throw new IllegalStateException("cannot reach the write buffer of Paimon's MergeTreeWriter", e);
         }
+    }
+
+    /** Whether the tiered buffer can spill with {@code compression} (Paimon's spill reader cannot read {@code none}). */
+    static boolean readsBack(CompressOptions compression) {
+        return BlockCompressionFactory.create(compression) != null;
     }
 
     /**

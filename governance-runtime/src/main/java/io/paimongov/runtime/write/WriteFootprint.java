@@ -125,8 +125,11 @@ public record WriteFootprint(
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
         putIfAbsent(given, set, "parquet.page.size", Integer.toString(PARQUET_PAGE_SIZE));
-        long channelBytes = primaryKey ? tieredChannelBytes(pageSize) : sortChannelBytes(pageSize);
-        long fan = primaryKey
+        // A primary-key writer spills through the tiered buffer unless its spill codec is one the
+        // tiered buffer cannot read back; then it keeps Paimon's, whose channels cost more.
+        boolean tiered = primaryKey && TieredWriteBuffers.readsBack(new CoreOptions(given).spillCompressOptions());
+        long channelBytes = tiered ? tieredChannelBytes(pageSize) : sortChannelBytes(pageSize);
+        long fan = tiered
                 ? clamp(budgetBytes / TIERED_CHANNEL_SHARE / channelBytes, MIN_TIERED_FAN_IN, MAX_TIERED_FAN_IN)
                 : clamp(budgetBytes / 8 / channelBytes, MIN_SPILL_FAN_IN, 128);
         putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));

@@ -95,6 +95,9 @@ final class WritePath {
                 }
                 messages.addAll(w.sorted.drain());
             }
+            if (w.mode == Mode.BATCH) {
+                w.writers.forgetClosed();
+            }
             Handoff prepared = new Handoff(w, cancellation, settlement, messages, w.fileIO.drain(), identifier);
             w.pending.add(prepared);
             w.context.token().throwIfCancelled();

@@ -187,10 +187,21 @@ final class WriterAdmission {
 
     /**
      * Closes the writer of {@code key} after the shared sort gave it its rows; its message joins
-     * those of the next prepareCommit.
+     * those of the next prepareCommit. With {@code reopenable} (a streaming write, which may get
+     * rows of this writer after the checkpoint) its state is kept to reopen it; a batch write's
+     * drain is its last use, so the state, which holds the writer's file lists and index or
+     * deletion-vector maintainers, is dropped at once.
      */
-    void closeDrained(WriterKey key) throws Exception {
-        closeWriter(key, false);
+    void closeDrained(WriterKey key, boolean reopenable) throws Exception {
+        closeWriter(key, false, reopenable);
+    }
+
+    /**
+     * Drops the states of writers closed early: after a batch write's prepareCommit no writer is
+     * reopened.
+     */
+    void forgetClosed() {
+        closed.clear();
     }
 
     private boolean admit(WriterKey key) throws Exception {
@@ -265,6 +276,10 @@ final class WriterAdmission {
     }
 
     private void closeWriter(WriterKey key, boolean early) throws Exception {
+        closeWriter(key, early, true);
+    }
+
+    private void closeWriter(WriterKey key, boolean early, boolean keepState) throws Exception {
         Open o = open.remove(key);
         int files = 0;
         List<PaimonWriters.Closed> states = new ArrayList<>();
@@ -274,7 +289,11 @@ final class WriterAdmission {
             states.add(c);
             files += c.newFiles();
         }
-        closed.put(key, states);
+        if (keepState) {
+            closed.put(key, states);
+        } else {
+            closed.remove(key);
+        }
         if (o != null) {
             o.reservation.close();
         }

@@ -1,0 +1,77 @@
+package io.paimongov.runtime.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.types.DataTypes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the spill I/O reservation charges, by the buffer each table kind spills through: the tiered
+ * buffer's channels for primary keys (the merge fan-in plus one), Paimon's for a primary key whose
+ * spill codec the tiered buffer cannot read back, and two of Paimon's for a buffered append table,
+ * whose buffer never merges. The channel costs are the shipped footprint table's cells.
+ */
+class WriteFootprintTest {
+
+    private static final long BUDGET = 8 << 20;
+    private static final int PAGE = 64 << 10;
+
+    @TempDir Path dir;
+
+    @Test
+    void aPrimaryKeyTableChargesItsTieredFanInPlusOneChannels() throws Exception {
+        WriteFootprint f = WriteFootprint.plan(table("pk", true, Map.of()), BUDGET, PAGE);
+
+        long channel = MeasuredFootprints.get().bytes("spill", "tiered", "spill-channel", PAGE);
+        int fan = Integer.parseInt(f.tableOptions().get("local-sort.max-num-file-handles"));
+        // 8 MiB / 16 = 512 KiB of channels at about 35 KB each.
+        assertThat(fan).isEqualTo((int) (BUDGET / 16 / channel));
+        assertThat(f.spillIoBytes()).isEqualTo((fan + 1L) * channel);
+    }
+
+    @Test
+    void aPrimaryKeyTableWhoseSpillCodecTheTieredBufferCannotReadChargesPaimonsChannels() throws Exception {
+        WriteFootprint f = WriteFootprint.plan(table("none", true, Map.of("spill-compression", "none")), BUDGET, PAGE);
+
+        long channel = MeasuredFootprints.get().bytes("spill", "sort", "spill-channel", PAGE);
+        int fan = Integer.parseInt(f.tableOptions().get("local-sort.max-num-file-handles"));
+        assertThat(f.spillIoBytes()).isEqualTo((fan + 1L) * channel);
+        assertThat(TieredWriteBuffers.readsBack(new org.apache.paimon.CoreOptions(Map.of("spill-compression", "none")).spillCompressOptions()))
+                .isFalse();
+    }
+
+    @Test
+    void aBufferedAppendTableChargesOneWriterAndOneReaderChannel() throws Exception {
+        WriteFootprint f = WriteFootprint.plan(table("append", false, Map.of("write-buffer-for-append", "true")), BUDGET, PAGE);
+
+        assertThat(f.spillIoBytes()).isEqualTo(2 * MeasuredFootprints.get().bytes("spill", "sort", "spill-channel", PAGE));
+    }
+
+    private FileStoreTable table(String name, boolean primaryKey, Map<String, String> options) throws Exception {
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(dir.toUri().toString())))) {
+            catalog.createDatabase("db", true);
+            Identifier id = Identifier.create("db", name);
+            Schema.Builder schema = Schema.newBuilder()
+                    .column("k", DataTypes.INT().notNull())
+                    .column("v", DataTypes.STRING())
+                    .option("bucket", "2")
+                    .options(options);
+            if (primaryKey) {
+                schema.primaryKey("k");
+            } else {
+                schema.option("bucket-key", "k");
+            }
+            catalog.createTable(id, schema.build(), true);
+            return (FileStoreTable) catalog.getTable(id);
+        }
+    }
+}
