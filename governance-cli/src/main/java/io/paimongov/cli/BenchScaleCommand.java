@@ -177,7 +177,7 @@ final class BenchScaleCommand implements Callable<Integer> {
     private String subtitle(ScaleGrid grid) {
         ScaleCell first = grid.cells().isEmpty() ? null : grid.cells().get(0);
         return first == null ? "no cells" : String.format(Locale.ROOT, "%,d rows of %d-byte values per write, budget %s,"
-                + " -Xmx = budget + measured baseline, %d cores", first.rows(), first.rowBytes(), DemoReport.bytes(first.budgetBytes()),
+                + " heap = budget + measured baseline, %d cores", first.rows(), first.rowBytes(), DemoReport.bytes(first.budgetBytes()),
                 Runtime.getRuntime().availableProcessors());
     }
 
