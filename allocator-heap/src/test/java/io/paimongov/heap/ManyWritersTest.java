@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.MeasuredFootprints;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
@@ -75,6 +77,33 @@ class ManyWritersTest {
         assertThat(m.writersClosedEarly()).as("writers closed to make room").isPositive();
         assertThat(m.filesRolledEarly()).isPositive();
         assertThat(m.reservedBytes()).isZero();
+    }
+
+    @Test
+    void theCommitMessagesOfWritersClosedEarlyAreChargedUntilPrepareCommitTakesThem() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 8, "avro");
+        List<InternalRow> clustered = new ArrayList<>(Workload.random(13, WriteHarness.ROWS / 2, 200, PARTITIONS, 32).rows());
+        clustered.sort(Comparator.comparingInt(r -> r.getInt(0)));
+        Workload w = Workload.of(clustered);
+
+        try (GovernedTableWrite write = h.batch(table,
+                h.options("8m", "governance.memory.page-size", "16k", "governance.write.early-close-min-bytes", "0"))) {
+            for (InternalRow row : w.rows()) {
+                write.write(row);
+            }
+            MetricsSnapshot m = h.context.snapshot();
+            assertThat(m.writersClosedEarly()).as("writers closed to make room").isPositive();
+            // Each closed writer's message names the files it rolled: the measured bytes of a message per file.
+            long perFile = MeasuredFootprints.get().bytes("pk", "avro", "message", 16 << 10);
+            assertThat(h.context.holders())
+                    .contains(new ResourceExhaustedException.Holder("commit messages of closed writers", m.filesRolledEarly() * perFile));
+
+            write.prepareCommit().commit();
+            assertThat(h.context.holders()).extracting(ResourceExhaustedException.Holder::name)
+                    .doesNotContain("commit messages of closed writers");
+        }
+        assertThat(TestTables.read(table)).isEqualTo(w.expected());
     }
 
     @Test

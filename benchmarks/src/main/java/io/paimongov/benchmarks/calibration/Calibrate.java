@@ -164,6 +164,36 @@ public final class Calibrate {
         return rows;
     }
 
+    /**
+     * The {@code message} rows ({@code --messages}): what one closed writer's commit message keeps,
+     * for each table kind and format at Paimon's default compression, 64-byte values and 64k pages,
+     * slope between {@code grid}'s two writer counts ({@link MessageProbe}).
+     */
+    static List<FootprintTable.Row> messageRows(Grid grid, Path workDir, Consumer<String> progress) throws Exception {
+        List<FootprintTable.Row> rows = new ArrayList<>();
+        for (Cell.Kind kind : List.of(Cell.Kind.PK, Cell.Kind.APPEND)) {
+            for (String format : List.of("parquet", "orc", "avro")) {
+                long start = System.nanoTime();
+                Cell cell = new Cell(kind, format, "zstd", 64, 64 << 10);
+                Map<String, Long> low = messageChild(cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve("message-low"));
+                Map<String, Long> high = messageChild(cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve("message-high"));
+                FootprintTable.Row row = new FootprintTable.Row(cell, grid.rowsPerWriter(), MessageProbe.STAGE, low.get("writers").intValue(),
+                        high.get("writers").intValue(), low.get(MessageProbe.STAGE), high.get(MessageProbe.STAGE), 0L, 0L);
+                rows.add(row);
+                progress.accept(String.format("calibrate: %s: per closed writer's message %,d B; %.1f s", cell, row.bytesPerWriter(),
+                        (System.nanoTime() - start) / 1e9));
+            }
+        }
+        return rows;
+    }
+
+    static Map<String, Long> messageChild(Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
+        return runChild(MessageProbe.class, FootprintProbe.RESULT, "messages of " + cell + " at " + writers + " writers", dir,
+                cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
+                Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
+                dir.resolve("work").toString());
+    }
+
     static Map<String, Long> hashIndexChild(int pageSize, int keys, Path dir) throws Exception {
         return runChild(HashIndexProbe.class, HashIndexProbe.RESULT, "hash index page=" + (pageSize >> 10) + "k at " + keys + " keys",
                 dir, Integer.toString(pageSize), Integer.toString(keys), dir.resolve("work").toString());
@@ -262,9 +292,10 @@ public final class Calibrate {
     }
 
     /**
-     * {@code [--quick | --spill-only] [--hash-index] [--json] [--out FILE] [--work DIR]}: runs the full grid
-     * (or the quick one, or only the spill channels; {@code --hash-index}: only the dynamic-bucket hash
-     * index rows at the grid's page sizes),
+     * {@code [--quick | --spill-only | --messages] [--hash-index] [--json] [--out FILE] [--work DIR]}:
+     * runs the full grid with the hash-index and commit-message rows (or the quick one, or only the
+     * spill channels, or only the commit messages; {@code --hash-index}: only the dynamic-bucket
+     * hash index rows at the grid's page sizes),
      * writes the table to {@code FILE} (TSV, or JSON when it ends in {@code .json}); progress on
      * stderr; with {@code --json} the table as JSON on stdout and nothing else. The system property
      * {@code calibrate.command} names the command in the table's header (benchmarks/calibrate sets it).
@@ -273,6 +304,7 @@ public final class Calibrate {
         boolean quick = false;
         boolean hashIndexOnly = false;
         boolean spillOnly = false;
+        boolean messagesOnly = false;
         boolean json = false;
         Path out = null;
         Path work = null;
@@ -281,11 +313,13 @@ public final class Calibrate {
                 case "--quick" -> quick = true;
                 case "--hash-index" -> hashIndexOnly = true;
                 case "--spill-only" -> spillOnly = true;
+                case "--messages" -> messagesOnly = true;
                 case "--json" -> json = true;
                 case "--out" -> out = Path.of(args[++i]);
                 case "--work" -> work = Path.of(args[++i]);
                 default -> {
-                    System.err.println("usage: Calibrate [--quick | --spill-only] [--hash-index] [--json] [--out FILE] [--work DIR]; unknown: " + args[i]);
+                    System.err.println("usage: Calibrate [--quick | --spill-only | --messages] [--hash-index] [--json] [--out FILE] [--work DIR];"
+                            + " unknown: " + args[i]);
                     System.exit(2);
                 }
             }
@@ -296,11 +330,18 @@ public final class Calibrate {
         PrintStream err = System.err;
         Grid grid = spillOnly ? Grid.spill() : quick ? Grid.quick() : Grid.full();
         List<FootprintTable.Row> rows = new ArrayList<>();
-        if (!hashIndexOnly) {
-            rows.addAll(run(grid, dir, command, err::println).rows());
-        }
-        if (!spillOnly) {
-            rows.addAll(hashIndexRows(grid.pageSizes(), dir, err::println));
+        if (messagesOnly) {
+            rows.addAll(messageRows(Grid.full(), dir, err::println));
+        } else {
+            if (!hashIndexOnly) {
+                rows.addAll(run(grid, dir, command, err::println).rows());
+            }
+            if (!spillOnly) {
+                rows.addAll(hashIndexRows(grid.pageSizes(), dir, err::println));
+            }
+            if (!spillOnly && !hashIndexOnly) {
+                rows.addAll(messageRows(grid, dir, err::println));
+            }
         }
         FootprintTable table = new FootprintTable(header(command), rows);
         if (work == null) {

@@ -172,7 +172,7 @@ final class FootprintProbe {
      * partitions: keys count up and a row whose bucket already has its rows is skipped, so every
      * writer gets the same rows whatever the hash spreads.
      */
-    private static void writeEveryPair(TableWriteImpl<?> write, int pairs, int rowsPerWriter, int valueBytes) throws Exception {
+    static void writeEveryPair(TableWriteImpl<?> write, int pairs, int rowsPerWriter, int valueBytes) throws Exception {
         BenchTables.Rows values = new BenchTables.Rows(17, 1, valueBytes);
         for (int p = 0; p < pairs / BUCKETS; p++) {
             int[] filled = new int[BUCKETS];

@@ -84,6 +84,21 @@ class CalibrateTest {
         assertThat(FootprintTable.parseTsv(table.toTsv()).rows()).hasSize(4);
     }
 
+    /**
+     * The commit-message probe end to end at 8 and 16 writers: a kept message holds at least its
+     * data file's name, and far less than a page (the writers and their pages are gone).
+     */
+    @Test
+    void measuresWhatTheMessageOfAClosedWriterKeeps() throws Exception {
+        Cell cell = new Cell(Cell.Kind.APPEND, "avro", "zstd", VALUE_BYTES, 32 << 10);
+        Map<String, Long> low = Calibrate.messageChild(cell, ROWS, 8, dir.resolve("low"));
+        Map<String, Long> high = Calibrate.messageChild(cell, ROWS, 16, dir.resolve("high"));
+        assertThat(low.get("writers")).isEqualTo(8);
+        assertThat(high.get("writers")).isEqualTo(16);
+        long perMessage = (high.get(MessageProbe.STAGE) - low.get(MessageProbe.STAGE)) / 8;
+        assertThat(perMessage).isGreaterThan(100).isLessThan(16 << 10);
+    }
+
     /** The table the runtime ships parses, and has a spill-channel cell for each codec and page size. */
     @Test
     void theShippedTableParsesWithItsSpillChannelRows() throws Exception {

@@ -101,6 +101,11 @@ final class SharedSort implements AutoCloseable {
         return rows == 0;
     }
 
+    /** Writers with rows waiting. */
+    int writerCount() {
+        return writers.size();
+    }
+
     /** Rows waiting. */
     long rows() {
         return rows;

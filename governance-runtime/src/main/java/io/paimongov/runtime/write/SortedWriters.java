@@ -75,14 +75,18 @@ final class SortedWriters implements AutoCloseable {
 
     /**
      * Writes every waiting row through its own writer, one writer at a time, and returns their commit
-     * messages. The sort's pages are spilled first when the first writer's pages do not fit next to
-     * them.
+     * messages. The sort's pages are spilled first when the first writer's pages, or the commit
+     * messages the drained writers leave, do not fit next to them.
      */
     List<CommitMessage> drain() throws Exception {
         if (isEmpty()) {
             return List.of();
         }
-        if (!w.context.pool().holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
+        // Each drained writer leaves a commit message, charged until prepareCommit returns; the sort's
+        // pages cannot be given back while it is read, so they go to disk first when those messages
+        // would not fit next to them, as when the first writer's pages do not.
+        long messages = (long) sort.writerCount() * w.footprint.closedMessageBytes();
+        if (messages > w.budget.availableBytes() || !w.context.pool().holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
             sort.spill();
             w.context.pool().releaseCached();
         }

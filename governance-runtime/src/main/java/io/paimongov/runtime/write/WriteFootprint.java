@@ -51,6 +51,9 @@ import org.apache.paimon.table.FileStoreTable;
  * @param spillIoBytes reserved once: spill channel buffers of a write-buffer spill and merge
  *     (primary-key tables: the merge fan-in plus one; buffered append tables: {@value
  *     #APPEND_SPILL_CHANNELS}, since their buffer never merges)
+ * @param closedMessageBytes what the commit message of a writer closed before prepareCommit keeps
+ *     on the heap per data file it names, until prepareCommit takes it: the measured {@code
+ *     message} stage of {@link MeasuredFootprints}
  * @param compactionBytes one compaction task's working memory, merge readers plus one output
  *     writer: reserved once when the write opens, and once more for every further task running at
  *     the same time. The output writer is the measured open data file plus its format buffer; each
@@ -65,7 +68,8 @@ public record WriteFootprint(
         long spillIoBytes,
         long compactionBytes,
         boolean buffersInPages,
-        long minWriterBufferBytes) {
+        long minWriterBufferBytes,
+        long closedMessageBytes) {
 
     /**
      * The smallest sort fan-in planned. Paimon's external sort buffer merges all its runs whenever
@@ -160,8 +164,9 @@ public record WriteFootprint(
         long readers = primaryKey ? core.numSortedRunCompactionTrigger() + 1L : 1L;
         long compaction = readers * formatBuffer + openFile;
         long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
+        long message = measured.bytes(primaryKey ? "pk" : "append", format, "message", pageSize);
         return new WriteFootprint(
-                set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer);
+                set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer, message);
     }
 
     /** This footprint with {@code bytes} more per writer (a table mode's own per-writer state). */
@@ -169,7 +174,7 @@ public record WriteFootprint(
         return bytes == 0
                 ? this
                 : new WriteFootprint(tableOptions, primaryKey, formatBufferBytes, perWriterBytes + bytes, flushWriterBytes,
-                        spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes);
+                        spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes, closedMessageBytes);
     }
 
     /**

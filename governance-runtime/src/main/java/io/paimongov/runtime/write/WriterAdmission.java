@@ -87,6 +87,9 @@ final class WriterAdmission {
     private final Map<WriterKey, List<PaimonWriters.Closed>> closed = new HashMap<>();
     /** Messages of writers closed since the last prepareCommit. */
     private final List<CommitMessage> closedMessages = new ArrayList<>();
+    /** What {@link #closedMessages} keep on the heap ({@link WriteFootprint#closedMessageBytes()} per file); created on first use. */
+    private MemoryReservation keptMessages;
+    private long keptMessageBytes;
     /** Writers whose rows go to the shared sort until the next prepareCommit. */
     private final Set<WriterKey> sorted = new HashSet<>();
 
@@ -288,6 +291,7 @@ final class WriterAdmission {
             closedMessages.add(c.message());
             states.add(c);
             files += c.newFiles();
+            chargeKept(Math.max(1, c.newFiles()) * footprint.closedMessageBytes());
         }
         if (keepState) {
             closed.put(key, states);
@@ -312,10 +316,27 @@ final class WriterAdmission {
         return buckets == null ? List.of() : new ArrayList<>(buckets.keySet());
     }
 
-    /** Takes the messages of writers closed since the last call. */
+    /**
+     * Charges {@code bytes} of a kept commit message: from the budget's free room, else after
+     * making room as {@link #reclaim} does; a budget that cannot hold it fails the write with the
+     * numbers.
+     */
+    private void chargeKept(long bytes) throws Exception {
+        if (keptMessages == null) {
+            keptMessages = budget.newReservation("commit messages of closed writers");
+        }
+        if (!keptMessages.tryGrow(bytes)) {
+            reclaim(bytes);
+            keptMessages.grow(bytes);
+        }
+        keptMessageBytes += bytes;
+    }
+
+    /** Takes the messages of writers closed since the last call; their charge goes with them. */
     List<CommitMessage> takeClosedMessages() {
         List<CommitMessage> taken = new ArrayList<>(closedMessages);
         closedMessages.clear();
+        releaseKept();
         return taken;
     }
 
@@ -434,10 +455,22 @@ final class WriterAdmission {
         metrics.recordWritersOpen(open.size());
     }
 
-    /** Releases every writer's reservation. */
+    /** Releases every writer's reservation, and the charge of messages not taken (a write given up drops them). */
     void releaseAll() {
         open.values().forEach(o -> o.reservation.close());
         open.clear();
         metrics.recordWritersOpen(0);
+        releaseKept();
+        if (keptMessages != null) {
+            keptMessages.close();
+            keptMessages = null;
+        }
+    }
+
+    private void releaseKept() {
+        if (keptMessages != null && keptMessageBytes > 0) {
+            keptMessages.shrink(keptMessageBytes);
+            keptMessageBytes = 0;
+        }
     }
 }
