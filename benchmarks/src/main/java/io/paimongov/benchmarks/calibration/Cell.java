@@ -6,7 +6,8 @@ import java.util.Locale;
  * One point of the calibration grid: what a writer's footprint may depend on.
  *
  * @param kind primary key with fixed buckets, append with fixed buckets, or a spill channel
- * @param format {@code parquet}, {@code orc} or {@code avro}; {@code sort} for a spill channel
+ * @param format {@code parquet}, {@code orc} or {@code avro}; for a spill channel the buffer:
+ *     {@code sort} (Paimon's) or {@code tiered} (the runtime's)
  * @param compression the value of {@code file.compression} ({@code zstd} is Paimon's default); for a
  *     spill channel the value of {@code spill-compression}
  * @param valueBytes bytes of the string column of each row
@@ -32,6 +33,15 @@ public record Cell(Kind kind, String format, String compression, int valueBytes,
         public String label() {
             return name().toLowerCase(Locale.ROOT);
         }
+    }
+
+    /**
+     * The cell a probe's command line names in its first five arguments: {@code KIND FORMAT
+     * COMPRESSION VALUE_BYTES PAGE_SIZE}, as {@link Calibrate} passes them.
+     */
+    static Cell fromArgs(String[] args) {
+        return new Cell(Kind.valueOf(args[0].toUpperCase(Locale.ROOT)), args[1], args[2], Integer.parseInt(args[3]),
+                Integer.parseInt(args[4]));
     }
 
     /** The name progress lines and the tests use. */

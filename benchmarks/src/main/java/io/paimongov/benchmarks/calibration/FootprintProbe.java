@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.KeyValue;
 import org.apache.paimon.catalog.Catalog;
@@ -75,8 +74,7 @@ final class FootprintProbe {
             System.err.println("usage: FootprintProbe pk|append FORMAT COMPRESSION VALUE_BYTES PAGE_SIZE ROWS WRITERS WORK_DIR");
             System.exit(2);
         }
-        Cell cell = new Cell(Cell.Kind.valueOf(args[0].toUpperCase(Locale.ROOT)), args[1], args[2],
-                Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+        Cell cell = Cell.fromArgs(args);
         int rows = Integer.parseInt(args[5]);
         int writers = Integer.parseInt(args[6]);
         Path work = Path.of(args[7]);

@@ -5,7 +5,6 @@ import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.table.FileStoreTable;
@@ -39,8 +38,7 @@ final class MessageProbe {
             System.err.println("usage: MessageProbe pk|append FORMAT COMPRESSION VALUE_BYTES PAGE_SIZE ROWS WRITERS WORK_DIR");
             System.exit(2);
         }
-        Cell cell = new Cell(Cell.Kind.valueOf(args[0].toUpperCase(Locale.ROOT)), args[1], args[2],
-                Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+        Cell cell = Cell.fromArgs(args);
         int rows = Integer.parseInt(args[5]);
         int writers = Integer.parseInt(args[6]);
         Path work = Path.of(args[7]);
