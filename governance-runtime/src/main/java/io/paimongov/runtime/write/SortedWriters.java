@@ -135,29 +135,28 @@ final class SortedWriters implements AutoCloseable {
         CoreOptions core = CoreOptions.fromMap(w.table.options());
         MemoryReservation reservation = w.budget.newReservation("shared sort spill channels");
         SortPool sortPool = new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize());
+        SharedSort opened = null;
         try {
             // The engine may be tighter than the budget: a sort whose first pages or channels the
             // engine will not grant is not opened, and the writer is admitted or refused without it.
-            if (!sortPool.prime(GovernedTableWrite.MIN_WRITER_PAGES)) {
+            if (sortPool.prime(GovernedTableWrite.MIN_WRITER_PAGES)) {
+                opened = new SharedSort(
+                        w.table.rowType(), sortPool, w.context.ioManager(), fanIn, core.spillCompressOptions(), reservation,
+                        perChannel);
+            }
+        } catch (ResourceExhaustedException e) {
+            // the channels were refused: not opened
+        } finally {
+            if (opened == null) {
                 sortPool.returnPrimed();
                 reservation.close();
-                return null;
             }
-            SharedSort opened = new SharedSort(
-                    w.table.rowType(), sortPool, w.context.ioManager(), fanIn, core.spillCompressOptions(), reservation,
-                    perChannel);
+        }
+        if (opened != null) {
             this.channels = reservation;
             this.sortPool = sortPool;
-            return opened;
-        } catch (ResourceExhaustedException e) {
-            sortPool.returnPrimed();
-            reservation.close();
-            return null;
-        } catch (Exception | Error e) {
-            sortPool.returnPrimed();
-            reservation.close();
-            throw e;
         }
+        return opened;
     }
 
     /**

@@ -87,9 +87,8 @@ final class WriterAdmission {
     private final Map<WriterKey, List<PaimonWriters.Closed>> closed = new HashMap<>();
     /** Messages of writers closed since the last prepareCommit. */
     private final List<CommitMessage> closedMessages = new ArrayList<>();
-    /** What {@link #closedMessages} keep on the heap ({@link WriteFootprint#closedMessageBytes()} per file); created on first use. */
+    /** What {@link #closedMessages} keep on the heap ({@link WriteFootprint#closedMessageBytes()} per file); made on first use. */
     private MemoryReservation keptMessages;
-    private long keptMessageBytes;
     /** Writers whose rows go to the shared sort until the next prepareCommit. */
     private final Set<WriterKey> sorted = new HashSet<>();
 
@@ -152,10 +151,7 @@ final class WriterAdmission {
         }
         if (!sharedSort) {
             // No sort to fall back on: past the cap while the writer fits, as Paimon's own writers share a pool.
-            if (!admit(key, false)) {
-                throw refused(key);
-            }
-            open.get(key).inputBytes += rowBytes;
+            admitPastCap(key, rowBytes);
             return Route.DIRECT;
         }
         sorted.add(key);
@@ -173,6 +169,11 @@ final class WriterAdmission {
     void admitClosingAny(BinaryRow partition, int bucket, long rowBytes) throws Exception {
         WriterKey key = new WriterKey(partition.copy(), bucket);
         sorted.remove(key);
+        admitPastCap(key, rowBytes);
+    }
+
+    /** Admits {@code key} past {@link #maxOpen} while it fits and counts its first row; else the write fails with the numbers. */
+    private void admitPastCap(WriterKey key, long rowBytes) throws Exception {
         if (!admit(key, false)) {
             throw refused(key);
         }
@@ -329,7 +330,6 @@ final class WriterAdmission {
             reclaim(bytes);
             keptMessages.grow(bytes);
         }
-        keptMessageBytes += bytes;
     }
 
     /** Takes the messages of writers closed since the last call; their charge goes with them. */
@@ -468,9 +468,8 @@ final class WriterAdmission {
     }
 
     private void releaseKept() {
-        if (keptMessages != null && keptMessageBytes > 0) {
-            keptMessages.shrink(keptMessageBytes);
-            keptMessageBytes = 0;
+        if (keptMessages != null) {
+            keptMessages.shrink(keptMessages.bytes());
         }
     }
 }
