@@ -6,10 +6,18 @@ import java.util.List;
 
 /*
  * The size-tiered bookkeeping of TieredSortBuffer, apart from any I/O so that its arithmetic can be
- * read (and tested) on its own. A spilled run enters tier 0; when a tier holds fanIn runs, those
- * runs are merged into one run of the next tier. A run of tier t therefore holds about fanIn^t
- * buffers' worth of rows, so runs are only ever merged with runs of similar size, and a row is
- * rewritten once per tier it climbs: at most log_fanIn(spills) times. Paimon's own external sort
+ * read (and tested) on its own. A spilled run enters tier 0; when a tier holds 2 x fanIn runs, its
+ * oldest fanIn are merged into one run of the next tier. A run of tier t therefore holds about
+ * fanIn^t buffers' worth of rows, so runs are only ever merged with runs of similar size, and a row
+ * is rewritten once per tier it climbs: at most log_fanIn(spills) times.
+ *
+ * Why 2 x fanIn and not fanIn: the final read merges up to fanIn runs itself, so a merge is only
+ * worth doing when there will be more runs than that. Merging a tier as soon as it holds fanIn runs
+ * rewrites every row once even when the spill made just fanIn + 1 runs; waiting until 2 x fanIn
+ * leaves the choice to the final read, which merges only the smallest runs it must (a write that
+ * spills R runs with fanIn <= R < 2 x fanIn rewrites about (R - fanIn) / fanIn of its rows, not all
+ * of them). A tier holds at most 2 x fanIn - 1 runs, so the runs on disk stay bounded by that times
+ * the number of tiers. Paimon's own external sort
  * buffer instead merges every run (the big merged one included) whenever their count reaches the
  * fan-in, which rewrites all earlier spill data again at every merge: quadratic in the input when
  * the fan-in is small.
@@ -48,13 +56,13 @@ final class SpillTiers<R> {
     }
 
     /**
-     * The runs of the lowest tier that holds {@code fanIn} runs (its oldest {@code fanIn}), taken
-     * out of the tiers; empty when no tier is full. The caller merges them and {@link #add adds} the
+     * The oldest {@code fanIn} runs of the lowest tier that holds {@code 2 x fanIn} runs, taken out
+     * of the tiers; empty when no tier is full. The caller merges them and {@link #add adds} the
      * result one tier up.
      */
     List<Entry<R>> takeFullTier() {
         for (List<Entry<R>> tier : tiers) {
-            if (tier.size() >= fanIn) {
+            if (tier.size() >= 2 * fanIn) {
                 List<Entry<R>> taken = new ArrayList<>(tier.subList(0, fanIn));
                 tier.subList(0, fanIn).clear();
                 return taken;

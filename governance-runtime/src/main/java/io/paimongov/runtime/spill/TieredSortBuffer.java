@@ -35,9 +35,9 @@ import org.apache.paimon.utils.MutableObjectIterator;
  * How it works. Rows go into Paimon's BinaryInMemorySortBuffer over the given pool. When the pool
  * has no page left (write) or someone asks for memory back (flushMemory), the buffer is sorted and
  * written as one run to a spill channel of the IOManager, and its pages go back to the pool. Runs
- * are kept in size tiers (SpillTiers): whenever a tier holds fanIn runs they are merged into one
- * run of the next tier, so a row is rewritten at most once per tier, about log_fanIn(spills)
- * times. The sorted read merges at most fanIn streams: the runs left (merged down smallest first
+ * are kept in size tiers (SpillTiers): whenever a tier holds 2 x fanIn runs its oldest fanIn are
+ * merged into one run of the next tier, so a row is rewritten at most once per tier, about
+ * log_fanIn(spills) times, and not at all while the runs stay few enough for the final read. The sorted read merges at most fanIn streams: the runs left (merged down smallest first
  * while there are too many) and, without spilling it, what is still in memory.
  *
  * Memory outside the pool. Every open spill channel keeps two compression blocks on the heap
@@ -76,11 +76,13 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     /**
      * The spill compression block. Every open channel keeps two blocks on the heap, so the block
      * sets what a merge's fan-in costs: Paimon's {@code BinaryExternalSortBuffer} hard-codes 64 KiB
-     * (about 133 KB per channel, measured); 16 KiB costs about a quarter of that (the {@code tiered}
-     * spill-channel rows of the footprint table), so a fan-in four times larger fits the same
-     * memory, for a little compression.
+     * (about 133 KB per channel, measured); 4 KiB costs about a thirteenth of that (the {@code
+     * tiered} spill-channel rows of the footprint table). A spill at 5% of its input makes some 20
+     * to 40 runs per buffer, and a fan-in that reads them all in one merge needs that many channels:
+     * at 4 KiB they fit in an eighth of a 3 MiB budget, at 16 KiB they did not, and every row was
+     * rewritten once more (spill bytes 2 x the input, docs/performance.md).
      */
-    public static final int COMPRESSION_BLOCK = 16 << 10;
+    public static final int COMPRESSION_BLOCK = 4 << 10;
 
     private final BinaryRowSerializer serializer;
     private final RecordComparator comparator;

@@ -30,12 +30,14 @@ final class SortedWriters implements AutoCloseable {
 
     /** The sort may take pages from open writers up to this share of the budget. */
     static final int SORT_SHARE = 4;
-    /** The sort's spill channels may take this share of the budget. */
-    static final int CHANNEL_SHARE = 16;
-    static final int MAX_FAN_IN = 64;
+    /** The sort's spill channels may take this share of the budget (as a writer's, {@link WriteFootprint}). */
+    static final int CHANNEL_SHARE = 8;
+    static final int MAX_FAN_IN = 128;
 
     private final OpenedWrite w;
     private SharedSort sort;
+    /** The sort is being read by {@link #drain}. */
+    private boolean draining;
     /** The sort could not open for lack of memory; tried again after the next drain. */
     private boolean unavailable;
     /** The sort's channel reservation, closed with it. */
@@ -82,14 +84,28 @@ final class SortedWriters implements AutoCloseable {
         if (isEmpty()) {
             return List.of();
         }
-        // Each drained writer leaves a commit message, charged until prepareCommit returns; the sort's
-        // pages cannot be given back while it is read, so they go to disk first when those messages
-        // would not fit next to them, as when the first writer's pages do not.
+        // Each drained writer leaves a commit message, charged until prepareCommit returns, and a
+        // drained writer may wait for a compaction task that needs its memory; the sort's pages
+        // cannot be given back while it is read, so they go to disk first when those would not fit
+        // next to them, as when the first writer's pages do not.
         long messages = (long) sort.writerCount() * w.footprint.closedMessageBytes();
-        if (messages > w.budget.availableBytes() || !w.context.pool().holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
+        if (messages + w.footprint.compactionBytes() > w.budget.availableBytes()
+                || !w.context.pool().holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
             sort.spill();
             w.context.pool().releaseCached();
         }
+        draining = true;
+        try {
+            drainSort();
+        } finally {
+            draining = false;
+        }
+        w.writers.sortDrained();
+        unavailable = false;
+        return new ArrayList<>(w.writers.takeClosedMessages());
+    }
+
+    private void drainSort() throws Exception {
         sort.drain(
                 new SharedSort.Sink() {
                     private int bucket;
@@ -111,9 +127,6 @@ final class SortedWriters implements AutoCloseable {
                         w.writers.closeDrained(writer, w.mode == OpenedWrite.Mode.STREAM);
                     }
                 });
-        w.writers.sortDrained();
-        unavailable = false;
-        return new ArrayList<>(w.writers.takeClosedMessages());
     }
 
     /**
@@ -166,6 +179,19 @@ final class SortedWriters implements AutoCloseable {
     static int fanIn(long budgetBytes, long perChannel) {
         long fit = budgetBytes / CHANNEL_SHARE / Math.max(1, perChannel) - 1;
         return (int) Math.max(2, Math.min(MAX_FAN_IN, fit));
+    }
+
+    /**
+     * Spills the sort's pages to give budget back (for a compaction task that waits for memory);
+     * the bytes of budget freed. Nothing while the sort is being drained: its pages are being read
+     * ({@link #drain} made room for one task before it began).
+     */
+    long spillForRoom() throws Exception {
+        if (sort == null || sort.isEmpty() || draining) {
+            return 0;
+        }
+        sort.spill();
+        return w.context.pool().releaseCached();
     }
 
     @Override

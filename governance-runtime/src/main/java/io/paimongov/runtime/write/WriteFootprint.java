@@ -82,20 +82,28 @@ public record WriteFootprint(
     static final int MIN_SPILL_FAN_IN = 2;
     /**
      * The tiered buffer's fan-in floor: with size tiers a row is rewritten about log_F(runs) times,
-     * so F = 4 halves the rewriting of F = 2, and its five 16 KiB-block channels cost less than
-     * three of Paimon's.
+     * so F = 4 halves the rewriting of F = 2, and its five 4 KiB-block channels cost less than
+     * one of Paimon's.
      */
     static final int MIN_TIERED_FAN_IN = 4;
-    /** Past this fan-in the tiers save little more rewriting and the channels cost more. */
-    static final int MAX_TIERED_FAN_IN = 64;
+    /**
+     * Past this fan-in the tiers save little more rewriting: a budget large enough to reach it (16
+     * MiB and more) spills runs large enough that 128 of them hold gigabytes.
+     */
+    static final int MAX_TIERED_FAN_IN = 128;
     /**
      * Spill channels a buffered append writer opens at once: Paimon's {@code ExternalBuffer} writes
      * one run at a time and reads its runs back one after another, never merging them; one writer
      * and one reader are charged.
      */
     static final long APPEND_SPILL_CHANNELS = 2;
-    /** The tiered buffer's channels may take this share of the budget. */
-    static final int TIERED_CHANNEL_SHARE = 16;
+    /**
+     * The tiered buffer's channels may take this share of the budget: at a spill budget of 5% of the
+     * input, runs are about 1/20 of a writer's rows, so a final read that merges them all at once
+     * needs about 20 to 40 channels, and an eighth of 3 MiB holds 38 (the write buffer loses an
+     * eighth of its pages, which makes runs an eighth more).
+     */
+    static final int TIERED_CHANNEL_SHARE = 8;
 
     static final long AVRO_BUFFER = 128 << 10;
     /**
