@@ -111,7 +111,7 @@ class HeapGovernedWriteTest {
                         e -> {
                             assertThat(e.requester()).matches("writer\\[partition=\\d+, bucket=\\d+\\] \\(writers open: .*");
                             assertThat(e.largestHolders()).extracting(ResourceExhaustedException.Holder::name)
-                                    .contains("compaction (one task)");
+                                    .contains("flush file writer");
                         });
         assertThat(h.context.snapshot().resourceExhaustedCount()).isEqualTo(1);
         h.assertNothingLeft(table);

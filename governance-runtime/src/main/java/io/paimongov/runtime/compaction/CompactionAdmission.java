@@ -2,38 +2,51 @@ package io.paimongov.runtime.compaction;
 
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.memory.Reclaimer;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
  * Admits compaction tasks by memory. Each task needs its working memory (merge readers and one
- * output writer, estimated per table) before it starts. One task's worth is reserved when the write
- * opens, so one compaction can always run and the write always makes progress; every further task
- * that would run at the same time reserves its own from the budget, and waits (cancellably) while
- * the budget is short. It never fails the write for that, and more threads never break the budget.
+ * output writer, estimated per table) before it starts, and reserves it from the budget only then:
+ * a write that never compacts, or compacts rarely, lends that memory to its write buffers. The write
+ * is opened only when the budget can hold one task beside the fixed reservations and one writer, so
+ * room for a task can always be made by spilling write buffers.
  *
- * <p><b>Thread-safety:</b> thread-safe; {@link #acquire} runs on compaction threads.
+ * <p>A task first takes free memory and cached pages on its own thread. When that is not enough it
+ * waits, and the writing thread makes room for it: at the start of each write call and while it
+ * waits for a task's result ({@link #serveWaiting}), it spills the largest write buffers and hands
+ * the memory to the oldest waiting task directly, so that the write's next page cannot take it
+ * first. A compaction thread never makes Paimon flush: a flush may wait for that very task.
+ *
+ * <p><b>Thread-safety:</b> thread-safe; {@link #acquire} runs on compaction threads, {@link
+ * #serveWaiting} on the writing thread (or any thread holding the write's call lock).
  */
 public final class CompactionAdmission {
 
     private final MemoryBudget budget;
     private final LongSupplier releaseCached;
     private final long perTaskBytes;
-    private final MemoryReservation base;
     private final LongAdder waits = new LongAdder();
-    private boolean baseTaken;
+    /** Tasks waiting for memory, oldest first. Guarded by this. */
+    private final Deque<Request> waiting = new ArrayDeque<>();
+    /** {@code waiting.size()}, for the writing thread's check without the monitor. Written under this. */
+    private volatile int waitingCount;
 
     /**
-     * @param base the reservation of one task's working memory, already grown by {@code
-     *     perTaskBytes}; owned by this admission from now on
+     * @param perTaskBytes one task's working memory
      * @param releaseCached gives the write's cached pages back, returning the bytes freed. Only that:
      *     a waiting task must never make Paimon flush, since a flush may wait for this very task
      */
-    public CompactionAdmission(MemoryBudget budget, long perTaskBytes, MemoryReservation base, LongSupplier releaseCached) {
+    public CompactionAdmission(MemoryBudget budget, long perTaskBytes, LongSupplier releaseCached) {
+        if (perTaskBytes < 0) {
+            throw new IllegalArgumentException("a compaction task's memory must not be negative: " + perTaskBytes);
+        }
         this.budget = budget;
         this.releaseCached = releaseCached;
         this.perTaskBytes = perTaskBytes;
-        this.base = base;
     }
 
     /** A task's hold on its working memory; closing it gives the memory back. */
@@ -42,48 +55,101 @@ public final class CompactionAdmission {
         void close();
     }
 
+    /** One waiting task's reservation and whether the writing thread has filled it. */
+    private static final class Request {
+        final MemoryReservation reservation;
+        /** Guarded by the admission. */
+        boolean granted;
+
+        Request(MemoryReservation reservation) {
+            this.reservation = reservation;
+        }
+    }
+
     /**
      * Waits until the task's working memory is held.
      *
      * @param check runs between waits; what it throws (cancellation) ends the wait
      */
     Lease acquire(Runnable check) throws InterruptedException {
-        boolean waited = false;
-        while (true) {
-            check.run();
-            synchronized (this) {
-                if (!baseTaken) {
-                    baseTaken = true;
-                    return this::returnBase;
+        MemoryReservation reservation = budget.newReservation("compaction task");
+        Request request = null;
+        try {
+            while (true) {
+                check.run();
+                synchronized (this) {
+                    if (request != null && request.granted) {
+                        return reservation::close;
+                    }
+                    if (reservation.tryGrow(perTaskBytes)
+                            || (releaseCached.getAsLong() > 0 && reservation.tryGrow(perTaskBytes))) {
+                        if (request != null) {
+                            forget(request);
+                        }
+                        return reservation::close;
+                    }
+                    if (request == null) {
+                        request = new Request(reservation);
+                        waiting.addLast(request);
+                        waitingCount = waiting.size();
+                        waits.increment();
+                    }
+                    wait(20);
                 }
             }
-            MemoryReservation extra = budget.newReservation("compaction task");
-            if (extra.tryGrow(perTaskBytes) || (releaseCached.getAsLong() > 0 && extra.tryGrow(perTaskBytes))) {
-                return extra::close;
-            }
-            extra.close();
-            if (!waited) {
-                waits.increment();
-                waited = true;
-            }
+        } catch (InterruptedException | RuntimeException | Error e) {
             synchronized (this) {
-                wait(20);
+                if (request != null) {
+                    forget(request);
+                }
+                reservation.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Makes room for the tasks waiting for memory, oldest first, and hands it to them. Called by the
+     * writing thread inside a write call; when no task waits it costs one volatile read.
+     *
+     * @param makeRoom frees budget by spilling write buffers; called without this admission's monitor
+     * @throws Exception what {@code makeRoom} throws (spill I/O, cancellation)
+     */
+    public void serveWaiting(Reclaimer makeRoom) throws Exception {
+        while (waitingCount > 0) {
+            long missing;
+            synchronized (this) {
+                Request oldest = waiting.peekFirst();
+                if (oldest == null) {
+                    return;
+                }
+                if (oldest.reservation.tryGrow(perTaskBytes)) {
+                    forget(oldest);
+                    oldest.granted = true;
+                    notifyAll();
+                    continue;
+                }
+                missing = perTaskBytes - budget.availableBytes();
+            }
+            if (makeRoom.reclaim(Math.max(1, missing)) <= 0 && budget.availableBytes() < perTaskBytes) {
+                // Nothing more can be spilled now; the task waits for memory given back later.
+                return;
             }
         }
     }
 
-    private synchronized void returnBase() {
-        baseTaken = false;
-        notifyAll();
+    /** Tasks waiting for memory now. */
+    public int waitingTasks() {
+        return waitingCount;
+    }
+
+    private void forget(Request request) {
+        waiting.remove(request);
+        waitingCount = waiting.size();
     }
 
     /** Times a task had to wait for memory before it could start (exact). */
     public long waits() {
         return waits.sum();
-    }
-
-    /** Returns the base reservation; tasks still running keep theirs until they end. */
-    void close() {
-        base.close();
     }
 }

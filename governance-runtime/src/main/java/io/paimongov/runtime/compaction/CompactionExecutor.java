@@ -1,12 +1,15 @@
 package io.paimongov.runtime.compaction;
 
+import io.paimongov.runtime.memory.Reclaimer;
 import io.paimongov.spi.CompactionThreads;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 import org.apache.paimon.compact.CompactResult;
@@ -24,7 +27,9 @@ import org.apache.paimon.io.DataFileMeta;
  *
  * <p>Each task, on its compaction thread: checks cancellation ({@code beforeStart}), then takes its
  * working memory from the {@link CompactionAdmission} (waiting while the budget is short), runs,
- * gives the memory back and is counted.
+ * gives the memory back and is counted. A thread that waits for a task's result (Paimon's writer,
+ * on the writing thread) makes room for tasks waiting for memory while it waits, so a writer never
+ * waits for a task that waits for the writer's pages.
  *
  * <p><b>Thread-safety:</b> thread-safe. A task that fails {@code beforeStart} completes its future
  * exceptionally, so a thread waiting on it wakes.
@@ -37,6 +42,7 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     private final CompactionTracker tracker = new CompactionTracker();
     private final AtomicInteger running = new AtomicInteger();
     private volatile CompactionAdmission admission;
+    private volatile Reclaimer makeRoom = Reclaimer.NONE;
     private volatile int setting = 1;
     private volatile int bound = 1;
 
@@ -56,9 +62,13 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
      * Sets the thread setting and the memory admission; called once, before the first task.
      *
      * @param taskThreads 1, N above 1, or -1 (one per active bucket up to {@code maxThreads})
+     * @param makeRoom spills write buffers for a waiting task; run by threads waiting for a task's
+     *     result ({@link CompactionAdmission#serveWaiting}), so it must make Paimon flush only on the
+     *     thread that holds the write's call lock
      */
-    public void configure(int taskThreads, int maxThreads, CompactionAdmission admission) {
+    public void configure(int taskThreads, int maxThreads, CompactionAdmission admission, Reclaimer makeRoom) {
         this.admission = admission;
+        this.makeRoom = makeRoom;
         this.setting = taskThreads;
         this.bound = Math.min(taskThreads == -1 ? maxThreads : taskThreads, engineMaxThreads);
         if (taskThreads != -1) {
@@ -85,7 +95,43 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
 
     @Override
     protected <T> RunnableFuture<T> newTaskFor(Callable<T> task) {
-        return new FutureTask<>(() -> runAdmitted(task));
+        return new AdmittedTask<>(() -> runAdmitted(task));
+    }
+
+    /** A task whose waiters make room for tasks waiting for memory (see the class comment). */
+    private final class AdmittedTask<T> extends FutureTask<T> {
+        AdmittedTask(Callable<T> callable) {
+            super(callable);
+        }
+
+        @Override
+        public T get() throws InterruptedException, ExecutionException {
+            while (true) {
+                serve();
+                try {
+                    return super.get(20, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    // still running or waiting: serve again
+                }
+            }
+        }
+
+        @Override
+        public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            serve();
+            return super.get(timeout, unit);
+        }
+
+        private void serve() throws ExecutionException {
+            CompactionAdmission a = admission;
+            if (a != null && !isDone()) {
+                try {
+                    a.serveWaiting(makeRoom);
+                } catch (Exception e) {
+                    throw new ExecutionException("making room for a compaction task failed", e);
+                }
+            }
+        }
     }
 
     @Override
@@ -164,8 +210,7 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     }
 
     /**
-     * {@link #abort()}, then waits up to {@code timeoutMillis} for the threads to end, then gives
-     * the admission's base memory back.
+     * {@link #abort()}, then waits up to {@code timeoutMillis} for the threads to end.
      *
      * @return whether every thread ended in time
      */
@@ -176,11 +221,6 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        } finally {
-            CompactionAdmission a = admission;
-            if (a != null) {
-                a.close();
-            }
         }
     }
 }

@@ -25,8 +25,9 @@ import org.apache.paimon.table.sink.TableWriteImpl;
  *
  * <p>How it opens. A copy of the table is made whose options keep the writer's memory bounded
  * ({@link WriteFootprint}) and whose FileIO tracks the data files this write creates; the fixed
- * estimates (flush file writer, spill I/O buffers, one compaction task) are reserved; one writer
- * and its first {@value GovernedTableWrite#MIN_WRITER_PAGES} pages must fit next to them, or the
+ * estimates (flush file writer, spill I/O buffers) are reserved; one writer and its first {@value
+ * GovernedTableWrite#MIN_WRITER_PAGES} pages must fit next to them and room for one compaction task
+ * (reserved only when a task starts, {@link CompactionAdmission}), or the
  * write fails now with {@link ResourceExhaustedException}; then the Paimon write is made and wired
  * (memory pool factory, I/O manager, compaction executor, metric registry). When any step throws,
  * what was reserved is returned and the context is closed before the error propagates.
@@ -68,6 +69,8 @@ final class OpenedWrite {
     final ReentrantLock callLock = new ReentrantLock();
     /** The fixed estimate reservations. Guarded by callLock (after the opening). */
     final List<MemoryReservation> fixed = new ArrayList<>();
+    /** Gives compaction tasks their memory when they start. */
+    private CompactionAdmission compaction;
     /** The fixed reservation of write-buffer spill channels (one merge at a time), set at open. */
     private MemoryReservation spillIo;
     /** Prepared messages neither committed nor handed off yet. Guarded by callLock. */
@@ -102,7 +105,7 @@ final class OpenedWrite {
                             budget,
                             context.pool(),
                             footprint.plusPerWriter(tableMode.extraPerWriterBytes(context.pool().pageSize())),
-                            budget.availableBytes(),
+                            budget.availableBytes() - footprint.compactionBytes(),
                             this.table.schema().logicalPartitionType(),
                             poolFactory,
                             callLock,
@@ -163,11 +166,14 @@ final class OpenedWrite {
         }
     }
 
-    /** One writer and its first pages must fit next to the fixed reservations, or the write fails now. */
+    /**
+     * One writer and its first pages must fit next to the fixed reservations and room for one
+     * compaction task, or the write fails now.
+     */
     private void checkFirstWriterFits() {
         long firstWriter =
                 (long) GovernedTableWrite.MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
-        if (budget.availableBytes() < firstWriter) {
+        if (budget.availableBytes() - footprint.compactionBytes() < firstWriter) {
             throw budget.tooSmall("first writer and its " + GovernedTableWrite.MIN_WRITER_PAGES + " pages", firstWriter);
         }
     }
@@ -183,18 +189,36 @@ final class OpenedWrite {
 
     /**
      * Sets the compaction threads from {@code governance.compaction.task-threads} (else the table's
-     * {@code compaction.task-threads}) and reserves one compaction task's working memory, so one
-     * compaction can always run; further concurrent tasks are admitted by memory.
+     * {@code compaction.task-threads}) and the admission that gives each task its working memory
+     * when it starts ({@link CompactionAdmission}); the minimum budget holds one task, and the
+     * writers' share leaves room for it.
      */
     private void configureCompaction(FileStoreTable given) {
         int threads = context.options().compactionTaskThreads(given.options());
-        MemoryReservation base = reserve("compaction (one task)", footprint.compactionBytes());
-        fixed.remove(base);
-        context.compactionExecutor()
-                .configure(
-                        threads,
-                        context.options().compactionMaxThreads(),
-                        new CompactionAdmission(budget, footprint.compactionBytes(), base, context.pool()::releaseCached));
+        compaction = new CompactionAdmission(budget, footprint.compactionBytes(), context.pool()::releaseCached);
+        context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), compaction, this::makeRoom);
+    }
+
+    /**
+     * Frees budget for a compaction task: cached pages, then, holding the call lock (the writing
+     * thread inside a call, or any thread while the write is idle), the largest write buffers and
+     * the shared sort's pages. Without the lock only cached pages.
+     */
+    long makeRoom(long bytes) throws Exception {
+        if (!callLock.tryLock()) {
+            return context.pool().releaseCached();
+        }
+        try {
+            long freed = writers.reclaim(bytes);
+            return freed >= bytes ? freed : freed + sorted.spillForRoom();
+        } finally {
+            callLock.unlock();
+        }
+    }
+
+    /** Makes room for compaction tasks waiting for memory; the writing thread, at the start of a call. */
+    void serveCompaction() throws Exception {
+        compaction.serveWaiting(this::makeRoom);
     }
 
     /** Starts a call of the write: takes the call lock and marks this thread as the writing one. */

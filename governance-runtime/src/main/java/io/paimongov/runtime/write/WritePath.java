@@ -49,6 +49,7 @@ final class WritePath {
         w.enter();
         try {
             check(State.OPEN, "write");
+            w.serveCompaction();
             BinaryRow partition = w.write.getPartition(row);
             int bucket = buckets.bucket(row, partition);
             long bytes = rowSize.of(row);
@@ -81,6 +82,7 @@ final class WritePath {
         long start = System.nanoTime();
         try {
             check(State.OPEN, "prepareCommit");
+            w.serveCompaction();
             if (waitCompaction && w.context.compactionExecutor().threadBound() > 1) {
                 triggerEveryBucket();
             }

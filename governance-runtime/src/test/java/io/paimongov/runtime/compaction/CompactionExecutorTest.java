@@ -2,8 +2,13 @@ package io.paimongov.runtime.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.paimongov.runtime.memory.MemoryBudget;
+import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.memory.TestAllocators;
 import io.paimongov.spi.CompactionThreads;
+import java.time.Duration;
 import io.paimongov.spi.WriteCancelledException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -44,6 +49,35 @@ class CompactionExecutorTest {
         first.get();
         assertThat(second.get()).isEqualTo(2);
         assertThat(completed).hasValue(2);
+        assertThat(executor.stop(1000)).isTrue();
+    }
+
+    /**
+     * The writer's deadlock Paimon would hit without it: the writing thread waits for a task's
+     * result while the task waits for memory that the writer's buffers hold. The waiting thread
+     * spills for the task (here: shrinks the buffers' reservation) and gets its result.
+     */
+    @Test
+    void aThreadWaitingForAResultMakesRoomForTheTaskItWaitsFor() throws Exception {
+        MemoryBudget budget = new MemoryBudget(TestAllocators.bounded(4096, 1 << 20));
+        MemoryReservation buffers = budget.newReservation("write buffers");
+        buffers.grow(1 << 20);
+        CompactionExecutor executor = executor();
+        AtomicLong asked = new AtomicLong();
+        executor.configure(1, 1, new CompactionAdmission(budget, 256 << 10, () -> 0), bytes -> {
+            asked.addAndGet(bytes);
+            buffers.shrink(bytes);
+            return bytes;
+        });
+        AtomicLong reservedWhileRunning = new AtomicLong();
+        Future<Integer> task = executor.submit(() -> {
+            reservedWhileRunning.set(budget.reservedBytes() - buffers.bytes());
+            return 7;
+        });
+        assertThat(assertTimeoutPreemptively(Duration.ofSeconds(30), () -> task.get())).isEqualTo(7);
+        assertThat(asked).as("exactly the task's memory was asked for").hasValue(256 << 10);
+        assertThat(reservedWhileRunning).as("the task ran on its own reservation").hasValue(256 << 10);
+        assertThat(budget.reservedBytes()).isEqualTo(buffers.bytes());
         assertThat(executor.stop(1000)).isTrue();
     }
 
