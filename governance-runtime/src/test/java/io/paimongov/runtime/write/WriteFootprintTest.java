@@ -33,8 +33,8 @@ class WriteFootprintTest {
 
         long channel = MeasuredFootprints.get().bytes("spill", "tiered", "spill-channel", PAGE);
         int fan = Integer.parseInt(f.tableOptions().get("local-sort.max-num-file-handles"));
-        // 8 MiB / 16 = 512 KiB of channels at about 35 KB each.
-        assertThat(fan).isEqualTo((int) (BUDGET / 16 / channel));
+        // 8 MiB / 8 = 1 MiB of channels at about 10 KB each.
+        assertThat(fan).isEqualTo((int) (BUDGET / 8 / channel));
         assertThat(f.spillIoBytes()).isEqualTo((fan + 1L) * channel);
     }
 
