@@ -162,8 +162,9 @@ class ArrowAllocatedMemoryTest {
         long engineLimit = 3 << 20;
         Writes h = new Writes(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        // With Paimon's defaults, the estimates planned for an 8m budget pass the engine's 3m.
-        assertThatThrownBy(() -> h.writeAndCommit(table, h.options("offheap", "8m", "governance.memory.page-size", "16k"),
+        // With Paimon's defaults, the fixed estimates planned for a 64m budget (a 2m row group for
+        // the flush file writer, 128 spill channels) pass the engine's 3m.
+        assertThatThrownBy(() -> h.writeAndCommit(table, h.options("offheap", "64m", "governance.memory.page-size", "16k"),
                         environment(engineLimit), workload(59).rows()))
                 .isInstanceOf(ResourceExhaustedException.class);
         assertThat(engine.getPeakMemoryAllocation()).isLessThanOrEqualTo(engineLimit);
