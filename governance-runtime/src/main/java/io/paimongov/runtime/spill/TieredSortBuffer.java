@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Set;
 import org.apache.paimon.codegen.CodeGenUtils;
 import org.apache.paimon.codegen.RecordComparator;
-import org.apache.paimon.compression.BlockCompressionFactory;
 import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
@@ -88,7 +87,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     private final RecordComparator comparator;
     private final BinaryInMemorySortBuffer memory;
     private final IOManager ioManager;
-    private final BlockCompressionFactory codec;
+    private final SpillCodec codec;
     private final int fanIn;
     private final MemoryReservation reservation;
     private final long reservedBytes;
@@ -139,7 +138,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         if (pool.freePages() < 3) {
             throw new IllegalArgumentException("a sort buffer needs at least 3 free pages; the pool has " + pool.freePages());
         }
-        this.codec = BlockCompressionFactory.create(compression);
+        this.codec = SpillCodec.of(compression);
         if (codec == null) {
             throw new IllegalArgumentException("spill compression '" + compression.compress()
                     + "' cannot be read back by Paimon's spill reader; use zstd, lz4 or lzo");
@@ -239,6 +238,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
             id.getPathFile().delete();
         }
         liveRuns.clear();
+        codec.release();
         tiers.clear();
         rowsInMemory = 0;
         rows = 0;
