@@ -59,8 +59,10 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
 
     /**
      * @throws IllegalArgumentException for any {@code governance.offheap.*} key (the provider has
-     *     none of its own, so such a key is a typo), or when the engine's allocator would round a
-     *     page of {@code governance.memory.page-size} to another size
+     *     none of its own, so such a key is a typo), when the engine's allocator would round a page
+     *     of {@code governance.memory.page-size} to another size, or when {@code
+     *     governance.memory.budget} is larger than the engine's allocator can ever give (the
+     *     smallest limit on its way to the root; PROV.7)
      * @throws IllegalStateException when {@code java.nio} is not open to Arrow (the message names
      *     the flag)
      */
@@ -72,6 +74,7 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
         long budget = options.budgetBytes();
         BufferAllocator parent = environment.find(BufferAllocator.class).orElseGet(ProcessRoot::get);
         requireExactPages(parent, pageSize);
+        requireBudgetFits(parent, budget);
         SpillLocations spill = SpillLocations.of(options.spillDirs(), options.spillMaxBytes());
         CancellationSignal cancellation = environment.cancellationOrNever();
         MetricsReporter metrics = environment.metricsOrNone();
@@ -115,6 +118,28 @@ public final class OffheapGovernanceProvider implements GovernanceProvider {
                                     + " for the budget and page size, and pass an engine's Arrow allocator as BufferAllocator.class"
                                     + " in the EngineEnvironment to bound all writes together");
                 });
+    }
+
+    /**
+     * PROV.7: the engine can never give more than the smallest limit between its allocator and the
+     * root. Its limit, not its headroom: writes that share an engine compete for its memory, and a
+     * page the engine refuses later is spilled for (ALLOC.3).
+     */
+    private static void requireBudgetFits(BufferAllocator parent, long budget) {
+        long limit = Long.MAX_VALUE;
+        BufferAllocator limiting = parent;
+        for (BufferAllocator a = parent; a != null; a = a.getParentAllocator()) {
+            if (a.getLimit() < limit) {
+                limit = a.getLimit();
+                limiting = a;
+            }
+        }
+        if (budget > limit) {
+            throw new IllegalArgumentException(
+                    "'governance.memory.budget' = " + budget + " bytes is larger than the engine's Arrow allocator can give: '"
+                            + limiting.getName() + "' is limited to " + limit + " bytes; lower 'governance.memory.budget'"
+                            + " or raise the allocator's limit");
+        }
     }
 
     /** A rounding policy that enlarges pages would make Arrow count more than the pages' size. */

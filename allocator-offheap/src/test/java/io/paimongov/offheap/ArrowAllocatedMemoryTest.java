@@ -8,13 +8,13 @@ import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.paimon.data.BinaryString;
@@ -135,40 +135,58 @@ class ArrowAllocatedMemoryTest {
         assertThat(h.spillScopes()).isEmpty();
     }
 
+    /**
+     * The engine's memory may run short after the open: another consumer takes most of the engine's
+     * allocator while the write runs. The engine then refuses pages, and the write spills within
+     * what is left (ALLOC.3) and still commits the model's rows.
+     */
     @Test
-    void theEnginesAllocatorLimitBoundsAWriteWithALargerBudget() throws Exception {
-        long engineLimit = 3 << 20;
+    void whenTheEnginesAllocatorRunsShortAfterTheOpenTheWriteSpillsWithinWhatIsLeft() throws Exception {
+        long engineLimit = 8 << 20;
+        long taken = 5 << 20;
         Writes h = new Writes(dir);
-        // Small format buffers and merge fan-in keep the write's fixed estimates (scaled to its 8m
-        // budget otherwise) well inside the engine's 3m, so the write runs and the limit is what
-        // makes it spill.
+        // Small format buffers and merge fan-in keep the write's fixed estimates well inside the
+        // 3m the other consumer leaves, so the write runs and the engine's refusals make it spill.
         FileStoreTable table =
                 TestTables.createTable(dir.resolve("wh"), "t",
                         Map.of("bucket", "4", "file.format", "parquet", "file.block-size", "64k",
                                 "local-sort.max-num-file-handles", "4"),
                         true);
         Workload w = workload(53);
-        h.writeAndCommit(table, h.options("offheap", "8m", "governance.memory.page-size", "16k"),
-                environment(engineLimit), w.rows());
+        try (GovernedTableWrite write = h.batch(table, h.options("offheap", "8m", "governance.memory.page-size", "16k"),
+                        environment(engineLimit));
+                // Arrow rounds a buffer up to a power of two: 4m + 1m is the 5m taken.
+                ArrowBuf large = engine.buffer(4 << 20);
+                ArrowBuf small = engine.buffer(1 << 20)) {
+            assertThat(large.capacity() + small.capacity()).isEqualTo(taken);
+            for (InternalRow row : w.rows()) {
+                write.write(row);
+            }
+            write.prepareCommit().commit();
+        }
 
         assertThat(engine.getPeakMemoryAllocation()).isPositive().isLessThanOrEqualTo(engineLimit);
-        assertThat(h.context.snapshot().spillBytes()).as("held to the engine's 3m, the write spilled").isPositive();
+        assertThat(h.context.snapshot().spillBytes()).as("held to the engine's 3m left, the write spilled").isPositive();
         assertThat(h.context.snapshot().bufferFullCount()).as("pages the engine refused").isPositive();
         assertThat(TestTables.read(table)).isEqualTo(w.expected());
     }
 
+    /** PROV.7: a budget above the engine allocator's limit is refused at open, naming both, and nothing is taken. */
     @Test
-    void aBudgetTheEnginesAllocatorCannotHoldFailsWithResourceExhaustedAndLeavesNothing() throws Exception {
-        long engineLimit = 3 << 20;
+    void aBudgetAboveTheEnginesAllocatorLimitIsRefusedAtOpenAndLeavesNothing() throws Exception {
         Writes h = new Writes(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
-        // With Paimon's defaults, the fixed estimates planned for a 64m budget (a 2m row group for
-        // the flush file writer, 128 spill channels) pass the engine's 3m.
-        assertThatThrownBy(() -> h.writeAndCommit(table, h.options("offheap", "64m", "governance.memory.page-size", "16k"),
-                        environment(engineLimit), workload(59).rows()))
-                .isInstanceOf(ResourceExhaustedException.class);
-        assertThat(engine.getPeakMemoryAllocation()).isLessThanOrEqualTo(engineLimit);
+        EngineEnvironment env = environment(3 << 20);
+        assertThatThrownBy(() -> h.batch(table, h.options("offheap", "8m", "governance.memory.page-size", "16k"), env))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'governance.memory.budget' = " + (8 << 20) + " bytes")
+                .hasMessageContaining("limited to " + (3 << 20) + " bytes");
+        assertThat(engine.getPeakMemoryAllocation()).as("nothing taken from the engine").isZero();
         assertThat(table.snapshotManager().latestSnapshot()).isNull();
         assertThat(h.spillScopes()).isEmpty();
+        // The same budget under an engine that can hold it opens.
+        engine.close();
+        EngineEnvironment larger = environment(8 << 20);
+        h.batch(table, h.options("offheap", "8m", "governance.memory.page-size", "16k"), larger).close();
     }
 }
