@@ -31,10 +31,20 @@ public final class RowShape {
 
     private final String table;
     private final List<DataField> fields;
+    /** Per field: the class a {@link GenericRow} must hold there, or null when any value goes. */
+    private final Class<?>[] expected;
+    /** Per field: whether it may hold null. */
+    private final boolean[] nullable;
 
     private RowShape(String table, RowType rowType) {
         this.table = table;
         this.fields = rowType.getFields();
+        this.expected = new Class<?>[fields.size()];
+        this.nullable = new boolean[fields.size()];
+        for (int i = 0; i < fields.size(); i++) {
+            expected[i] = javaClass(fields.get(i));
+            nullable[i] = fields.get(i).type().isNullable();
+        }
     }
 
     /** The shape of rows of {@code table} (its name is only used in messages). */
@@ -55,21 +65,19 @@ public final class RowShape {
                     "row has " + row.getFieldCount() + " fields; table '" + table + "' has " + fields.size() + ": "
                             + describe());
         }
-        for (int i = 0; i < fields.size(); i++) {
-            DataField field = fields.get(i);
+        GenericRow generic = row instanceof GenericRow g ? g : null;
+        for (int i = 0; i < expected.length; i++) {
             if (row.isNullAt(i)) {
-                if (!field.type().isNullable()) {
+                if (!nullable[i]) {
+                    DataField field = fields.get(i);
                     throw new IllegalArgumentException(
                             "field '" + field.name() + "' (" + field.type() + ") of table '" + table + "' is null");
                 }
-            } else if (row instanceof GenericRow generic) {
-                Object value = generic.getField(i);
-                Class<?> expected = javaClass(field);
-                if (expected != null && !expected.isInstance(value)) {
-                    throw new IllegalArgumentException(
-                            "field '" + field.name() + "' (" + field.type() + ") of table '" + table + "' holds a "
-                                    + value.getClass().getName() + "; a " + expected.getName() + " is expected");
-                }
+            } else if (generic != null && expected[i] != null && !expected[i].isInstance(generic.getField(i))) {
+                DataField field = fields.get(i);
+                throw new IllegalArgumentException(
+                        "field '" + field.name() + "' (" + field.type() + ") of table '" + table + "' holds a "
+                                + generic.getField(i).getClass().getName() + "; a " + expected[i].getName() + " is expected");
             }
         }
     }
