@@ -43,17 +43,18 @@ import org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor;
  * ScaleRunner with -Xmx = the budget plus the measured baseline (ChildJvm: serial collector, exit on
  * OutOfMemoryError). Three modes:
  *
- * - baseline: creates the cell's table, opens plain Paimon's write and then the governed write with
- *   no rows, and prints the live heap (settled full collections, LiveHeap.settled) with each open;
- *   the larger is what a writing child holds before its first row.
+ * - baseline: makes both warm-up writes (warmUpCell), creates the cell's table, opens plain Paimon's
+ *   write and then the governed write with no rows, and prints the live heap (settled full
+ *   collections, LiveHeap.settled) with each open; the larger is what a writing child holds before
+ *   its first row.
  * - governed: the cell's rows through GovernedTableWrite (heap provider, the cell's budget).
  * - plain: the same rows through Paimon's own write (TableWriteImpl with its own heap pool,
  *   write-buffer-size = the budget, an IOManager as every engine gives it, Paimon's defaults
  *   otherwise). A dynamic-bucket table gets its buckets from Paimon's SimpleHashBucketAssigner on the
  *   trimmed primary key's hash, as Paimon's engines assign them, and write(row, bucket).
  *
- * A writing child times the write from opening it through prepareCommit (the commit is untimed, as
- * in P1). While it writes, it keeps the largest live heap seen after any full collection: those the
+ * A writing child first makes a small warm-up write through the same path (warmUpCell), then times
+ * the write from opening it through prepareCommit (the commit is untimed, as in P1). While it writes, it keeps the largest live heap seen after any full collection: those the
  * JVM runs by itself and one of its own every SAMPLE_MILLIS (Sampler); the baseline of that signal
  * is the live heap (settled) after the table was created, before the write opened. Both writing
  * modes sample, so both pay the same collections. A watchdog ends the child when the collector took more than
@@ -75,6 +76,8 @@ public final class ScaleChild {
     static final int EXIT_THRASH = 4;
     static final long THRASH_WINDOW_MILLIS = 10_000;
     static final double THRASH_SHARE = 0.9;
+    static final int WARM_UP_WRITERS = 8;
+    static final int WARM_UP_ROWS = 20_000;
 
     private ScaleChild() {}
 
@@ -91,9 +94,20 @@ public final class ScaleChild {
         Map<String, Object> result;
         try {
             result = switch (mode) {
-                case "baseline" -> baseline(cell, work);
-                case "governed" -> governed(cell, work, sampleMillis);
-                case "plain" -> plain(cell, work, sampleMillis);
+                case "baseline" -> {
+                    // Both warm-ups, so the baseline holds what either writing child keeps after its own.
+                    plain(warmUpCell(cell), work.resolve("warm-up-plain"), sampleMillis);
+                    governed(warmUpCell(cell), work.resolve("warm-up-governed"), sampleMillis);
+                    yield baseline(cell, work);
+                }
+                case "governed" -> {
+                    governed(warmUpCell(cell), work.resolve("warm-up"), sampleMillis);
+                    yield governed(cell, work, sampleMillis);
+                }
+                case "plain" -> {
+                    plain(warmUpCell(cell), work.resolve("warm-up"), sampleMillis);
+                    yield plain(cell, work, sampleMillis);
+                }
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             };
         } catch (Throwable t) {
@@ -126,6 +140,19 @@ public final class ScaleChild {
             r.put("governedOpenBytes", -1);
         }
         return r;
+    }
+
+    /**
+     * The warm-up write a writing child makes before its timed one: the same table kind, format, row
+     * width and budget, {@value #WARM_UP_WRITERS} writers, at most {@value #WARM_UP_ROWS} rows,
+     * through the same path (governed or plain) into a table of its own. Class loading and the
+     * JIT's first compilations, about 0.6 s of a cold governed open and a like share of plain
+     * Paimon's first write, are then paid outside both timings alike, so a cell of a second
+     * compares the writes, not the JVMs' start.
+     */
+    static ScaleCell warmUpCell(ScaleCell cell) {
+        return new ScaleCell(cell.table(), cell.format(), Math.min(cell.writers(), WARM_UP_WRITERS),
+                Math.min(cell.rows(), WARM_UP_ROWS), cell.rowBytes(), cell.budgetBytes());
     }
 
     private static Map<String, Object> governed(ScaleCell cell, Path work, long sampleMillis) throws Exception {
