@@ -10,10 +10,12 @@ import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.apache.spark.TaskContext;
 import org.apache.spark.memory.TaskMemoryManager;
+import org.apache.spark.memory.UnifiedMemoryManager;
 
 /**
  * Provider {@code spark}: a write's memory is Spark task memory. Each write is one {@code
@@ -44,7 +46,8 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
 
     /**
      * @throws IllegalArgumentException for any {@code governance.spark.*} key (the provider has no
-     *     options of its own, so such a key is a typo)
+     *     options of its own, so such a key is a typo), or when {@code governance.memory.budget} is
+     *     larger than the executor's unified memory, the most Spark can give one task (PROV.7)
      * @throws IllegalStateException when the environment has neither a {@link TaskContext} nor a
      *     {@link TaskMemoryManager} (the message names {@code TaskContext})
      */
@@ -57,6 +60,7 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
                         ? task.taskMemoryManager()
                         : environment.find(TaskMemoryManager.class)
                                 .orElseGet(() -> environment.require(TaskContext.class, NAME).taskMemoryManager());
+        requireBudgetFits(tmm, options.budgetBytes());
         SpillLocations spill = SparkSpillRoots.resolve(options, environment);
         int cpus = task != null ? Math.max(1, task.cpus()) : Runtime.getRuntime().availableProcessors();
         CompactionThreads threads = CompactionThreads.daemons("paimon-gov-spark-compaction-", cpus);
@@ -87,6 +91,32 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
      */
     public static long heldBytes() {
         return SparkSegmentAllocator.HELD.sum();
+    }
+
+    /**
+     * PROV.7: the write's pages are on-heap execution memory, and one task can get at most the
+     * unified memory manager's {@code maxHeapMemory} (all of it, when no other task runs and storage
+     * is evicted). Read from the task's memory manager, a private field of Spark's {@code
+     * TaskMemoryManager}; a manager of another kind, or a Spark without the field, is not checked.
+     */
+    private static void requireBudgetFits(TaskMemoryManager tmm, long budget) {
+        long max = maxHeapMemory(tmm);
+        if (max >= 0 && budget > max) {
+            throw new IllegalArgumentException(
+                    "'governance.memory.budget' = " + budget + " bytes is larger than Spark can give a task: the executor's"
+                            + " unified memory (spark.memory.fraction of the heap) is " + max + " bytes; lower"
+                            + " 'governance.memory.budget' or raise spark.executor.memory or spark.memory.fraction");
+        }
+    }
+
+    private static long maxHeapMemory(TaskMemoryManager tmm) {
+        try {
+            Field field = TaskMemoryManager.class.getDeclaredField("memoryManager");
+            field.setAccessible(true);
+            return field.get(tmm) instanceof UnifiedMemoryManager unified ? unified.maxHeapMemory() : -1;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static void rejectOwnKeys(ProviderOptions options) {

@@ -1,6 +1,7 @@
 package io.paimongov.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.EngineEnvironment;
@@ -60,6 +61,22 @@ class SparkSegmentAllocatorTest {
             assertThat(memory.givenBackBySpill()).isEqualTo(4 * (16 << 10));
             assertThatThrownBy(memory::close).isInstanceOf(IllegalStateException.class).hasMessageContaining("still held");
             assertThat(engine.engineUsedBytes()).isZero();
+        }
+    }
+
+    /** PROV.7: a budget above the executor's unified memory is refused at open, naming both, and nothing is taken. */
+    @Test
+    void aBudgetAboveWhatSparkCanGiveATaskIsRefusedAtOpen(@TempDir Path tmp) {
+        try (SparkStandaloneEngine engine = new SparkStandaloneEngine(4 << 20, tmp)) {
+            GovernanceOptions options = GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "8m"));
+            assertThatThrownBy(() -> new SparkGovernanceProvider().open(options.providerOptions(), engine.environment()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("'governance.memory.budget' = " + (8 << 20) + " bytes is larger than Spark can give a task")
+                    .hasMessageContaining("is " + (4 << 20) + " bytes");
+            assertThat(engine.engineUsedBytes()).isZero();
+            GovernanceOptions fits = GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "4m"));
+            assertThatCode(() -> new SparkGovernanceProvider().open(fits.providerOptions(), engine.environment()).close())
+                    .doesNotThrowAnyException();
         }
     }
 
