@@ -133,10 +133,14 @@ class ArrowSegmentAllocatorTest {
         resources.close();
     }
 
+    /** The engine can give the budget (PROV.7), but another user holds all of it but 10 pages. */
     @Test
     void theEnginesLimitRefusesAllOrNothing() {
         engine.close();
-        engine = new RootAllocator(10L * PAGE);
+        engine = new RootAllocator(4 << 20);
+        BufferAllocator other = engine.newChildAllocator("other", 0, Long.MAX_VALUE);
+        long held = (4 << 20) - 10L * PAGE;
+        assertThat(other.forceAllocate(held)).isTrue();
         EngineResources resources = open("4m");
         SegmentAllocator memory = resources.memory();
         List<MemorySegment> pages = new ArrayList<>();
@@ -151,14 +155,16 @@ class ArrowSegmentAllocatorTest {
                 });
         assertThat(target).isEmpty();
         assertThat(memory.tryReserve(2L * PAGE + 1)).isFalse();
-        assertThat(engine.getAllocatedMemory()).isEqualTo(8L * PAGE);
-        assertThat(engine.getPeakMemoryAllocation()).isEqualTo(8L * PAGE);
+        assertThat(engine.getAllocatedMemory()).isEqualTo(held + 8L * PAGE);
+        assertThat(engine.getPeakMemoryAllocation()).isEqualTo(held + 8L * PAGE);
 
         memory.allocate(target, 2);
         assertThat(target).hasSize(2);
         memory.release(pages);
         memory.release(target);
         resources.close();
+        other.releaseBytes(held);
+        other.close();
     }
 
     @Test
@@ -177,7 +183,7 @@ class ArrowSegmentAllocatorTest {
             }
         }, 16L * PAGE);
         thief[0] = engine.newChildAllocator("thief", 0, Long.MAX_VALUE);
-        EngineResources resources = open("4m");
+        EngineResources resources = open(String.valueOf(16L * PAGE));
         SegmentAllocator memory = resources.memory();
 
         List<MemorySegment> target = new ArrayList<>();
