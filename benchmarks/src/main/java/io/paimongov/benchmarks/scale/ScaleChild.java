@@ -54,7 +54,8 @@ import org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor;
  *   trimmed primary key's hash, as Paimon's engines assign them, and write(row, bucket).
  *
  * A writing child first makes a small warm-up write through the same path (warmUpCell), then times
- * the write from opening it through prepareCommit (the commit is untimed, as in P1). While it writes, it keeps the largest live heap seen after any full collection: those the
+ * the write from opening it through prepareCommit (the commit is untimed, as in P1, and so is one
+ * full collection after the last row, Sampler.sampleUntimed). While it writes, it keeps the largest live heap seen after any full collection: those the
  * JVM runs by itself and one of its own every SAMPLE_MILLIS (Sampler); the baseline of that signal
  * is the live heap (settled) after the table was created, before the write opened. Both writing
  * modes sample, so both pay the same collections. A watchdog ends the child when the collector took more than
@@ -169,6 +170,7 @@ public final class ScaleChild {
                 for (int i = 0; i < cell.rows(); i++) {
                     write.write(rows.next());
                 }
+                start += sampler.sampleUntimed();
                 var prepared = write.prepareCommit();
                 nanos = System.nanoTime() - start;
                 sampler.stop();
@@ -217,6 +219,7 @@ public final class ScaleChild {
                         write.write(row, buckets.assign(keys.partition(), keys.trimmedPrimaryKey().hashCode()));
                     }
                 }
+                start += sampler.sampleUntimed();
                 messages = write.prepareCommit();
                 nanos = System.nanoTime() - start;
             } finally {
@@ -378,6 +381,23 @@ public final class ScaleChild {
                 peak = Math.max(peak, live);
             }
             samples.incrementAndGet();
+        }
+
+        /**
+         * One full collection now, on the calling thread: the writing thread calls it after its last
+         * row, before prepareCommit, where buffered rows are all held, so that a write shorter than
+         * the sampling period is sampled at its fullest too. Returns the nanoseconds it took, for the
+         * caller to leave out of its timing.
+         */
+        long sampleUntimed() throws InterruptedException {
+            long begin = System.nanoTime();
+            int before = samples.get();
+            System.gc();
+            // The collector's notification comes on another thread: wait for it (at most a second).
+            for (int i = 0; i < 100 && samples.get() == before; i++) {
+                Thread.sleep(10);
+            }
+            return System.nanoTime() - begin;
         }
 
         /** Stops the sampling; idempotent. */

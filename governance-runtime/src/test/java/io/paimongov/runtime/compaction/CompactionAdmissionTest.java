@@ -24,19 +24,29 @@ class CompactionAdmissionTest {
         return new CompactionAdmission(budget, perTask, () -> 0);
     }
 
-    /** Starts {@code admission.acquire} on its own thread, as a compaction thread does. */
-    private static Thread acquiring(CompactionAdmission admission, AtomicReference<CompactionAdmission.Lease> lease,
-            CountDownLatch started) {
-        Thread t = new Thread(() -> {
-            try {
-                lease.set(admission.acquire(() -> {}));
-                started.countDown();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        t.start();
-        return t;
+    /** A task's {@code acquire}, on a thread of its own as on a compaction thread. */
+    private record Waiter(Thread thread, AtomicReference<CompactionAdmission.Lease> lease, CountDownLatch started) {
+        static Waiter start(CompactionAdmission admission) {
+            AtomicReference<CompactionAdmission.Lease> lease = new AtomicReference<>();
+            CountDownLatch started = new CountDownLatch(1);
+            Thread t = new Thread(() -> {
+                try {
+                    lease.set(admission.acquire(() -> {}));
+                    started.countDown();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            t.start();
+            return new Waiter(t, lease, started);
+        }
+
+        /** Waits until the task holds its memory, then gives it back and joins the thread. */
+        void finish() throws InterruptedException {
+            assertThat(started.await(5, TimeUnit.SECONDS)).as("the task got its memory").isTrue();
+            lease.get().close();
+            thread.join();
+        }
     }
 
     private static void awaitWaiting(CompactionAdmission admission, int tasks) throws InterruptedException {
@@ -65,18 +75,14 @@ class CompactionAdmissionTest {
         CompactionAdmission admission = admission(512 << 10);
         budget.newReservation("write-buffer pages").grow(400 << 10);
         CompactionAdmission.Lease first = admission.acquire(() -> {});
-        AtomicReference<CompactionAdmission.Lease> second = new AtomicReference<>();
-        CountDownLatch started = new CountDownLatch(1);
-        Thread waiter = acquiring(admission, second, started);
+        Waiter second = Waiter.start(admission);
         awaitWaiting(admission, 1);
-        assertThat(started.getCount()).as("the second task waits: no room for its memory").isEqualTo(1);
+        assertThat(second.started().getCount()).as("the second task waits: no room for its memory").isEqualTo(1);
         assertThat(budget.peakBytes()).isLessThanOrEqualTo(budget.capacityBytes());
         first.close();
-        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        second.finish();
         assertThat(admission.waits()).isEqualTo(1);
         assertThat(admission.waitingTasks()).isZero();
-        second.get().close();
-        waiter.join();
     }
 
     @Test
@@ -84,9 +90,7 @@ class CompactionAdmissionTest {
         CompactionAdmission admission = admission(512 << 10);
         MemoryReservation pages = budget.newReservation("write-buffer pages");
         pages.grow(900 << 10);
-        AtomicReference<CompactionAdmission.Lease> lease = new AtomicReference<>();
-        CountDownLatch started = new CountDownLatch(1);
-        Thread waiter = acquiring(admission, lease, started);
+        Waiter task = Waiter.start(admission);
         awaitWaiting(admission, 1);
         List<Long> asked = new ArrayList<>();
         admission.serveWaiting(bytes -> {
@@ -99,9 +103,7 @@ class CompactionAdmissionTest {
         assertThat(asked).containsExactly((512L << 10) - ((1L << 20) - (900L << 10)));
         assertThat(budget.reservedBytes()).as("the freed memory went to the task, not back to the pool")
                 .isEqualTo(pages.bytes() + (512L << 10));
-        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
-        lease.get().close();
-        waiter.join();
+        task.finish();
         assertThat(budget.reservedBytes()).isEqualTo(pages.bytes());
     }
 
@@ -110,9 +112,7 @@ class CompactionAdmissionTest {
         CompactionAdmission admission = admission(512 << 10);
         MemoryReservation pinned = budget.newReservation("writers");
         pinned.grow(900 << 10);
-        AtomicReference<CompactionAdmission.Lease> lease = new AtomicReference<>();
-        CountDownLatch started = new CountDownLatch(1);
-        Thread waiter = acquiring(admission, lease, started);
+        Waiter task = Waiter.start(admission);
         awaitWaiting(admission, 1);
         AtomicInteger calls = new AtomicInteger();
         admission.serveWaiting(bytes -> {
@@ -122,9 +122,7 @@ class CompactionAdmissionTest {
         assertThat(calls.get()).as("one try, then back to the write").isEqualTo(1);
         assertThat(admission.waitingTasks()).isEqualTo(1);
         pinned.close();
-        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
-        lease.get().close();
-        waiter.join();
+        task.finish();
     }
 
     @Test
