@@ -35,15 +35,6 @@ public record Cell(Kind kind, String format, String compression, int valueBytes,
         }
     }
 
-    /**
-     * The cell a probe's command line names in its first five arguments: {@code KIND FORMAT
-     * COMPRESSION VALUE_BYTES PAGE_SIZE}, as {@link Calibrate} passes them.
-     */
-    static Cell fromArgs(String[] args) {
-        return new Cell(Kind.valueOf(args[0].toUpperCase(Locale.ROOT)), args[1], args[2], Integer.parseInt(args[3]),
-                Integer.parseInt(args[4]));
-    }
-
     /** The name progress lines and the tests use. */
     @Override
     public String toString() {

@@ -70,14 +70,11 @@ final class FootprintProbe {
      * read by {@link Calibrate}.
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 8) {
-            System.err.println("usage: FootprintProbe pk|append FORMAT COMPRESSION VALUE_BYTES PAGE_SIZE ROWS WRITERS WORK_DIR");
-            System.exit(2);
-        }
-        Cell cell = Cell.fromArgs(args);
-        int rows = Integer.parseInt(args[5]);
-        int writers = Integer.parseInt(args[6]);
-        Path work = Path.of(args[7]);
+        ProbeArgs a = ProbeArgs.parse("FootprintProbe", args);
+        Cell cell = a.cell();
+        int rows = a.rowsPerWriter();
+        int writers = a.writers();
+        Path work = a.work();
 
         boolean files = cell.kind() == Cell.Kind.PK;
         measure(cell, work.resolve("warm-up"), WARM_UP_WRITERS, rows);

@@ -34,14 +34,11 @@ final class MessageProbe {
      * messagePages=0}.
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 8) {
-            System.err.println("usage: MessageProbe pk|append FORMAT COMPRESSION VALUE_BYTES PAGE_SIZE ROWS WRITERS WORK_DIR");
-            System.exit(2);
-        }
-        Cell cell = Cell.fromArgs(args);
-        int rows = Integer.parseInt(args[5]);
-        int writers = Integer.parseInt(args[6]);
-        Path work = Path.of(args[7]);
+        ProbeArgs a = ProbeArgs.parse("MessageProbe", args);
+        Cell cell = a.cell();
+        int rows = a.rowsPerWriter();
+        int writers = a.writers();
+        Path work = a.work();
         measure(cell, work.resolve("warm-up"), FootprintProbe.WARM_UP_WRITERS, rows);
         long[] m = measure(cell, work.resolve("measured"), writers, rows);
         System.out.println(FootprintProbe.RESULT + " writers=" + m[0] + " " + STAGE + "=" + m[1] + " " + STAGE + "Pages=0");

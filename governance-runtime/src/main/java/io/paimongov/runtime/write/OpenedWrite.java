@@ -4,6 +4,7 @@ import io.paimongov.runtime.compaction.CompactionAdmission;
 import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.memory.Reclaimer;
 import io.paimongov.runtime.metrics.PaimonMetricCapture;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
@@ -71,6 +72,8 @@ final class OpenedWrite {
     final List<MemoryReservation> fixed = new ArrayList<>();
     /** Gives compaction tasks their memory when they start. */
     private CompactionAdmission compaction;
+    /** {@link #makeRoom}, made once: {@link #serveCompaction} runs on every write call. */
+    private final Reclaimer roomForCompaction = this::makeRoom;
     /** The fixed reservation of write-buffer spill channels (one merge at a time), set at open. */
     private MemoryReservation spillIo;
     /** Prepared messages neither committed nor handed off yet. Guarded by callLock. */
@@ -196,7 +199,7 @@ final class OpenedWrite {
     private void configureCompaction(FileStoreTable given) {
         int threads = context.options().compactionTaskThreads(given.options());
         compaction = new CompactionAdmission(budget, footprint.compactionBytes(), context.pool()::releaseCached);
-        context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), compaction, this::makeRoom);
+        context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), compaction, roomForCompaction);
     }
 
     /**
@@ -218,7 +221,7 @@ final class OpenedWrite {
 
     /** Makes room for compaction tasks waiting for memory; the writing thread, at the start of a call. */
     void serveCompaction() throws Exception {
-        compaction.serveWaiting(this::makeRoom);
+        compaction.serveWaiting(roomForCompaction);
     }
 
     /** Starts a call of the write: takes the call lock and marks this thread as the writing one. */

@@ -91,8 +91,7 @@ final class SortedWriters implements AutoCloseable {
         long messages = (long) sort.writerCount() * w.footprint.closedMessageBytes();
         if (messages + w.footprint.compactionBytes() > w.budget.availableBytes()
                 || !w.context.pool().holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
-            sort.spill();
-            w.context.pool().releaseCached();
+            spillForRoom();
         }
         draining = true;
         try {
@@ -182,8 +181,8 @@ final class SortedWriters implements AutoCloseable {
     }
 
     /**
-     * Spills the sort's pages to give budget back (for a compaction task that waits for memory);
-     * the bytes of budget freed. Nothing while the sort is being drained: its pages are being read
+     * Spills the sort's pages to give budget back (before a drain, or for a compaction task that
+     * waits for memory); the bytes of budget freed. Nothing while the sort is being drained: its pages are being read
      * ({@link #drain} made room for one task before it began).
      */
     long spillForRoom() throws Exception {

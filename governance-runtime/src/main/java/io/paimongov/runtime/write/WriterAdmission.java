@@ -460,7 +460,6 @@ final class WriterAdmission {
         open.values().forEach(o -> o.reservation.close());
         open.clear();
         metrics.recordWritersOpen(0);
-        releaseKept();
         if (keptMessages != null) {
             keptMessages.close();
             keptMessages = null;

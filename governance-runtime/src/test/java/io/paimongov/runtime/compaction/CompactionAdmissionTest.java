@@ -49,6 +49,13 @@ class CompactionAdmissionTest {
         }
     }
 
+    /** A task started on its own thread, once it waits for memory. */
+    private static Waiter waitingTask(CompactionAdmission admission) throws InterruptedException {
+        Waiter task = Waiter.start(admission);
+        awaitWaiting(admission, 1);
+        return task;
+    }
+
     private static void awaitWaiting(CompactionAdmission admission, int tasks) throws InterruptedException {
         for (int i = 0; i < 500 && admission.waitingTasks() < tasks; i++) {
             Thread.sleep(10);
@@ -75,8 +82,7 @@ class CompactionAdmissionTest {
         CompactionAdmission admission = admission(512 << 10);
         budget.newReservation("write-buffer pages").grow(400 << 10);
         CompactionAdmission.Lease first = admission.acquire(() -> {});
-        Waiter second = Waiter.start(admission);
-        awaitWaiting(admission, 1);
+        Waiter second = waitingTask(admission);
         assertThat(second.started().getCount()).as("the second task waits: no room for its memory").isEqualTo(1);
         assertThat(budget.peakBytes()).isLessThanOrEqualTo(budget.capacityBytes());
         first.close();
@@ -90,8 +96,7 @@ class CompactionAdmissionTest {
         CompactionAdmission admission = admission(512 << 10);
         MemoryReservation pages = budget.newReservation("write-buffer pages");
         pages.grow(900 << 10);
-        Waiter task = Waiter.start(admission);
-        awaitWaiting(admission, 1);
+        Waiter task = waitingTask(admission);
         List<Long> asked = new ArrayList<>();
         admission.serveWaiting(bytes -> {
             asked.add(bytes);
@@ -112,8 +117,7 @@ class CompactionAdmissionTest {
         CompactionAdmission admission = admission(512 << 10);
         MemoryReservation pinned = budget.newReservation("writers");
         pinned.grow(900 << 10);
-        Waiter task = Waiter.start(admission);
-        awaitWaiting(admission, 1);
+        Waiter task = waitingTask(admission);
         AtomicInteger calls = new AtomicInteger();
         admission.serveWaiting(bytes -> {
             calls.incrementAndGet();

@@ -56,6 +56,21 @@ class WriteFootprintTest {
         assertThat(f.spillIoBytes()).isEqualTo(2 * MeasuredFootprints.get().bytes("spill", "sort", "spill-channel", PAGE));
     }
 
+    /**
+     * Append tables spill through Paimon's ExternalBuffer, whose zstd codec opens a stream per block:
+     * the write plans lz4 for them, keeps a codec the table sets, and leaves primary-key tables
+     * (the tiered buffer reuses one zstd context) at Paimon's default.
+     */
+    @Test
+    void appendTablesSpillWithLz4UnlessTheTableSetsACodec() throws Exception {
+        assertThat(WriteFootprint.plan(table("a", false, Map.of()), BUDGET, PAGE).tableOptions())
+                .containsEntry("spill-compression", "lz4");
+        assertThat(WriteFootprint.plan(table("z", false, Map.of("spill-compression", "zstd")), BUDGET, PAGE).tableOptions())
+                .doesNotContainKey("spill-compression");
+        assertThat(WriteFootprint.plan(table("p", true, Map.of()), BUDGET, PAGE).tableOptions())
+                .doesNotContainKey("spill-compression");
+    }
+
     private FileStoreTable table(String name, boolean primaryKey, Map<String, String> options) throws Exception {
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(dir.toUri().toString())))) {
             catalog.createDatabase("db", true);
