@@ -18,9 +18,13 @@ import org.apache.paimon.table.FileStoreTable;
  *       RocksDB outside any budget and which Paimon's single-writer path does not offer;
  *   <li>sets the table options that bound the mode's heap: the lookup cache ({@code
  *       lookup.cache-max-memory-size}, Paimon's default 256 MB) from the budget, and a write buffer for
- *       append tables ({@code write-buffer-for-append}) so that an append writer keeps its rows in
- *       the pool's pages instead of an open file of its own (without it every open append writer
- *       holds a whole row group on the heap, and no budget holds 32 of them);
+ *       Parquet and ORC append tables ({@code write-buffer-for-append}) so that an append writer
+ *       keeps its rows in the pool's pages instead of an open file of its own (without it every
+ *       open append writer holds a whole row group on the heap, and no budget holds 32 of them).
+ *       Avro append tables are written unbuffered, as plain Paimon writes up to 10 writers: an open
+ *       Avro writer keeps one block of fixed size, charged from measurement, and buffering its rows
+ *       would only add a second pass ({@code write-max-writers-to-spill} is raised so that Paimon
+ *       does not buffer them behind the admission's back);
  *   <li>charges what Paimon keeps outside pages for the mode: the lookup cache as a fixed
  *       reservation, an open postpone-bucket file per writer, the dynamic-bucket hash index per key
  *       ({@link DynamicBuckets}).
@@ -54,13 +58,15 @@ public final class TableMode {
     private final boolean deletionVectors;
     private final boolean lookup;
     private final String changelogProducer;
+    private final String format;
 
-    private TableMode(String table, Kind kind, boolean deletionVectors, boolean lookup, String changelogProducer) {
+    private TableMode(String table, Kind kind, boolean deletionVectors, boolean lookup, String changelogProducer, String format) {
         this.table = table;
         this.kind = kind;
         this.deletionVectors = deletionVectors;
         this.lookup = lookup;
         this.changelogProducer = changelogProducer;
+        this.format = format;
     }
 
     /**
@@ -92,7 +98,8 @@ public final class TableMode {
                     "the governed write knows no such bucket mode");
         };
         boolean lookup = primaryKey && kind != Kind.PRIMARY_KEY_POSTPONE && options.needLookup();
-        return new TableMode(name, kind, primaryKey && options.deletionVectorsEnabled(), lookup, producer);
+        return new TableMode(name, kind, primaryKey && options.deletionVectorsEnabled(), lookup, producer,
+                options.fileFormatString().toLowerCase(Locale.ROOT));
     }
 
     public Kind kind() {
@@ -136,7 +143,13 @@ public final class TableMode {
         }
         if ((kind == Kind.APPEND || kind == Kind.APPEND_BUCKETED)
                 && !given.containsKey(CoreOptions.WRITE_BUFFER_FOR_APPEND.key())) {
-            set.put(CoreOptions.WRITE_BUFFER_FOR_APPEND.key(), "true");
+            boolean buffered = WriteFootprint.fillsWithRows(format);
+            set.put(CoreOptions.WRITE_BUFFER_FOR_APPEND.key(), Boolean.toString(buffered));
+            if (!buffered && !given.containsKey(CoreOptions.WRITE_MAX_WRITERS_TO_SPILL.key())) {
+                // Past this many writers Paimon turns every append writer into a buffered one behind
+                // the admission's back; the admission caps the open writers itself.
+                set.put(CoreOptions.WRITE_MAX_WRITERS_TO_SPILL.key(), Integer.toString(Integer.MAX_VALUE));
+            }
         }
         return set;
     }

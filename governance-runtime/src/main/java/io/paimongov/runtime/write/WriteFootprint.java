@@ -40,9 +40,10 @@ import org.apache.paimon.table.FileStoreTable;
  *     block)
  * @param perWriterBytes reserved per open (partition, bucket) writer: its measured footprint outside
  *     pages ({@link MeasuredFootprints}; primary key: the larger of buffering and idle after a flush;
- *     buffered append: idle; append: its open data file, plus the format buffer it may fill)
+ *     buffered append: idle; unbuffered append: its open data file, plus, for Parquet and ORC, the
+ *     format buffer it may fill)
  * @param flushWriterBytes reserved once: the file writer a flush of the write buffer opens (one at
- *     a time): the measured open data file plus the format buffer it may fill
+ *     a time): the measured open data file plus, for Parquet and ORC, the format buffer it may fill
  * @param buffersInPages whether a writer keeps its rows in the pool's pages (primary-key and
  *     buffered append tables) and so needs its first pages when it opens
  * @param minWriterBufferBytes the least write buffer a writer of its own should have room for: the
@@ -116,6 +117,12 @@ public record WriteFootprint(
      */
     static final String APPEND_SPILL_CODEC = "lz4";
 
+    /**
+     * What a compaction charges per Avro file it reads (a block read back and decompressed). An
+     * Avro file being written is not charged this on top of its measured bytes: its writer keeps
+     * one block buffer of fixed size, which the measured {@code open} and {@code file} stages
+     * already hold ({@link #fillsWithRows}).
+     */
     static final long AVRO_BUFFER = 128 << 10;
     /**
      * The Parquet page size a governed write sets unless the table sets its own: Parquet's
@@ -174,7 +181,7 @@ public record WriteFootprint(
         boolean buffered = primaryKey || appendBuffered;
         long openFile =
                 measured.bytes(primaryKey ? "pk" : "append", format, primaryKey ? "file" : "open", pageSize)
-                        + formatBuffer + parquetPageExcess(format, effective);
+                        + (fillsWithRows(format) ? formatBuffer : 0) + parquetPageExcess(format, effective);
         long perWriter =
                 primaryKey
                         ? Math.max(measured.bytes("pk", format, "open", pageSize), measured.bytes("pk", format, "idle", pageSize))
@@ -225,6 +232,18 @@ public record WriteFootprint(
             case "orc" -> Math.min(target, Sizes.parse("orc.stripe.size", effective.get("orc.stripe.size")));
             default -> Math.min(target, AVRO_BUFFER);
         };
+    }
+
+    /**
+     * Whether an open file writer of {@code format} keeps its rows on the heap until a row group
+     * (Parquet) or stripe (ORC) is full, so that it grows from the measured open writer, which
+     * holds a few rows, up to {@link #formatBufferBytes()}. An Avro writer encodes each row into a
+     * block buffer of fixed size and writes the block out when it is full: the calibration measured
+     * an open append Avro writer at 95.7 KB after 32, 512 and 2,048 rows of 64 B and 1 KiB values
+     * (docs/performance.md), so its measured bytes are all it keeps.
+     */
+    static boolean fillsWithRows(String format) {
+        return !format.equals("avro");
     }
 
     /** The measured cells use {@link #PARQUET_PAGE_SIZE}: a table's larger Parquet page costs this much more per open file. */

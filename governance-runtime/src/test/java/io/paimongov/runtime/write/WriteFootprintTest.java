@@ -71,6 +71,32 @@ class WriteFootprintTest {
                 .doesNotContainKey("spill-compression");
     }
 
+    /**
+     * An Avro append writer keeps one block of fixed size, so it is written unbuffered and charged
+     * its measured open file alone; Parquet keeps its rows until a row group is full, so it buffers
+     * in pages; a table that sets {@code write-buffer-for-append} keeps its choice.
+     */
+    @Test
+    void avroAppendTablesWriteUnbufferedAtTheirMeasuredOpenFile() throws Exception {
+        WriteFootprint avro = WriteFootprint.plan(table("avro", false, Map.of("file.format", "avro")), BUDGET, PAGE);
+        assertThat(avro.tableOptions())
+                .containsEntry("write-buffer-for-append", "false")
+                .containsEntry("write-max-writers-to-spill", Integer.toString(Integer.MAX_VALUE));
+        assertThat(avro.buffersInPages()).isFalse();
+        assertThat(avro.perWriterBytes()).isEqualTo(MeasuredFootprints.get().bytes("append", "avro", "open", PAGE));
+        assertThat(avro.spillIoBytes()).isZero();
+
+        WriteFootprint parquet = WriteFootprint.plan(table("parquet", false, Map.of("file.format", "parquet")), BUDGET, PAGE);
+        assertThat(parquet.tableOptions()).containsEntry("write-buffer-for-append", "true");
+        assertThat(parquet.buffersInPages()).isTrue();
+        assertThat(parquet.perWriterBytes()).isEqualTo(MeasuredFootprints.get().bytes("append", "parquet", "idle", PAGE));
+
+        WriteFootprint chosen = WriteFootprint.plan(
+                table("chosen", false, Map.of("file.format", "avro", "write-buffer-for-append", "true")), BUDGET, PAGE);
+        assertThat(chosen.tableOptions()).doesNotContainKeys("write-buffer-for-append", "write-max-writers-to-spill");
+        assertThat(chosen.buffersInPages()).isTrue();
+    }
+
     private FileStoreTable table(String name, boolean primaryKey, Map<String, String> options) throws Exception {
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(dir.toUri().toString())))) {
             catalog.createDatabase("db", true);
