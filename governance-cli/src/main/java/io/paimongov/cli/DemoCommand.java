@@ -104,9 +104,9 @@ final class DemoCommand implements Callable<Integer> {
             description = "Roots for the write's spill scope (governance.spill.dirs). Default: java.io.tmpdir.")
     String spillDirs;
 
-    @Option(names = "--page-size", paramLabel = "SIZE", defaultValue = "64k",
-            description = "Write-buffer page size, a power of two from 4k to 16m (governance.memory.page-size)."
-                    + " Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--page-size", paramLabel = "SIZE", defaultValue = "auto",
+            description = "Write-buffer page size, a power of two from 4k to 16m, or auto: the largest power of two"
+                    + " at most the budget / 192, from 4k to 64k (governance.memory.page-size). Default: ${DEFAULT-VALUE}.")
     String pageSize;
 
     @Option(names = "--spill-max-bytes", paramLabel = "SIZE", defaultValue = "unlimited",

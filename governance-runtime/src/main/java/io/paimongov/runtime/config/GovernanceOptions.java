@@ -54,8 +54,10 @@ public final class GovernanceOptions {
         Parsed parsed = new Parsed(values);
         RuntimeOptions.ALL.forEach(parsed::get);
         this.provider = parsed.get(RuntimeOptions.PROVIDER);
+        long budget = parsed.get(RuntimeOptions.MEMORY_BUDGET);
+        int pageSize = parsed.get(RuntimeOptions.PAGE_SIZE);
         ProviderOptions.Builder b = ProviderOptions.builder(
-                        parsed.get(RuntimeOptions.MEMORY_BUDGET), parsed.get(RuntimeOptions.PAGE_SIZE))
+                        budget, pageSize == RuntimeOptions.AUTO_PAGE_SIZE ? RuntimeOptions.pageSizeFor(budget) : pageSize)
                 .spillDirs(parsed.get(RuntimeOptions.SPILL_DIRS), values.containsKey(SPILL_DIRS))
                 .spillMaxBytes(parsed.get(RuntimeOptions.SPILL_MAX_BYTES));
         values.forEach((k, v) -> {
@@ -139,7 +141,7 @@ public final class GovernanceOptions {
         return told.budgetBytes();
     }
 
-    /** {@code governance.memory.page-size}: the write-buffer page size in bytes. */
+    /** {@code governance.memory.page-size}: the write-buffer page size in bytes ({@code auto} resolved from the budget). */
     public int pageSize() {
         return told.pageSize();
     }

@@ -17,6 +17,16 @@ final class RuntimeOptions {
 
     /** Paimon needs 3 pages per writer plus room to work. */
     private static final int MIN_BUDGET_PAGES = 8;
+    /**
+     * An {@code auto} page size leaves the budget at least this many pages. A writer of its own
+     * needs its first pages and a share of the budget as write buffer, so the page size decides
+     * how many writers a small budget admits: at 3 MiB, 64 KiB pages admitted 3 of 8 writers (the
+     * other 5 went through the shared sort and were spilled twice), 16 KiB pages all 8 (the spill
+     * series' primary-key Parquet write in 2.9 s instead of 4.3 s, docs/performance.md).
+     */
+    static final int AUTO_PAGES = 192;
+    /** The largest {@code auto} page size: the page size the footprints were measured at. */
+    static final int MAX_AUTO_PAGE_SIZE = 64 << 10;
     private static final long MIN_SPILL_BYTES = 1 << 20;
     private static final int MIN_MAX_THREADS = 1;
 
@@ -41,10 +51,19 @@ final class RuntimeOptions {
                     .meaning("The writer's whole memory budget: pages plus estimates.")
                     .build();
 
+    /**
+     * The page size's value when it is {@code auto}: {@link #pageSizeFor} of the budget, which is
+     * parsed after it.
+     */
+    static final int AUTO_PAGE_SIZE = 0;
+
     static final ConfigOption<Integer> PAGE_SIZE =
             ConfigOption.define("governance.memory.page-size", "size", (key, text, others) -> pageSize(key, text))
-                    .defaultValue("64k")
-                    .range("a power of two from `" + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + "` to `"
+                    .defaultValue("auto", "the largest power of two at most the budget / " + AUTO_PAGES + ", from `"
+                            + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + "` to `" + Sizes.format(MAX_AUTO_PAGE_SIZE)
+                            + "`: `" + Sizes.format(MAX_AUTO_PAGE_SIZE) + "` from a budget of `"
+                            + Sizes.format((long) AUTO_PAGES * MAX_AUTO_PAGE_SIZE) + "`")
+                    .range("`auto`, or a power of two from `" + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + "` to `"
                             + Sizes.format(ProviderOptions.MAX_PAGE_SIZE) + "`")
                     .meaning("Size of one write-buffer page.")
                     .build();
@@ -121,19 +140,29 @@ final class RuntimeOptions {
         return key.equals(PROVIDER.key()) || OWNED_PREFIXES.stream().anyMatch(key::startsWith);
     }
 
+    /** The {@code auto} page size of {@code budgetBytes}. */
+    static int pageSizeFor(long budgetBytes) {
+        long most = Math.max(ProviderOptions.MIN_PAGE_SIZE, Math.min(MAX_AUTO_PAGE_SIZE, budgetBytes / AUTO_PAGES));
+        return Integer.highestOneBit((int) most);
+    }
+
     private static int pageSize(String key, String text) {
+        if (text.equalsIgnoreCase("auto")) {
+            return AUTO_PAGE_SIZE;
+        }
         long size = Sizes.parse(key, text);
         if (size < ProviderOptions.MIN_PAGE_SIZE || size > ProviderOptions.MAX_PAGE_SIZE
                 || Long.bitCount(size) != 1) {
-            throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be a power of two from "
+            throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be 'auto' or a power of two from "
                     + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + " to "
                     + Sizes.format(ProviderOptions.MAX_PAGE_SIZE));
         }
         return (int) size;
     }
 
-    private static long budget(String key, String text, int pageSize) {
+    private static long budget(String key, String text, int givenPageSize) {
         long budget = Sizes.parse(key, text);
+        int pageSize = givenPageSize == AUTO_PAGE_SIZE ? pageSizeFor(budget) : givenPageSize;
         long min = (long) MIN_BUDGET_PAGES * pageSize;
         if (budget < min) {
             throw new IllegalArgumentException("'" + key + "' = '" + text + "' is below the minimum of "

@@ -37,7 +37,7 @@ class BadConfigurationTest {
             value = {
                 "governance.memory.budget|garbage|" + "'governance.memory.budget' = 'garbage' " + NOT_A_SIZE,
                 "governance.memory.budget|-64m|" + "'governance.memory.budget' = '-64m' " + NOT_A_SIZE,
-                "governance.memory.budget|0|'governance.memory.budget' = '0' is below the minimum of 512k (8 pages of 64k)",
+                "governance.memory.budget|0|'governance.memory.budget' = '0' is below the minimum of 32k (8 pages of 4k)",
                 "governance.memory.budget|99999999999t|'governance.memory.budget' = '99999999999t' is too large",
                 "governance.memory.budget|9223372036854775808|'governance.memory.budget' = '9223372036854775808' is too large",
                 "governance.memory.budget|\"\"|" + "'governance.memory.budget' = '' " + NOT_A_SIZE,
@@ -45,10 +45,10 @@ class BadConfigurationTest {
                 "governance.memory.budget|64 pages|" + "'governance.memory.budget' = '64 pages' " + NOT_A_SIZE,
                 "governance.memory.budget|1.5g|" + "'governance.memory.budget' = '1.5g' " + NOT_A_SIZE,
                 "governance.memory.page-size|garbage|" + "'governance.memory.page-size' = 'garbage' " + NOT_A_SIZE,
-                "governance.memory.page-size|0|'governance.memory.page-size' = '0' must be a power of two from 4k to 16m",
+                "governance.memory.page-size|0|'governance.memory.page-size' = '0' must be 'auto' or a power of two from 4k to 16m",
                 "governance.memory.page-size|-4k|" + "'governance.memory.page-size' = '-4k' " + NOT_A_SIZE,
-                "governance.memory.page-size|2k|'governance.memory.page-size' = '2k' must be a power of two from 4k to 16m",
-                "governance.memory.page-size|48k|'governance.memory.page-size' = '48k' must be a power of two from 4k to 16m",
+                "governance.memory.page-size|2k|'governance.memory.page-size' = '2k' must be 'auto' or a power of two from 4k to 16m",
+                "governance.memory.page-size|48k|'governance.memory.page-size' = '48k' must be 'auto' or a power of two from 4k to 16m",
                 "governance.memory.page-size|99999999999t|'governance.memory.page-size' = '99999999999t' is too large",
                 "governance.memory.page-size|\"\"|" + "'governance.memory.page-size' = '' " + NOT_A_SIZE,
                 "governance.spill.max-bytes|garbage|" + "'governance.spill.max-bytes' = 'garbage' " + NOT_A_SIZE,
@@ -74,10 +74,10 @@ class BadConfigurationTest {
                 "governance.compaction.max-threads|\"\"|'governance.compaction.max-threads' = '' must be a whole number of at least 1",
                 "governance.compaction.max-threads|eight|'governance.compaction.max-threads' = 'eight' must be a whole number of at least 1",
                 "governance.memory.budget|12x|'governance.memory.budget' = '12x' " + NOT_A_SIZE,
-                "governance.memory.budget|100k|'governance.memory.budget' = '100k' is below the minimum of 512k (8 pages of 64k)",
+                "governance.memory.budget|20k|'governance.memory.budget' = '20k' is below the minimum of 32k (8 pages of 4k)",
                 "governance.memory.budget|99999999999999999999|'governance.memory.budget' = '99999999999999999999' is too large",
-                "governance.memory.page-size|3000|'governance.memory.page-size' = '3000' must be a power of two from 4k to 16m",
-                "governance.memory.page-size|32m|'governance.memory.page-size' = '32m' must be a power of two from 4k to 16m",
+                "governance.memory.page-size|3000|'governance.memory.page-size' = '3000' must be 'auto' or a power of two from 4k to 16m",
+                "governance.memory.page-size|32m|'governance.memory.page-size' = '32m' must be 'auto' or a power of two from 4k to 16m",
                 "governance.memory.page-size|-1|'governance.memory.page-size' = '-1' " + NOT_A_SIZE,
                 "governance.spill.max-bytes|512k|'governance.spill.max-bytes' = '512k' must be at least 1m, or 'unlimited'",
                 "governance.spill.max-bytes|lots|'governance.spill.max-bytes' = 'lots' " + NOT_A_SIZE,
@@ -163,8 +163,9 @@ class BadConfigurationTest {
 
     @Test
     void theBudgetMinimumIsEightPagesOfTheGivenPageSize() {
-        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "512k")).budgetBytes()).isEqualTo(512 << 10);
-        assertThatThrownBy(() -> GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "524287")))
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "512k", GovernanceOptions.PAGE_SIZE, "64k")).budgetBytes())
+                .isEqualTo(512 << 10);
+        assertThatThrownBy(() -> GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "524287", GovernanceOptions.PAGE_SIZE, "64k")))
                 .hasMessage("'governance.memory.budget' = '524287' is below the minimum of 512k (8 pages of 64k)");
         assertThatThrownBy(
                         () -> GovernanceOptions.of(

@@ -75,11 +75,29 @@ class GovernanceOptionsTest {
                 .hasMessage("'governance.memory.budget' = '4m' is below the minimum of 8m (8 pages of 1m)");
     }
 
+    /**
+     * Without a page size (or with {@code auto}) the budget holds at least 192 pages: the largest
+     * power of two at most a 192nd of it, from 4k to 64k.
+     */
+    @Test
+    void anAutoPageSizeLeavesTheBudgetAtLeast192Pages() {
+        Map<String, Integer> expected = Map.of("64m", 64 << 10, "12m", 64 << 10, "11m", 32 << 10, "3m", 16 << 10,
+                "1680k", 8 << 10, "1m", 4 << 10, "32k", 4 << 10, "1g", 64 << 10);
+        expected.forEach((budget, page) -> {
+            assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, budget)).pageSize()).as(budget).isEqualTo(page);
+            assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, budget, GovernanceOptions.PAGE_SIZE, "AUTO")).pageSize())
+                    .as(budget).isEqualTo(page);
+        });
+        assertThat(GovernanceOptions.defaults().pageSize()).isEqualTo(64 << 10);
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, "3m", GovernanceOptions.PAGE_SIZE, "64k")).pageSize())
+                .isEqualTo(64 << 10);
+    }
+
     @Test
     void aBadPageSizeIsReportedBeforeABadBudget() {
         assertThatThrownBy(() -> GovernanceOptions.of(
                         Map.of(GovernanceOptions.MEMORY_BUDGET, "1k", GovernanceOptions.PAGE_SIZE, "48k")))
-                .hasMessage("'governance.memory.page-size' = '48k' must be a power of two from 4k to 16m");
+                .hasMessage("'governance.memory.page-size' = '48k' must be 'auto' or a power of two from 4k to 16m");
     }
 
     @Test
