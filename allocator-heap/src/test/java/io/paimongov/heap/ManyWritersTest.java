@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.junit.jupiter.api.Test;
@@ -104,6 +106,37 @@ class ManyWritersTest {
                     .doesNotContain("commit messages of closed writers");
         }
         assertThat(TestTables.read(table)).isEqualTo(w.expected());
+    }
+
+    /**
+     * One row into each of 2,048 partitions: a few dozen writers open, every other one waits in the
+     * shared sort, whose bookkeeping for it (the measured {@code sorted-key} bytes) is charged until
+     * the drain at prepareCommit.
+     */
+    @Test
+    void everyWriterWaitingInTheSharedSortIsChargedItsMeasuredBookkeeping() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 8, "avro");
+        int partitions = 2048;
+        List<InternalRow> rows = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            rows.add(GenericRow.of(p, p, BinaryString.fromString("v")));
+        }
+        try (GovernedTableWrite write = h.batch(table, h.options("8m", "governance.memory.page-size", "16k"))) {
+            for (InternalRow row : rows) {
+                write.write(row);
+            }
+            MetricsSnapshot m = h.context.snapshot();
+            long sortedWriters = partitions - m.writersOpen();
+            assertThat(m.sortedRows()).as("one row per writer that waits in the sort").isEqualTo(sortedWriters);
+            long perWriter = MeasuredFootprints.get().bytes("pk", "any", "sorted-key", 16 << 10);
+            assertThat(perWriter).isPositive();
+            assertThat(h.context.holders()).contains(new ResourceExhaustedException.Holder("shared sort writers", sortedWriters * perWriter));
+
+            write.prepareCommit().commit();
+            assertThat(h.context.holders()).extracting(ResourceExhaustedException.Holder::name).doesNotContain("shared sort writers");
+        }
+        assertThat(TestTables.read(table)).hasSize(partitions);
     }
 
     @Test

@@ -59,10 +59,18 @@ final class TckSubject implements AutoCloseable {
         return provider.vendor().standalone(budgetBytes, engineDir).orElseGet(() -> new ProviderCountedEngine(provider));
     }
 
-    /** Options for a write in this subject: its budget and spill root, plus {@code extra}. */
+    /**
+     * The page size the rules ask for unless one sets its own: the rules' allocation sizes (1 to 24
+     * pages against a 4 MiB budget) are chosen so that a run reaches the capacity at this size; the
+     * {@code auto} default would give such a budget 16 KiB pages and rarely reach it.
+     */
+    static final String PAGE_SIZE = "64k";
+
+    /** Options for a write in this subject: its budget, {@link #PAGE_SIZE} and spill root, plus {@code extra}. */
     GovernanceOptions options(String... extra) {
         Map<String, String> values = new HashMap<>();
         values.put(GovernanceOptions.MEMORY_BUDGET, Long.toString(budgetBytes));
+        values.put(GovernanceOptions.PAGE_SIZE, PAGE_SIZE);
         values.put(GovernanceOptions.SPILL_DIRS, spillRoot.toString());
         for (int i = 0; i + 1 < extra.length; i += 2) {
             values.put(extra[i], extra[i + 1]);

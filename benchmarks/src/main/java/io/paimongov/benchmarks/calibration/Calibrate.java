@@ -164,6 +164,37 @@ public final class Calibrate {
         return rows;
     }
 
+    /** Writers sent to the shared sort at the two measured points ({@link SortedKeyProbe}; a few dozen open ones fall out). */
+    static final int SORTED_KEYS_LOW = 4_096;
+    static final int SORTED_KEYS_HIGH = 16_384;
+
+    /**
+     * The shared sort's bookkeeping per writer it holds rows of ({@link SortedKeyProbe}), one row per
+     * page size: kind {@code pk}, format and compression {@code any}, stage {@code sorted-key};
+     * "writers" are the writers sent to the sort, so {@code bytesPerWriter} is bytes per such writer.
+     */
+    static List<FootprintTable.Row> sortedKeyRows(List<Integer> pageSizes, Path workDir, Consumer<String> progress)
+            throws Exception {
+        List<FootprintTable.Row> rows = new ArrayList<>();
+        for (int pageSize : pageSizes) {
+            long start = System.nanoTime();
+            Map<String, Long> low = sortedKeyChild(pageSize, SORTED_KEYS_LOW, workDir.resolve("sorted-" + pageSize + "-low"));
+            Map<String, Long> high = sortedKeyChild(pageSize, SORTED_KEYS_HIGH, workDir.resolve("sorted-" + pageSize + "-high"));
+            FootprintTable.Row row = new FootprintTable.Row(new Cell(Cell.Kind.PK, "any", "any", 0, pageSize), 1,
+                    SortedKeyProbe.STAGE, low.get("sorted").intValue(), high.get("sorted").intValue(), low.get("heap"),
+                    high.get("heap"), low.get("pages"), high.get("pages"));
+            rows.add(row);
+            progress.accept(String.format("calibrate: shared sort page=%dk: %,d B per sorted writer; %.1f s", pageSize >> 10,
+                    row.bytesPerWriter(), (System.nanoTime() - start) / 1e9));
+        }
+        return rows;
+    }
+
+    static Map<String, Long> sortedKeyChild(int pageSize, int keys, Path dir) throws Exception {
+        return runChild(SortedKeyProbe.class, SortedKeyProbe.RESULT, "shared sort page=" + (pageSize >> 10) + "k at " + keys + " writers",
+                dir, Integer.toString(pageSize), Integer.toString(keys), dir.resolve("work").toString());
+    }
+
     /**
      * The {@code message} rows ({@code --messages}): what one closed writer's commit message keeps,
      * for each table kind and format at Paimon's default compression, 64-byte values and 64k pages,
@@ -292,9 +323,9 @@ public final class Calibrate {
     }
 
     /**
-     * {@code [--quick | --spill-only | --messages] [--hash-index] [--json] [--out FILE] [--work DIR]}:
-     * runs the full grid with the hash-index and commit-message rows (or the quick one, or only the
-     * spill channels, or only the commit messages; {@code --hash-index}: only the dynamic-bucket
+     * {@code [--quick | --spill-only | --messages | --sorted-keys] [--hash-index] [--json] [--out FILE] [--work DIR]}:
+     * runs the full grid with the hash-index, commit-message and shared-sort rows (or the quick one, or only the
+     * spill channels, or only the commit messages, or only the shared sort's per-writer bookkeeping; {@code --hash-index}: only the dynamic-bucket
      * hash index rows at the grid's page sizes),
      * writes the table to {@code FILE} (TSV, or JSON when it ends in {@code .json}); progress on
      * stderr; with {@code --json} the table as JSON on stdout and nothing else. The system property
@@ -305,6 +336,7 @@ public final class Calibrate {
         boolean hashIndexOnly = false;
         boolean spillOnly = false;
         boolean messagesOnly = false;
+        boolean sortedKeysOnly = false;
         boolean json = false;
         Path out = null;
         Path work = null;
@@ -314,11 +346,12 @@ public final class Calibrate {
                 case "--hash-index" -> hashIndexOnly = true;
                 case "--spill-only" -> spillOnly = true;
                 case "--messages" -> messagesOnly = true;
+                case "--sorted-keys" -> sortedKeysOnly = true;
                 case "--json" -> json = true;
                 case "--out" -> out = Path.of(args[++i]);
                 case "--work" -> work = Path.of(args[++i]);
                 default -> {
-                    System.err.println("usage: Calibrate [--quick | --spill-only | --messages] [--hash-index] [--json] [--out FILE] [--work DIR];"
+                    System.err.println("usage: Calibrate [--quick | --spill-only | --messages | --sorted-keys] [--hash-index] [--json] [--out FILE] [--work DIR];"
                             + " unknown: " + args[i]);
                     System.exit(2);
                 }
@@ -332,6 +365,8 @@ public final class Calibrate {
         List<FootprintTable.Row> rows = new ArrayList<>();
         if (messagesOnly) {
             rows.addAll(messageRows(Grid.full(), dir, err::println));
+        } else if (sortedKeysOnly) {
+            rows.addAll(sortedKeyRows(Grid.full().pageSizes(), dir, err::println));
         } else {
             if (!hashIndexOnly) {
                 rows.addAll(run(grid, dir, command, err::println).rows());
@@ -341,6 +376,7 @@ public final class Calibrate {
             }
             if (!spillOnly && !hashIndexOnly) {
                 rows.addAll(messageRows(grid, dir, err::println));
+                rows.addAll(sortedKeyRows(grid.pageSizes(), dir, err::println));
             }
         }
         FootprintTable table = new FootprintTable(header(command), rows);

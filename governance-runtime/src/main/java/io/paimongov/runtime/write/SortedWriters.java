@@ -33,6 +33,8 @@ final class SortedWriters implements AutoCloseable {
     /** The sort's spill channels may take this share of the budget (as a writer's, {@link WriteFootprint}). */
     static final int CHANNEL_SHARE = 8;
     static final int MAX_FAN_IN = 128;
+    /** The stage of {@link MeasuredFootprints} (kind {@code pk}, format {@code any}) that measures one sorted writer's bookkeeping. */
+    static final String SORTED_WRITER_STAGE = "sorted-key";
 
     private final OpenedWrite w;
     private SharedSort sort;
@@ -44,6 +46,14 @@ final class SortedWriters implements AutoCloseable {
     private MemoryReservation channels;
     /** The sort's view of the pool, holding pages taken before the sort opened until it uses them. */
     private SortPool sortPool;
+    /**
+     * What the write keeps per writer whose rows wait in the sort (the sort's index of writers and
+     * the admission's set of them, each with a copy of the partition): the measured {@code
+     * sorted-key} bytes of {@link MeasuredFootprints} for every such writer, made on first use,
+     * given back when the drain has emptied the sort.
+     */
+    private MemoryReservation sortedWriters;
+    private long bytesPerSortedWriter;
 
     SortedWriters(OpenedWrite write) {
         this.w = write;
@@ -67,8 +77,32 @@ final class SortedWriters implements AutoCloseable {
         if (!ready()) {
             throw new IllegalStateException("the shared sort is not open");
         }
-        sort.add(new WriterAdmission.WriterKey(partition, bucket), row);
+        WriterAdmission.WriterKey key = new WriterAdmission.WriterKey(partition, bucket);
+        if (!sort.holds(key)) {
+            chargeSortedWriter();
+        }
+        sort.add(key, row);
         w.context.recorder().recordSorted(1);
+    }
+
+    /**
+     * Charges one more writer's bookkeeping, spilling the sort's pages or making the open writers
+     * flush when it does not fit.
+     *
+     * @throws ResourceExhaustedException when it does not fit even then
+     */
+    private void chargeSortedWriter() throws Exception {
+        if (sortedWriters == null) {
+            sortedWriters = w.budget.newReservation("shared sort writers");
+            bytesPerSortedWriter = MeasuredFootprints.get().bytes("pk", "any", SORTED_WRITER_STAGE, w.context.pool().pageSize());
+        }
+        if (!sortedWriters.tryGrow(bytesPerSortedWriter)) {
+            spillForRoom();
+            if (!sortedWriters.tryGrow(bytesPerSortedWriter)) {
+                w.writers.reclaim(bytesPerSortedWriter);
+                sortedWriters.grow(bytesPerSortedWriter);
+            }
+        }
     }
 
     boolean isEmpty() {
@@ -100,6 +134,9 @@ final class SortedWriters implements AutoCloseable {
             draining = false;
         }
         w.writers.sortDrained();
+        if (sortedWriters != null) {
+            sortedWriters.shrink(sortedWriters.bytes());
+        }
         unavailable = false;
         return new ArrayList<>(w.writers.takeClosedMessages());
     }
@@ -206,6 +243,10 @@ final class SortedWriters implements AutoCloseable {
         if (channels != null) {
             channels.close();
             channels = null;
+        }
+        if (sortedWriters != null) {
+            sortedWriters.close();
+            sortedWriters = null;
         }
     }
 
