@@ -37,7 +37,8 @@ class ArrowSegmentAllocatorTest {
     }
 
     private EngineResources open(String budget, String... more) {
-        Map<String, String> values = new HashMap<>(Map.of(GovernanceOptions.MEMORY_BUDGET, budget));
+        // The cases count in 64 KiB pages; the auto page size would give a small budget smaller ones.
+        Map<String, String> values = new HashMap<>(Map.of(GovernanceOptions.MEMORY_BUDGET, budget, GovernanceOptions.PAGE_SIZE, "64k"));
         for (int i = 0; i < more.length; i += 2) {
             values.put(more[i], more[i + 1]);
         }
