@@ -110,10 +110,13 @@ class DemoCommandTest {
 
     @Test
     void budgetBelowEightPagesNamesTheBudget() {
-        CliRun run = CliRun.of("demo", "--budget", "256k");
-
+        CliRun run = CliRun.of("demo", "--budget", "20k");
         assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
-        assertThat(run.err()).contains("'--budget'").contains("below the minimum of 512k");
+        assertThat(run.err()).contains("'--budget'").contains("below the minimum of 32k (8 pages of 4k)");
+
+        CliRun given = CliRun.of("demo", "--budget", "256k", "--page-size", "64k");
+        assertThat(given.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(given.err()).contains("'--budget'").contains("below the minimum of 512k (8 pages of 64k)");
     }
 
     @Test
