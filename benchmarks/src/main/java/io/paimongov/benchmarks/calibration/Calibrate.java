@@ -201,25 +201,42 @@ public final class Calibrate {
      * slope between {@code grid}'s two writer counts ({@link MessageProbe}).
      */
     static List<FootprintTable.Row> messageRows(Grid grid, Path workDir, Consumer<String> progress) throws Exception {
+        return probeRows(MessageProbe.class, MessageProbe.STAGE, List.of(Cell.Kind.PK, Cell.Kind.APPEND), grid, workDir,
+                progress, "per closed writer's message");
+    }
+
+    /**
+     * The {@code reader} rows ({@code --readers}): what one open reader of a small primary-key data
+     * file keeps while a compaction merges it, for each format at Paimon's default compression,
+     * 64-byte values and 64k pages, slope between {@code grid}'s two writer counts ({@link ReaderProbe}).
+     */
+    static List<FootprintTable.Row> readerRows(Grid grid, Path workDir, Consumer<String> progress) throws Exception {
+        return probeRows(ReaderProbe.class, ReaderProbe.STAGE, List.of(Cell.Kind.PK), grid, workDir, progress,
+                "per open compaction reader");
+    }
+
+    /** One row per kind and format of a probe that measures one {@code stage} per writer, as {@link MessageProbe} does. */
+    private static List<FootprintTable.Row> probeRows(Class<?> probe, String stage, List<Cell.Kind> kinds, Grid grid, Path workDir,
+            Consumer<String> progress, String what) throws Exception {
         List<FootprintTable.Row> rows = new ArrayList<>();
-        for (Cell.Kind kind : List.of(Cell.Kind.PK, Cell.Kind.APPEND)) {
+        for (Cell.Kind kind : kinds) {
             for (String format : List.of("parquet", "orc", "avro")) {
                 long start = System.nanoTime();
                 Cell cell = new Cell(kind, format, "zstd", 64, 64 << 10);
-                Map<String, Long> low = messageChild(cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve("message-low"));
-                Map<String, Long> high = messageChild(cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve("message-high"));
-                FootprintTable.Row row = new FootprintTable.Row(cell, grid.rowsPerWriter(), MessageProbe.STAGE, low.get("writers").intValue(),
-                        high.get("writers").intValue(), low.get(MessageProbe.STAGE), high.get(MessageProbe.STAGE), 0L, 0L);
+                Map<String, Long> low = probeChild(probe, stage, cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve(stage + "-low"));
+                Map<String, Long> high = probeChild(probe, stage, cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve(stage + "-high"));
+                FootprintTable.Row row = new FootprintTable.Row(cell, grid.rowsPerWriter(), stage, low.get("writers").intValue(),
+                        high.get("writers").intValue(), low.get(stage), high.get(stage), 0L, 0L);
                 rows.add(row);
-                progress.accept(String.format("calibrate: %s: per closed writer's message %,d B; %.1f s", cell, row.bytesPerWriter(),
+                progress.accept(String.format("calibrate: %s: %s %,d B; %.1f s", cell, what, row.bytesPerWriter(),
                         (System.nanoTime() - start) / 1e9));
             }
         }
         return rows;
     }
 
-    static Map<String, Long> messageChild(Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
-        return runChild(MessageProbe.class, FootprintProbe.RESULT, "messages of " + cell + " at " + writers + " writers", dir,
+    static Map<String, Long> probeChild(Class<?> probe, String stage, Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
+        return runChild(probe, FootprintProbe.RESULT, stage + " of " + cell + " at " + writers + " writers", dir,
                 cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
                 Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
                 dir.resolve("work").toString());
@@ -323,9 +340,9 @@ public final class Calibrate {
     }
 
     /**
-     * {@code [--quick | --spill-only | --messages | --sorted-keys] [--hash-index] [--json] [--out FILE] [--work DIR]}:
+     * {@code [--quick | --spill-only | --messages | --sorted-keys | --readers] [--hash-index] [--json] [--out FILE] [--work DIR]}:
      * runs the full grid with the hash-index, commit-message and shared-sort rows (or the quick one, or only the
-     * spill channels, or only the commit messages, or only the shared sort's per-writer bookkeeping; {@code --hash-index}: only the dynamic-bucket
+     * spill channels, or only the commit messages, or only the shared sort's per-writer bookkeeping, or only the compaction readers; {@code --hash-index}: only the dynamic-bucket
      * hash index rows at the grid's page sizes),
      * writes the table to {@code FILE} (TSV, or JSON when it ends in {@code .json}); progress on
      * stderr; with {@code --json} the table as JSON on stdout and nothing else. The system property
@@ -337,6 +354,7 @@ public final class Calibrate {
         boolean spillOnly = false;
         boolean messagesOnly = false;
         boolean sortedKeysOnly = false;
+        boolean readersOnly = false;
         boolean json = false;
         Path out = null;
         Path work = null;
@@ -347,11 +365,12 @@ public final class Calibrate {
                 case "--spill-only" -> spillOnly = true;
                 case "--messages" -> messagesOnly = true;
                 case "--sorted-keys" -> sortedKeysOnly = true;
+                case "--readers" -> readersOnly = true;
                 case "--json" -> json = true;
                 case "--out" -> out = Path.of(args[++i]);
                 case "--work" -> work = Path.of(args[++i]);
                 default -> {
-                    System.err.println("usage: Calibrate [--quick | --spill-only | --messages | --sorted-keys] [--hash-index] [--json] [--out FILE] [--work DIR];"
+                    System.err.println("usage: Calibrate [--quick | --spill-only | --messages | --sorted-keys | --readers] [--hash-index] [--json] [--out FILE] [--work DIR];"
                             + " unknown: " + args[i]);
                     System.exit(2);
                 }
@@ -367,6 +386,8 @@ public final class Calibrate {
             rows.addAll(messageRows(Grid.full(), dir, err::println));
         } else if (sortedKeysOnly) {
             rows.addAll(sortedKeyRows(Grid.full().pageSizes(), dir, err::println));
+        } else if (readersOnly) {
+            rows.addAll(readerRows(Grid.full(), dir, err::println));
         } else {
             if (!hashIndexOnly) {
                 rows.addAll(run(grid, dir, command, err::println).rows());
@@ -377,6 +398,7 @@ public final class Calibrate {
             if (!spillOnly && !hashIndexOnly) {
                 rows.addAll(messageRows(grid, dir, err::println));
                 rows.addAll(sortedKeyRows(grid.pageSizes(), dir, err::println));
+                rows.addAll(readerRows(grid, dir, err::println));
             }
         }
         FootprintTable table = new FootprintTable(header(command), rows);

@@ -91,12 +91,28 @@ class CalibrateTest {
     @Test
     void measuresWhatTheMessageOfAClosedWriterKeeps() throws Exception {
         Cell cell = new Cell(Cell.Kind.APPEND, "avro", "zstd", VALUE_BYTES, 32 << 10);
-        Map<String, Long> low = Calibrate.messageChild(cell, ROWS, 8, dir.resolve("low"));
-        Map<String, Long> high = Calibrate.messageChild(cell, ROWS, 16, dir.resolve("high"));
+        Map<String, Long> low = Calibrate.probeChild(MessageProbe.class, MessageProbe.STAGE, cell, ROWS, 8, dir.resolve("low"));
+        Map<String, Long> high = Calibrate.probeChild(MessageProbe.class, MessageProbe.STAGE, cell, ROWS, 16, dir.resolve("high"));
         assertThat(low.get("writers")).isEqualTo(8);
         assertThat(high.get("writers")).isEqualTo(16);
         long perMessage = (high.get(MessageProbe.STAGE) - low.get(MessageProbe.STAGE)) / 8;
         assertThat(perMessage).isGreaterThan(100).isLessThan(16 << 10);
+    }
+
+    /**
+     * The compaction-reader probe end to end at 8 and 16 files: one reader per file written, each
+     * keeping something (its column batch) and less than the 1 MiB a row group of these files could
+     * not even reach.
+     */
+    @Test
+    void measuresWhatAnOpenCompactionReaderKeeps() throws Exception {
+        Cell cell = new Cell(Cell.Kind.PK, "parquet", "zstd", VALUE_BYTES, 32 << 10);
+        Map<String, Long> low = Calibrate.probeChild(ReaderProbe.class, ReaderProbe.STAGE, cell, ROWS, 8, dir.resolve("low"));
+        Map<String, Long> high = Calibrate.probeChild(ReaderProbe.class, ReaderProbe.STAGE, cell, ROWS, 16, dir.resolve("high"));
+        assertThat(low.get("writers")).isEqualTo(8);
+        assertThat(high.get("writers")).isEqualTo(16);
+        long perReader = (high.get(ReaderProbe.STAGE) - low.get(ReaderProbe.STAGE)) / 8;
+        assertThat(perReader).isPositive().isLessThan(1 << 20);
     }
 
     /** The table the runtime ships parses, and has a spill-channel cell for each codec and page size. */

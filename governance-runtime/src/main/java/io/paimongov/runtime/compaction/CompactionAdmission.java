@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Admits compaction tasks by memory. Each task needs its working memory (merge readers and one
@@ -29,6 +30,7 @@ public final class CompactionAdmission {
     private final MemoryBudget budget;
     private final LongSupplier releaseCached;
     private final long perTaskBytes;
+    private final ToLongFunction<Object> bytesOfTask;
     private final LongAdder waits = new LongAdder();
     /** Tasks waiting for memory, oldest first. Guarded by this. */
     private final Deque<Request> waiting = new ArrayDeque<>();
@@ -36,17 +38,28 @@ public final class CompactionAdmission {
     private volatile int waitingCount;
 
     /**
-     * @param perTaskBytes one task's working memory
+     * @param perTaskBytes one task's working memory, for every task
      * @param releaseCached gives the write's cached pages back, returning the bytes freed. Only that:
      *     a waiting task must never make Paimon flush, since a flush may wait for this very task
      */
     public CompactionAdmission(MemoryBudget budget, long perTaskBytes, LongSupplier releaseCached) {
+        this(budget, perTaskBytes, task -> perTaskBytes, releaseCached);
+    }
+
+    /**
+     * @param perTaskBytes the most working memory one task may need: what the write keeps room for
+     * @param bytesOfTask the working memory of the task given (Paimon's {@code Callable}), at most
+     *     {@code perTaskBytes} (larger answers are cut to it); called on the compaction thread
+     * @param releaseCached as above
+     */
+    public CompactionAdmission(MemoryBudget budget, long perTaskBytes, ToLongFunction<Object> bytesOfTask, LongSupplier releaseCached) {
         if (perTaskBytes < 0) {
             throw new IllegalArgumentException("a compaction task's memory must not be negative: " + perTaskBytes);
         }
         this.budget = budget;
         this.releaseCached = releaseCached;
         this.perTaskBytes = perTaskBytes;
+        this.bytesOfTask = bytesOfTask;
     }
 
     /** A task's hold on its working memory; closing it gives the memory back. */
@@ -58,20 +71,24 @@ public final class CompactionAdmission {
     /** One waiting task's reservation and whether the writing thread has filled it. */
     private static final class Request {
         final MemoryReservation reservation;
+        final long bytes;
         /** Guarded by the admission. */
         boolean granted;
 
-        Request(MemoryReservation reservation) {
+        Request(MemoryReservation reservation, long bytes) {
             this.reservation = reservation;
+            this.bytes = bytes;
         }
     }
 
     /**
-     * Waits until the task's working memory is held.
+     * Waits until the working memory of {@code task} is held.
      *
+     * @param task the task to run (Paimon's {@code Callable}), sized by {@code bytesOfTask}
      * @param check runs between waits; what it throws (cancellation) ends the wait
      */
-    Lease acquire(Runnable check) throws InterruptedException {
+    Lease acquire(Object task, Runnable check) throws InterruptedException {
+        long bytes = Math.max(0, Math.min(perTaskBytes, bytesOfTask.applyAsLong(task)));
         MemoryReservation reservation = budget.newReservation("compaction task");
         Request request = null;
         try {
@@ -81,15 +98,15 @@ public final class CompactionAdmission {
                     if (request != null && request.granted) {
                         return reservation::close;
                     }
-                    if (reservation.tryGrow(perTaskBytes)
-                            || (releaseCached.getAsLong() > 0 && reservation.tryGrow(perTaskBytes))) {
+                    if (reservation.tryGrow(bytes)
+                            || (releaseCached.getAsLong() > 0 && reservation.tryGrow(bytes))) {
                         if (request != null) {
                             forget(request);
                         }
                         return reservation::close;
                     }
                     if (request == null) {
-                        request = new Request(reservation);
+                        request = new Request(reservation, bytes);
                         waiting.addLast(request);
                         waitingCount = waiting.size();
                         waits.increment();
@@ -118,20 +135,22 @@ public final class CompactionAdmission {
     public void serveWaiting(Reclaimer makeRoom) throws Exception {
         while (waitingCount > 0) {
             long missing;
+            long need;
             synchronized (this) {
                 Request oldest = waiting.peekFirst();
                 if (oldest == null) {
                     return;
                 }
-                if (oldest.reservation.tryGrow(perTaskBytes)) {
+                if (oldest.reservation.tryGrow(oldest.bytes)) {
                     forget(oldest);
                     oldest.granted = true;
                     notifyAll();
                     continue;
                 }
-                missing = perTaskBytes - budget.availableBytes();
+                missing = oldest.bytes - budget.availableBytes();
+                need = oldest.bytes;
             }
-            if (makeRoom.reclaim(Math.max(1, missing)) <= 0 && budget.availableBytes() < perTaskBytes) {
+            if (makeRoom.reclaim(Math.max(1, missing)) <= 0 && budget.availableBytes() < need) {
                 // Nothing more can be spilled now; the task waits for memory given back later.
                 return;
             }

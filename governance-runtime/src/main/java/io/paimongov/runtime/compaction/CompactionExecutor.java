@@ -145,7 +145,7 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
 
     private <T> T runAdmitted(Callable<T> task) throws Exception {
         beforeStart.run();
-        CompactionAdmission.Lease lease = admission == null ? () -> {} : admission.acquire(beforeStart);
+        CompactionAdmission.Lease lease = admission == null ? () -> {} : admission.acquire(task, beforeStart);
         CompactionTracker.Task tracked = tracker.started();
         running.incrementAndGet();
         long start = System.nanoTime();

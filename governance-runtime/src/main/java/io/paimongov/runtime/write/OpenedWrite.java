@@ -198,7 +198,8 @@ final class OpenedWrite {
      */
     private void configureCompaction(FileStoreTable given) {
         int threads = context.options().compactionTaskThreads(given.options());
-        compaction = new CompactionAdmission(budget, footprint.compactionBytes(), context.pool()::releaseCached);
+        compaction = new CompactionAdmission(budget, footprint.compactionBytes(), new CompactionTaskMemory(footprint),
+                context.pool()::releaseCached);
         context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), compaction, roomForCompaction);
     }
 

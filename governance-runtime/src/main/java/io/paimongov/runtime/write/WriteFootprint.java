@@ -55,10 +55,16 @@ import org.apache.paimon.table.FileStoreTable;
  * @param closedMessageBytes what the commit message of a writer closed before prepareCommit keeps
  *     on the heap per data file it names, until prepareCommit takes it: the measured {@code
  *     message} stage of {@link MeasuredFootprints}
- * @param compactionBytes one compaction task's working memory, merge readers plus one output
- *     writer: reserved once when the write opens, and once more for every further task running at
- *     the same time. The output writer is the measured open data file plus its format buffer; each
- *     reader is charged one format buffer (readers are not calibrated yet).
+ * @param compactionBytes the most working memory one compaction task may need, merge readers plus
+ *     one output writer: what the write keeps room for, and what a task is charged when its input
+ *     is not known. The output writer is the measured open data file plus its format buffer; each
+ *     reader its measured {@code reader} bytes plus one format buffer (a row group or stripe read).
+ *     A task of Paimon's merge tree is charged for its own input ({@link CompactionTaskMemory}).
+ * @param compactionOutputBytes a compaction task's output writer: the measured open data file plus,
+ *     for Parquet and ORC, its format buffer
+ * @param readerBytes what one open compaction reader keeps besides the row group it reads: the
+ *     measured {@code reader} stage of {@link MeasuredFootprints} (kind {@code pk}; append readers
+ *     are charged the same)
  */
 public record WriteFootprint(
         Map<String, String> tableOptions,
@@ -70,7 +76,9 @@ public record WriteFootprint(
         long compactionBytes,
         boolean buffersInPages,
         long minWriterBufferBytes,
-        long closedMessageBytes) {
+        long closedMessageBytes,
+        long compactionOutputBytes,
+        long readerBytes) {
 
     /**
      * The smallest sort fan-in planned. Paimon's external sort buffer merges all its runs whenever
@@ -191,11 +199,12 @@ public record WriteFootprint(
                 ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes
                 : appendBuffered ? APPEND_SPILL_CHANNELS * channelBytes : 0;
         long readers = primaryKey ? core.numSortedRunCompactionTrigger() + 1L : 1L;
-        long compaction = readers * formatBuffer + openFile;
+        long reader = measured.bytes("pk", format, "reader", pageSize);
+        long compaction = readers * (reader + formatBuffer) + openFile;
         long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
         long message = measured.bytes(primaryKey ? "pk" : "append", format, "message", pageSize);
         return new WriteFootprint(
-                set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer, message);
+                set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer, message, openFile, reader);
     }
 
     /** This footprint with {@code bytes} more per writer (a table mode's own per-writer state). */
@@ -203,7 +212,7 @@ public record WriteFootprint(
         return bytes == 0
                 ? this
                 : new WriteFootprint(tableOptions, primaryKey, formatBufferBytes, perWriterBytes + bytes, flushWriterBytes,
-                        spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes, closedMessageBytes);
+                        spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes, closedMessageBytes, compactionOutputBytes, readerBytes);
     }
 
     /**

@@ -31,7 +31,7 @@ class CompactionAdmissionTest {
             CountDownLatch started = new CountDownLatch(1);
             Thread t = new Thread(() -> {
                 try {
-                    lease.set(admission.acquire(() -> {}));
+                    lease.set(admission.acquire(null, () -> {}));
                     started.countDown();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -67,9 +67,9 @@ class CompactionAdmissionTest {
     void aTaskReservesItsMemoryOnlyWhileItRuns() throws Exception {
         CompactionAdmission admission = admission(256 << 10);
         assertThat(budget.reservedBytes()).as("nothing is held for compaction before a task starts").isZero();
-        CompactionAdmission.Lease first = admission.acquire(() -> {});
+        CompactionAdmission.Lease first = admission.acquire(null, () -> {});
         assertThat(budget.reservedBytes()).isEqualTo(256 << 10);
-        CompactionAdmission.Lease second = admission.acquire(() -> {});
+        CompactionAdmission.Lease second = admission.acquire(null, () -> {});
         assertThat(budget.reservedBytes()).isEqualTo(512 << 10);
         second.close();
         first.close();
@@ -81,7 +81,7 @@ class CompactionAdmissionTest {
     void aTaskWaitsWhileTheBudgetIsShortAndStartsWhenMemoryComesBack() throws Exception {
         CompactionAdmission admission = admission(512 << 10);
         budget.newReservation("write-buffer pages").grow(400 << 10);
-        CompactionAdmission.Lease first = admission.acquire(() -> {});
+        CompactionAdmission.Lease first = admission.acquire(null, () -> {});
         Waiter second = waitingTask(admission);
         assertThat(second.started().getCount()).as("the second task waits: no room for its memory").isEqualTo(1);
         assertThat(budget.peakBytes()).isLessThanOrEqualTo(budget.capacityBytes());
@@ -141,14 +141,14 @@ class CompactionAdmissionTest {
     @Test
     void aWaitingTaskStopsWhenTheWriteIsCancelledAndLeavesNothingReserved() throws Exception {
         CompactionAdmission admission = admission(700 << 10);
-        CompactionAdmission.Lease first = admission.acquire(() -> {});
+        CompactionAdmission.Lease first = admission.acquire(null, () -> {});
         AtomicBoolean cancelled = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
         Thread waiter =
                 new Thread(
                         () -> {
                             try {
-                                admission.acquire(() -> {
+                                admission.acquire(null, () -> {
                                     if (cancelled.get()) {
                                         throw new WriteCancelledException("test");
                                     }
@@ -166,5 +166,26 @@ class CompactionAdmissionTest {
         first.close();
         assertThat(budget.reservedBytes()).isZero();
         assertThatThrownBy(() -> { throw error.get(); }).hasMessage("write cancelled: test");
+    }
+
+    /**
+     * Each task reserves what the sizing function gives for it, never more than the most a task
+     * may need; a smaller task starts where a full one would wait.
+     */
+    @Test
+    void eachTaskReservesItsOwnSizeCutToTheMost() throws Exception {
+        CompactionAdmission sized = new CompactionAdmission(budget, 600 << 10, task -> (Long) task, () -> 0);
+        CompactionAdmission.Lease small = sized.acquire(100L << 10, () -> {});
+        assertThat(budget.reservedBytes()).isEqualTo(100 << 10);
+        CompactionAdmission.Lease huge = sized.acquire(5L << 20, () -> {});
+        assertThat(budget.reservedBytes()).as("cut to the most a task may need").isEqualTo((100 << 10) + (600 << 10));
+        // 1 MiB budget: 700 KiB held, so a full task would wait, a 200 KiB one starts.
+        CompactionAdmission.Lease fits = sized.acquire(200L << 10, () -> {});
+        assertThat(budget.reservedBytes()).isEqualTo((100 << 10) + (600 << 10) + (200 << 10));
+        assertThat(sized.waits()).isZero();
+        small.close();
+        huge.close();
+        fits.close();
+        assertThat(budget.reservedBytes()).isZero();
     }
 }
