@@ -35,9 +35,10 @@ class HeapGovernedWriteTest {
 
         WriteHarness spilled = new WriteHarness(dir.resolve("spilled"));
         FileStoreTable small = TestTables.primaryKeyTable(spilled.root.resolve("wh"), "t", 4, format);
-        // 4m: the least in which 12 ORC writers (measured 54 KB each after a flush) fit next to the
-        // table's fixed reservations when the shared sort has no room for its spill channels.
-        spilled.writeAndCommit(small, spilled.options("4m", "governance.memory.page-size", "16k"), w.rows());
+        // 6m: the least in which 12 ORC writers (measured 54 KB each after a flush) fit next to the
+        // table's fixed reservations, among them a compaction task of 6 ORC readers at the
+        // measured 370 KB each, when the shared sort has no room for its spill channels.
+        spilled.writeAndCommit(small, spilled.options("6m", "governance.memory.page-size", "16k"), w.rows());
         MetricsSnapshot spilledMetrics = spilled.context.snapshot();
 
         WriteHarness inMemory = new WriteHarness(dir.resolve("memory"));
@@ -49,7 +50,7 @@ class HeapGovernedWriteTest {
         assertThat(memoryMetrics.spillBytes()).as("the large budget did not spill").isZero();
         Map<List<Integer>, String> spilledContent = TestTables.read(small);
         assertThat(spilledContent).isEqualTo(TestTables.read(large)).isEqualTo(w.expected());
-        assertThat(spilledMetrics.peakReservedBytes()).isLessThanOrEqualTo(4 << 20);
+        assertThat(spilledMetrics.peakReservedBytes()).isLessThanOrEqualTo(6 << 20);
         assertThat(spilled.spillScopes()).isEmpty();
     }
 
