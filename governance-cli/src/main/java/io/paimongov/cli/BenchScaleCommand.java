@@ -86,8 +86,8 @@ final class BenchScaleCommand implements Callable<Integer> {
     @Option(names = "--no-spill", description = "Skip the spill series.")
     boolean noSpill;
 
-    @Option(names = "--spill-min-budget", paramLabel = "SIZE", defaultValue = "3m", description = "The least spilling budget of the"
-            + " spill series: a spill-series write takes more rows when 5% of its input would be less (default 3m).")
+    @Option(names = "--spill-min-budget", paramLabel = "SIZE", defaultValue = "6m", description = "The least spilling budget of the"
+            + " spill series: a spill-series write takes more rows when 5% of its input would be less (default 6m).")
     String spillMinBudget;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Also write scale.json and scale.svg into DIR (created if missing).")

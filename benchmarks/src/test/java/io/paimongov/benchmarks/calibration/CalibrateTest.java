@@ -101,18 +101,19 @@ class CalibrateTest {
 
     /**
      * The compaction-reader probe end to end at 8 and 16 files: one reader per file written, each
-     * keeping something (its column batch) and less than the 1 MiB a row group of these files could
-     * not even reach.
+     * keeping its buffers. ORC, whose readers keep the most (its decompression buffers: hundreds of
+     * KB), so that 8 readers' worth stands far above the noise of a few KB that shared state
+     * leaves at such small counts; below 2 MiB, far more than 8 rows of these files could hold.
      */
     @Test
     void measuresWhatAnOpenCompactionReaderKeeps() throws Exception {
-        Cell cell = new Cell(Cell.Kind.PK, "parquet", "zstd", VALUE_BYTES, 32 << 10);
+        Cell cell = new Cell(Cell.Kind.PK, "orc", "zstd", VALUE_BYTES, 32 << 10);
         Map<String, Long> low = Calibrate.probeChild(ReaderProbe.class, ReaderProbe.STAGE, cell, ROWS, 8, dir.resolve("low"));
         Map<String, Long> high = Calibrate.probeChild(ReaderProbe.class, ReaderProbe.STAGE, cell, ROWS, 16, dir.resolve("high"));
         assertThat(low.get("writers")).isEqualTo(8);
         assertThat(high.get("writers")).isEqualTo(16);
         long perReader = (high.get(ReaderProbe.STAGE) - low.get(ReaderProbe.STAGE)) / 8;
-        assertThat(perReader).isPositive().isLessThan(1 << 20);
+        assertThat(perReader).isGreaterThan(64 << 10).isLessThan(2 << 20);
     }
 
     /** The table the runtime ships parses, and has a spill-channel cell for each codec and page size. */

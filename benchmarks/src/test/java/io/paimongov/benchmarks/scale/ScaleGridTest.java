@@ -16,9 +16,9 @@ class ScaleGridTest {
 
         assertThat(grid.spills()).hasSize(2);
         for (ScaleCell spill : grid.spills()) {
-            // 3 MiB / 0.05 = 62,914,560 bytes of input, at 96 bytes a row: 655,360 rows.
-            assertThat(spill.rows()).isEqualTo(655_360);
-            assertThat(spill.inputBytes()).isEqualTo(655_360 * ROW_BYTES_64);
+            // 6 MiB / 0.05 = 125,829,120 bytes of input, at 96 bytes a row: 1,310,720 rows.
+            assertThat(spill.rows()).isEqualTo(1_310_720);
+            assertThat(spill.inputBytes()).isEqualTo(1_310_720 * ROW_BYTES_64);
             assertThat(spill.writers()).isEqualTo(ScaleGrid.SPILL_WRITERS);
         }
         assertThat(grid.cells()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(200_000));
@@ -26,17 +26,17 @@ class ScaleGridTest {
 
     @Test
     void aLargeInputIsKept() {
-        ScaleGrid grid = ScaleGrid.quick(1_000_000, 64, 64L << 20);
+        ScaleGrid grid = ScaleGrid.quick(2_000_000, 64, 64L << 20);
 
-        assertThat(grid.spills()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(1_000_000));
+        assertThat(grid.spills()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(2_000_000));
     }
 
     @Test
     void anotherLeastBudgetSizesTheSeriesAgainAndASeriesLeftOutStaysOut() {
-        ScaleGrid grid = ScaleGrid.quick(200_000, 64, 64L << 20).withSpillMinBudget(6L << 20);
+        ScaleGrid grid = ScaleGrid.quick(200_000, 64, 64L << 20).withSpillMinBudget(3L << 20);
 
-        // 6 MiB / 0.05 = 125,829,120 bytes of input: 1,310,720 rows of 96 bytes.
-        assertThat(grid.spills()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(1_310_720));
+        // 3 MiB / 0.05 = 62,914,560 bytes of input: 655,360 rows of 96 bytes.
+        assertThat(grid.spills()).allSatisfy(c -> assertThat(c.rows()).isEqualTo(655_360));
         assertThat(ScaleGrid.quick(200_000, 64, 64L << 20).withSpillMinBudget(1).spills())
                 .allSatisfy(c -> assertThat(c.rows()).isEqualTo(200_000));
         assertThat(ScaleGrid.quick(200_000, 64, 64L << 20).withoutSpills().withSpillMinBudget(6L << 20).spills()).isEmpty();
