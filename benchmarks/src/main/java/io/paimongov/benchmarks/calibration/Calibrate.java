@@ -340,10 +340,11 @@ public final class Calibrate {
     }
 
     /**
-     * {@code [--quick | --spill-only | --messages | --sorted-keys | --readers] [--hash-index] [--json] [--out FILE] [--work DIR]}:
-     * runs the full grid with the hash-index, commit-message and shared-sort rows (or the quick one, or only the
-     * spill channels, or only the commit messages, or only the shared sort's per-writer bookkeeping, or only the compaction readers; {@code --hash-index}: only the dynamic-bucket
-     * hash index rows at the grid's page sizes),
+     * {@code [--quick | --spill-only | --messages | --sorted-keys | --readers] [--hash-index] [--json]
+     * [--out FILE] [--work DIR]}: runs the full grid with the hash-index, commit-message, shared-sort
+     * and compaction-reader rows (or the quick one, or only the spill channels, the commit messages,
+     * the shared sort's per-writer bookkeeping or the compaction readers; {@code --hash-index}: only
+     * the dynamic-bucket hash index rows at the grid's page sizes),
      * writes the table to {@code FILE} (TSV, or JSON when it ends in {@code .json}); progress on
      * stderr; with {@code --json} the table as JSON on stdout and nothing else. The system property
      * {@code calibrate.command} names the command in the table's header (benchmarks/calibrate sets it).

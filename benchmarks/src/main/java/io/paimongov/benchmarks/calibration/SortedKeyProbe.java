@@ -67,7 +67,7 @@ final class SortedKeyProbe {
             }
             var m = write.metrics();
             long heap = LiveHeap.settled() - baseline - m.pageBytes();
-            result = new long[] {heap, m.pageBytes(), write.metrics().sortedRows()};
+            result = new long[] {heap, m.pageBytes(), m.sortedRows()};
         }
         BenchTables.deleteTree(dir);
         return result;
