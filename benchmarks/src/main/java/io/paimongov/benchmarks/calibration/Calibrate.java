@@ -149,19 +149,8 @@ public final class Calibrate {
      */
     static List<FootprintTable.Row> hashIndexRows(List<Integer> pageSizes, Path workDir, Consumer<String> progress)
             throws Exception {
-        List<FootprintTable.Row> rows = new ArrayList<>();
-        for (int pageSize : pageSizes) {
-            long start = System.nanoTime();
-            Map<String, Long> low = hashIndexChild(pageSize, HASH_INDEX_KEYS_LOW, workDir.resolve("hash-" + pageSize + "-low"));
-            Map<String, Long> high = hashIndexChild(pageSize, HASH_INDEX_KEYS_HIGH, workDir.resolve("hash-" + pageSize + "-high"));
-            FootprintTable.Row row = new FootprintTable.Row(new Cell(Cell.Kind.PK, "any", "any", 0, pageSize), 1,
-                    "hash-index", HASH_INDEX_KEYS_LOW, HASH_INDEX_KEYS_HIGH, low.get("heap"), high.get("heap"),
-                    low.get("pages"), high.get("pages"));
-            rows.add(row);
-            progress.accept(String.format("calibrate: hash index page=%dk: %,d B per key; %.1f s", pageSize >> 10,
-                    row.bytesPerWriter(), (System.nanoTime() - start) / 1e9));
-        }
-        return rows;
+        return countedRows(HashIndexProbe.class, HashIndexProbe.RESULT, "hash-index", "keys", HASH_INDEX_KEYS_LOW,
+                HASH_INDEX_KEYS_HIGH, pageSizes, workDir, progress, "hash index", "key");
     }
 
     /** Writers sent to the shared sort at the two measured points ({@link SortedKeyProbe}; a few dozen open ones fall out). */
@@ -175,24 +164,36 @@ public final class Calibrate {
      */
     static List<FootprintTable.Row> sortedKeyRows(List<Integer> pageSizes, Path workDir, Consumer<String> progress)
             throws Exception {
+        return countedRows(SortedKeyProbe.class, SortedKeyProbe.RESULT, SortedKeyProbe.STAGE, "sorted", SORTED_KEYS_LOW,
+                SORTED_KEYS_HIGH, pageSizes, workDir, progress, "shared sort", "sorted writer");
+    }
+
+    /**
+     * One row per page size of a probe run with {@code PAGE_SIZE COUNT WORK_DIR} at two counts, whose
+     * result line gives {@code heap}, {@code pages} and, as {@code counted}, how many things it
+     * measured: kind {@code pk}, format and compression {@code any}.
+     */
+    private static List<FootprintTable.Row> countedRows(Class<?> probe, String result, String stage, String counted, int lowCount,
+            int highCount, List<Integer> pageSizes, Path workDir, Consumer<String> progress, String what, String unit) throws Exception {
         List<FootprintTable.Row> rows = new ArrayList<>();
         for (int pageSize : pageSizes) {
             long start = System.nanoTime();
-            Map<String, Long> low = sortedKeyChild(pageSize, SORTED_KEYS_LOW, workDir.resolve("sorted-" + pageSize + "-low"));
-            Map<String, Long> high = sortedKeyChild(pageSize, SORTED_KEYS_HIGH, workDir.resolve("sorted-" + pageSize + "-high"));
-            FootprintTable.Row row = new FootprintTable.Row(new Cell(Cell.Kind.PK, "any", "any", 0, pageSize), 1,
-                    SortedKeyProbe.STAGE, low.get("sorted").intValue(), high.get("sorted").intValue(), low.get("heap"),
-                    high.get("heap"), low.get("pages"), high.get("pages"));
+            Map<String, Long> low = countedChild(probe, result, what, pageSize, lowCount, workDir.resolve(stage + "-" + pageSize + "-low"));
+            Map<String, Long> high = countedChild(probe, result, what, pageSize, highCount, workDir.resolve(stage + "-" + pageSize + "-high"));
+            FootprintTable.Row row = new FootprintTable.Row(new Cell(Cell.Kind.PK, "any", "any", 0, pageSize), 1, stage,
+                    low.get(counted).intValue(), high.get(counted).intValue(), low.get("heap"), high.get("heap"),
+                    low.get("pages"), high.get("pages"));
             rows.add(row);
-            progress.accept(String.format("calibrate: shared sort page=%dk: %,d B per sorted writer; %.1f s", pageSize >> 10,
-                    row.bytesPerWriter(), (System.nanoTime() - start) / 1e9));
+            progress.accept(String.format("calibrate: %s page=%dk: %,d B per %s; %.1f s", what, pageSize >> 10,
+                    row.bytesPerWriter(), unit, (System.nanoTime() - start) / 1e9));
         }
         return rows;
     }
 
-    static Map<String, Long> sortedKeyChild(int pageSize, int keys, Path dir) throws Exception {
-        return runChild(SortedKeyProbe.class, SortedKeyProbe.RESULT, "shared sort page=" + (pageSize >> 10) + "k at " + keys + " writers",
-                dir, Integer.toString(pageSize), Integer.toString(keys), dir.resolve("work").toString());
+    private static Map<String, Long> countedChild(Class<?> probe, String result, String what, int pageSize, int count, Path dir)
+            throws Exception {
+        return runChild(probe, result, what + " page=" + (pageSize >> 10) + "k at " + count, dir, Integer.toString(pageSize),
+                Integer.toString(count), dir.resolve("work").toString());
     }
 
     /**
@@ -240,11 +241,6 @@ public final class Calibrate {
                 cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
                 Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
                 dir.resolve("work").toString());
-    }
-
-    static Map<String, Long> hashIndexChild(int pageSize, int keys, Path dir) throws Exception {
-        return runChild(HashIndexProbe.class, HashIndexProbe.RESULT, "hash index page=" + (pageSize >> 10) + "k at " + keys + " keys",
-                dir, Integer.toString(pageSize), Integer.toString(keys), dir.resolve("work").toString());
     }
 
     /** The stages a cell of {@code kind} measures, in the order the table lists them. */
