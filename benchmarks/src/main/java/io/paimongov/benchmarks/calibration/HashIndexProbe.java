@@ -48,16 +48,10 @@ final class HashIndexProbe {
 
     /** {@code PAGE_SIZE KEYS WORK_DIR}: prints {@code HASHINDEX keys=K heap=B pages=P}. */
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: HashIndexProbe PAGE_SIZE KEYS WORK_DIR");
-            System.exit(2);
-        }
-        int pageSize = Integer.parseInt(args[0]);
-        int keys = Integer.parseInt(args[1]);
-        Path work = Path.of(args[2]);
-        measure(work.resolve("warm-up"), pageSize, WARM_UP_KEYS);
-        long[] m = measure(work.resolve("measured"), pageSize, keys);
-        System.out.println(RESULT + " keys=" + keys + " heap=" + m[0] + " pages=" + m[1]);
+        CountedProbeArgs a = CountedProbeArgs.parse("HashIndexProbe", "KEYS", args);
+        measure(a.work().resolve("warm-up"), a.pageSize(), WARM_UP_KEYS);
+        long[] m = measure(a.work().resolve("measured"), a.pageSize(), a.count());
+        System.out.println(RESULT + " keys=" + a.count() + " heap=" + m[0] + " pages=" + m[1]);
     }
 
     /** Returns {live heap above the baseline less the pool's pages, pages held}. */

@@ -41,16 +41,10 @@ final class SortedKeyProbe {
 
     /** {@code PAGE_SIZE KEYS WORK_DIR}: prints {@code SORTEDKEYS keys=K heap=B pages=P sorted=S}. */
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: SortedKeyProbe PAGE_SIZE KEYS WORK_DIR");
-            System.exit(2);
-        }
-        int pageSize = Integer.parseInt(args[0]);
-        int keys = Integer.parseInt(args[1]);
-        Path work = Path.of(args[2]);
-        measure(work.resolve("warm-up"), pageSize, WARM_UP_KEYS);
-        long[] m = measure(work.resolve("measured"), pageSize, keys);
-        System.out.println(RESULT + " keys=" + keys + " heap=" + m[0] + " pages=" + m[1] + " sorted=" + m[2]);
+        CountedProbeArgs a = CountedProbeArgs.parse("SortedKeyProbe", "KEYS", args);
+        measure(a.work().resolve("warm-up"), a.pageSize(), WARM_UP_KEYS);
+        long[] m = measure(a.work().resolve("measured"), a.pageSize(), a.count());
+        System.out.println(RESULT + " keys=" + a.count() + " heap=" + m[0] + " pages=" + m[1] + " sorted=" + m[2]);
     }
 
     /** Returns {live heap above the baseline less the write's pages, pages held, writers sent to the sort}. */
