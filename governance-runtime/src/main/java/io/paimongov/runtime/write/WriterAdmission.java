@@ -50,8 +50,45 @@ import org.apache.paimon.utils.InternalRowPartitionComputer;
  */
 final class WriterAdmission {
 
-    /** One (partition, bucket) writer; bucket -1 where Paimon picks buckets itself. */
-    record WriterKey(BinaryRow partition, int bucket) {}
+    /**
+     * One (partition, bucket) writer; bucket -1 where Paimon picks buckets itself. Its hash is
+     * computed once: every row looks its writer up, and the partition's hash walks its bytes.
+     */
+    static final class WriterKey {
+        private final BinaryRow partition;
+        private final int bucket;
+        private final int hash;
+
+        WriterKey(BinaryRow partition, int bucket) {
+            this.partition = partition;
+            this.bucket = bucket;
+            this.hash = 31 * partition.hashCode() + bucket;
+        }
+
+        BinaryRow partition() {
+            return partition;
+        }
+
+        int bucket() {
+            return bucket;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o
+                    || (o instanceof WriterKey k && k.hash == hash && k.bucket == bucket && k.partition.equals(partition));
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public String toString() {
+            return "WriterKey[partition=" + partition + ", bucket=" + bucket + "]";
+        }
+    }
 
     /** Where a row goes. */
     enum Route {
