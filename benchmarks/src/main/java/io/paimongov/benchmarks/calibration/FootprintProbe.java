@@ -219,10 +219,15 @@ final class FootprintProbe {
             // writer itself, as a write without an IOManager or with few writers has it.
             schema.option("bucket-key", "k").option(CoreOptions.WRITE_MAX_WRITERS_TO_SPILL.key(), Integer.toString(Integer.MAX_VALUE));
         }
-        Identifier id = Identifier.create("cal", "t");
+        return createTable(warehouse, "t", schema.build());
+    }
+
+    /** Creates {@code cal.<name>} with {@code schema} in a fresh filesystem catalog at {@code warehouse}: every probe's table. */
+    static FileStoreTable createTable(Path warehouse, String name, Schema schema) throws Exception {
+        Identifier id = Identifier.create("cal", name);
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())))) {
             catalog.createDatabase("cal", true);
-            catalog.createTable(id, schema.build(), false);
+            catalog.createTable(id, schema, false);
             return (FileStoreTable) catalog.getTable(id);
         }
     }

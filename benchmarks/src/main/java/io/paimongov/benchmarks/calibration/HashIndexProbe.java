@@ -6,10 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
 import org.apache.paimon.CoreOptions;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
@@ -100,11 +96,6 @@ final class HashIndexProbe {
                 .option(CoreOptions.ASYNC_FILE_WRITE.key(), "false")
                 .option(CoreOptions.WRITE_BUFFER_SPILLABLE.key(), "true")
                 .build();
-        Identifier id = Identifier.create("cal", "h");
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())))) {
-            catalog.createDatabase("cal", true);
-            catalog.createTable(id, schema, false);
-            return (FileStoreTable) catalog.getTable(id);
-        }
+        return FootprintProbe.createTable(warehouse, "h", schema);
     }
 }

@@ -7,10 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.paimon.CoreOptions;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.schema.Schema;
@@ -78,11 +74,6 @@ final class SortedKeyProbe {
                 .option("bucket", "1")
                 .option(CoreOptions.FILE_FORMAT.key(), "parquet")
                 .build();
-        Identifier id = Identifier.create("cal", "s");
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())))) {
-            catalog.createDatabase("cal", true);
-            catalog.createTable(id, schema, false);
-            return (FileStoreTable) catalog.getTable(id);
-        }
+        return FootprintProbe.createTable(warehouse, "s", schema);
     }
 }

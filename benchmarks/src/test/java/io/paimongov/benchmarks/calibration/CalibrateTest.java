@@ -91,12 +91,7 @@ class CalibrateTest {
     @Test
     void measuresWhatTheMessageOfAClosedWriterKeeps() throws Exception {
         Cell cell = new Cell(Cell.Kind.APPEND, "avro", "zstd", VALUE_BYTES, 32 << 10);
-        Map<String, Long> low = Calibrate.probeChild(MessageProbe.class, MessageProbe.STAGE, cell, ROWS, 8, dir.resolve("low"));
-        Map<String, Long> high = Calibrate.probeChild(MessageProbe.class, MessageProbe.STAGE, cell, ROWS, 16, dir.resolve("high"));
-        assertThat(low.get("writers")).isEqualTo(8);
-        assertThat(high.get("writers")).isEqualTo(16);
-        long perMessage = (high.get(MessageProbe.STAGE) - low.get(MessageProbe.STAGE)) / 8;
-        assertThat(perMessage).isGreaterThan(100).isLessThan(16 << 10);
+        assertThat(perItemAt8And16(MessageProbe.class, MessageProbe.STAGE, cell)).isGreaterThan(100).isLessThan(16 << 10);
     }
 
     /**
@@ -108,12 +103,19 @@ class CalibrateTest {
     @Test
     void measuresWhatAnOpenCompactionReaderKeeps() throws Exception {
         Cell cell = new Cell(Cell.Kind.PK, "orc", "zstd", VALUE_BYTES, 32 << 10);
-        Map<String, Long> low = Calibrate.probeChild(ReaderProbe.class, ReaderProbe.STAGE, cell, ROWS, 8, dir.resolve("low"));
-        Map<String, Long> high = Calibrate.probeChild(ReaderProbe.class, ReaderProbe.STAGE, cell, ROWS, 16, dir.resolve("high"));
+        assertThat(perItemAt8And16(ReaderProbe.class, ReaderProbe.STAGE, cell)).isGreaterThan(64 << 10).isLessThan(2 << 20);
+    }
+
+    /**
+     * Runs {@code probe} at 8 and at 16 writers, checks that it measured as many as it was asked
+     * for, and returns the slope of {@code stage} between them: bytes per writer, message or reader.
+     */
+    private long perItemAt8And16(Class<?> probe, String stage, Cell cell) throws Exception {
+        Map<String, Long> low = Calibrate.probeChild(probe, stage, cell, ROWS, 8, dir.resolve("low"));
+        Map<String, Long> high = Calibrate.probeChild(probe, stage, cell, ROWS, 16, dir.resolve("high"));
         assertThat(low.get("writers")).isEqualTo(8);
         assertThat(high.get("writers")).isEqualTo(16);
-        long perReader = (high.get(ReaderProbe.STAGE) - low.get(ReaderProbe.STAGE)) / 8;
-        assertThat(perReader).isGreaterThan(64 << 10).isLessThan(2 << 20);
+        return (high.get(stage) - low.get(stage)) / 8;
     }
 
     /** The table the runtime ships parses, and has a spill-channel cell for each codec and page size. */

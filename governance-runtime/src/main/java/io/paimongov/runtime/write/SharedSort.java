@@ -73,10 +73,15 @@ final class SharedSort implements AutoCloseable {
                         new RowType(fields), new int[] {0, 1}, pool, ioManager, fanIn, compression, channels, bytesPerChannel);
     }
 
-    /** Keeps {@code row} for {@code writer}. */
-    void add(WriterAdmission.WriterKey writer, InternalRow row) throws IOException {
+    /**
+     * Keeps {@code row} for {@code writer}.
+     *
+     * @return whether it is the writer's first row here (the writer is new to the sort)
+     */
+    boolean add(WriterAdmission.WriterKey writer, InternalRow row) throws IOException {
         Integer id = index.get(writer);
-        if (id == null) {
+        boolean first = id == null;
+        if (first) {
             WriterAdmission.WriterKey kept = new WriterAdmission.WriterKey(writer.partition().copy(), writer.bucket());
             id = writers.size();
             index.put(kept, id);
@@ -90,11 +95,7 @@ final class SharedSort implements AutoCloseable {
             throw new IOException("the shared sort could not take a row of " + writer);
         }
         rows++;
-    }
-
-    /** Whether rows for {@code writer} are waiting here. */
-    boolean holds(WriterAdmission.WriterKey writer) {
-        return index.containsKey(writer);
+        return first;
     }
 
     boolean isEmpty() {

@@ -77,17 +77,15 @@ final class SortedWriters implements AutoCloseable {
         if (!ready()) {
             throw new IllegalStateException("the shared sort is not open");
         }
-        WriterAdmission.WriterKey key = new WriterAdmission.WriterKey(partition, bucket);
-        if (!sort.holds(key)) {
+        if (sort.add(new WriterAdmission.WriterKey(partition, bucket), row)) {
             chargeSortedWriter();
         }
-        sort.add(key, row);
         w.context.recorder().recordSorted(1);
     }
 
     /**
-     * Charges one more writer's bookkeeping, spilling the sort's pages or making the open writers
-     * flush when it does not fit.
+     * Charges the bookkeeping of a writer the sort has just taken its first row of, spilling the
+     * sort's pages or making the open writers flush when it does not fit.
      *
      * @throws ResourceExhaustedException when it does not fit even then
      */
