@@ -83,6 +83,10 @@ final class BenchScaleCommand implements Callable<Integer> {
             + " samples (default 1000).")
     long sampleMillis;
 
+    @Option(names = "--repeats", paramLabel = "N", defaultValue = "3", description = "How many times each side of a pair runs when"
+            + " both survive their first run, alternating; ratios compare the median runs (default 3; 1 for one run each).")
+    int repeats;
+
     @Option(names = "--no-spill", description = "Skip the spill series.")
     boolean noSpill;
 
@@ -102,7 +106,7 @@ final class BenchScaleCommand implements Callable<Integer> {
         ScaleGrid grid = grid();
         ScaleRunner.Settings settings;
         try {
-            settings = new ScaleRunner.Settings(timeoutSeconds != null ? timeoutSeconds : quick ? 120 : 300, sampleMillis);
+            settings = new ScaleRunner.Settings(timeoutSeconds != null ? timeoutSeconds : quick ? 120 : 300, sampleMillis, repeats);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

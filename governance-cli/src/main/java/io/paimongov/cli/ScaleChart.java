@@ -1,7 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.benchmarks.scale.CellResult;
-import io.paimongov.benchmarks.scale.ChildRun;
+import io.paimongov.benchmarks.scale.RunSeries;
 import io.paimongov.benchmarks.scale.ScaleReport;
 import io.paimongov.benchmarks.scale.ScaleSummary;
 import java.awt.BasicStroke;
@@ -115,7 +115,7 @@ final class ScaleChart {
         g.drawString("plain " + ScaleText.outcome(c.plain()), x + 8, y + 34);
         g.drawString(String.format(Locale.ROOT, "ratio %s  drift %s  peak %s", num(c.throughputRatio()), num(c.heapDrift()),
                 num(c.peakOverBudget())), x + 8, y + 50);
-        ChildRun gov = c.governed();
+        RunSeries gov = c.governed();
         if (gov.survived()) {
             g.drawString(String.format(Locale.ROOT, "spill/input %s  rolled early %d", num(c.spillBytesRatio()), gov.value("filesRolledEarly")),
                     x + 8, y + 64);

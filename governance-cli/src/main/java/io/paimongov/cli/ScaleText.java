@@ -1,7 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.benchmarks.scale.CellResult;
-import io.paimongov.benchmarks.scale.ChildRun;
+import io.paimongov.benchmarks.scale.RunSeries;
 import io.paimongov.benchmarks.scale.ScaleReport;
 import io.paimongov.benchmarks.scale.ScaleSummary;
 import io.paimongov.benchmarks.scale.SpillResult;
@@ -41,8 +41,8 @@ final class ScaleText {
                 r.millis() / 1e3);
     }
 
-    /** {@code 123,456 rows/s}, or {@code FAILED} and the reason's first word. */
-    static String outcome(ChildRun run) {
+    /** {@code 123,456 rows/s} (the median run), or {@code FAILED} and the reason's first word. */
+    static String outcome(RunSeries run) {
         return run.survived() ? String.format(Locale.ROOT, "%,d rows/s", run.rowsPerSec()) : "FAILED " + shortReason(run.reason());
     }
 

@@ -5,46 +5,51 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One grid cell measured: the governed and the plain child, both with {@code -Xmx} = {@code
- * xmxBytes}.
+ * One grid cell measured: the governed and the plain children, all with {@code -Xmx} = {@code
+ * xmxBytes}. Where both survive their first run, each side runs {@code --repeats} times, the two
+ * alternating ({@link RunSeries}): the throughput ratio compares the median runs, and the numbers
+ * judged against a bound (peak, heap drift, spill bytes) are the worst run's.
  *
  * @param cell what was written
  * @param baselineBytes the measured baseline ({@link ScaleRunner#baseline})
  * @param xmxBytes both children's {@code -Xmx}: the budget plus the baseline, rounded up to MiB
- * @param governed the governed child
- * @param plain the plain Paimon child
+ * @param governed the governed children
+ * @param plain the plain Paimon children
  *
  * <p>Immutable. The derived values are null where the runs they need did not survive.
  */
-public record CellResult(ScaleCell cell, long baselineBytes, long xmxBytes, ChildRun governed, ChildRun plain) {
+public record CellResult(ScaleCell cell, long baselineBytes, long xmxBytes, RunSeries governed, RunSeries plain) {
 
-    /** Governed rows/s over plain rows/s (= plain time / governed time); null unless both survived. */
+    /**
+     * Governed rows/s over plain rows/s (= plain's median time / governed's median time); null unless
+     * both survived.
+     */
     public Double throughputRatio() {
         return governed.survived() && plain.survived()
                 ? (double) plain.value("nanos") / Math.max(1, governed.value("nanos"))
                 : null;
     }
 
-    /** The governed write's accounted peak over its budget; null unless it survived. */
+    /** The governed write's accounted peak over its budget, its largest over the runs; null unless it survived. */
     public Double peakOverBudget() {
-        return governed.survived() ? (double) governed.value("peakReservedBytes") / governed.value("budgetBytes") : null;
+        return governed.worst(r -> (double) r.value("peakReservedBytes") / r.value("budgetBytes"));
     }
 
     /**
      * The governed write's live heap peak (above the child's own baseline) over its accounted peak,
-     * minus 1: negative when it kept less than it accounted. Null unless it survived with a peak.
+     * minus 1: negative when it kept less than it accounted. The run farthest from 0 when it ran more
+     * than once. Null unless it survived with a peak.
      */
     public Double heapDrift() {
-        long accounted = governed.value("peakReservedBytes");
-        if (!governed.survived() || accounted <= 0) {
+        if (!governed.survived() || governed.runs().stream().anyMatch(r -> r.value("peakReservedBytes") <= 0)) {
             return null;
         }
-        return (double) (governed.value("liveHeapPeakBytes") - governed.value("heapBaselineBytes")) / accounted - 1;
+        return governed.worst(r -> (double) (r.value("liveHeapPeakBytes") - r.value("heapBaselineBytes")) / r.value("peakReservedBytes") - 1);
     }
 
-    /** The governed write's spill bytes over its input bytes; null unless it survived. */
+    /** The governed write's spill bytes over its input bytes, its largest over the runs; null unless it survived. */
     public Double spillBytesRatio() {
-        return governed.survived() ? (double) governed.value("spillBytes") / Math.max(1, governed.value("inputBytes")) : null;
+        return governed.worst(r -> (double) r.value("spillBytes") / Math.max(1, r.value("inputBytes")));
     }
 
     /** The cell's report entry, keys as docs/cli.md lists them. */

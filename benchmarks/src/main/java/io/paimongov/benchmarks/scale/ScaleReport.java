@@ -30,6 +30,7 @@ public record ScaleReport(
         m.put("plainSurvivedCells", (int) cells.stream().filter(c -> c.plain().survived()).count());
         m.put("timeoutSeconds", settings.timeoutSeconds());
         m.put("sampleMillis", settings.sampleMillis());
+        m.put("repeats", settings.repeats());
         m.put("baselines", baselines.stream().map(ScaleRunner.Baseline::toMap).toList());
         m.put("cells", cells.stream().map(CellResult::toMap).toList());
         m.put("spill", spills.stream().map(SpillResult::toMap).toList());

@@ -19,7 +19,9 @@ import java.util.function.Consumer;
  * the other). A JVM per write because what one write leaves behind (codec pools, caches, a heap
  * grown by an earlier write) must not count for the next. The spill series runs the same way, with
  * its own budgets; both of its children get the in-memory write's heap (its budget plus the
- * baseline), so that the series compares spilling with not spilling, not two heaps.
+ * baseline), so that the series compares spilling with not spilling, not two heaps. When both sides
+ * of a pair survive their first run, the pair runs --repeats times in all, the side that goes first
+ * alternating, so that a slow minute of the machine falls on both sides alike (RunSeries).
  */
 
 /**
@@ -38,10 +40,17 @@ public final class ScaleRunner {
      * @param timeoutSeconds the most one writing child may run; it is killed and reported not
      *     survived after that
      * @param sampleMillis pause between the writing children's live-heap samples
+     * @param repeats how many times each side of a pair runs when both survive their first run
      */
-    public record Settings(long timeoutSeconds, long sampleMillis) {
+    public record Settings(long timeoutSeconds, long sampleMillis, int repeats) {
+
+        /** The repeats of a pair unless --repeats says otherwise: the least count with a true median. */
+        public static final int DEFAULT_REPEATS = 3;
 
         public Settings {
+            if (repeats < 1) {
+                throw new IllegalArgumentException("--repeats must be at least 1, not " + repeats);
+            }
             if (timeoutSeconds < 1) {
                 throw new IllegalArgumentException("--timeout-seconds must be at least 1, not " + timeoutSeconds);
             }
@@ -92,9 +101,11 @@ public final class ScaleRunner {
             Baseline b = baseline(baselines, cell, workDir, progress);
             long xmx = xmx(cell.budgetBytes(), b.bytes());
             Path dir = workDir.resolve("cell-" + n);
-            ChildRun governed = write("governed", cell, xmx, dir.resolve("governed"), settings);
-            ChildRun plain = write("plain", cell, xmx, dir.resolve("plain"), settings);
+            RunSeries[] pair = pair(() -> write("governed", cell, xmx, dir.resolve("governed"), settings),
+                    () -> write("plain", cell, xmx, dir.resolve("plain"), settings), settings.repeats());
             BenchTables.deleteTree(dir);
+            RunSeries governed = pair[0];
+            RunSeries plain = pair[1];
             CellResult r = new CellResult(cell, b.bytes(), xmx, governed, plain);
             cells.add(r);
             progress.accept(String.format(Locale.ROOT, "cell %d/%d %s, -Xmx%dm: governed %s; plain %s%s", n, grid.cells().size(), cell,
@@ -110,9 +121,11 @@ public final class ScaleRunner {
             Path dir = workDir.resolve("spill-" + n);
             // Both with the in-memory write's heap: the series compares spilling with not spilling, not heaps.
             long heap = xmx(inMemoryBudget, b.bytes());
-            ChildRun inMemory = write("governed", base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings);
-            ChildRun spilled = write("governed", spilling, heap, dir.resolve("spilling"), settings);
+            RunSeries[] pair = pair(() -> write("governed", base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings),
+                    () -> write("governed", spilling, heap, dir.resolve("spilling"), settings), settings.repeats());
             BenchTables.deleteTree(dir);
+            RunSeries inMemory = pair[0];
+            RunSeries spilled = pair[1];
             SpillResult r = new SpillResult(spilling, inMemoryBudget, b.bytes(), inMemory, spilled);
             spills.add(r);
             progress.accept(String.format(Locale.ROOT, "spill %d/%d %s %s %d writers, budget %,d vs %,d bytes: in memory %s; spilling %s",
@@ -121,6 +134,30 @@ public final class ScaleRunner {
         }
         return new ScaleReport(List.copyOf(baselines.values()), cells, spills, ScaleSummary.of(cells, spills),
                 (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** One child of a pair. */
+    interface Child {
+        ChildRun run() throws Exception;
+    }
+
+    /**
+     * Runs {@code a} then {@code b}; when both survived, {@code repeats - 1} more rounds, {@code b}
+     * first in every other one, until a run fails. Returns the two series, {@code a}'s first.
+     */
+    static RunSeries[] pair(Child a, Child b, int repeats) throws Exception {
+        RunSeries first = RunSeries.of(a.run());
+        RunSeries second = RunSeries.of(b.run());
+        for (int round = 1; round < repeats && first.survived() && second.survived(); round++) {
+            if (round % 2 == 1) {
+                second = second.and(b.run());
+                first = first.and(a.run());
+            } else {
+                first = first.and(a.run());
+                second = second.and(b.run());
+            }
+        }
+        return new RunSeries[] {first, second};
     }
 
     /**

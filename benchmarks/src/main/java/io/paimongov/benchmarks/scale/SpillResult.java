@@ -6,24 +6,25 @@ import java.util.Map;
 /**
  * One entry of the spill series: the same governed write of {@code cell}'s rows once with a budget
  * twice the input (in memory) and once with a budget of 5% of the input (spilling), each in a child
- * of its own, both with {@code -Xmx} = the in-memory budget plus the baseline.
+ * of its own, both with {@code -Xmx} = the in-memory budget plus the baseline; each {@code
+ * --repeats} times, the two alternating ({@link RunSeries}).
  *
  * @param cell the spilling write (its budget is the spilling budget)
  * @param inMemoryBudgetBytes the in-memory write's budget
  * @param baselineBytes the measured baseline of the cell's table and format
- * @param inMemory the in-memory child
- * @param spilling the spilling child
+ * @param inMemory the in-memory children
+ * @param spilling the spilling children
  *
  * <p>Immutable.
  */
-public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselineBytes, ChildRun inMemory, ChildRun spilling) {
+public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselineBytes, RunSeries inMemory, RunSeries spilling) {
 
     /** Spilling budget as a share of the input bytes. */
     public static final double SPILL_SHARE = 0.05;
 
     /**
-     * Spilling rows/s over in-memory rows/s; 0 when the spilling write did not survive (it delivered
-     * nothing); null when the in-memory one did not (nothing to compare with).
+     * Spilling rows/s over in-memory rows/s, of the median runs; 0 when a spilling run did not
+     * survive (it delivered nothing); null when an in-memory one did not (nothing to compare with).
      */
     public Double throughputRatio() {
         if (!inMemory.survived()) {
@@ -32,9 +33,9 @@ public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselin
         return spilling.survived() ? (double) inMemory.value("nanos") / Math.max(1, spilling.value("nanos")) : 0.0;
     }
 
-    /** The spilling write's spill bytes over its input bytes; null unless it survived. */
+    /** The spilling write's spill bytes over its input bytes, its largest over the runs; null unless it survived. */
     public Double spillBytesRatio() {
-        return spilling.survived() ? (double) spilling.value("spillBytes") / Math.max(1, spilling.value("inputBytes")) : null;
+        return spilling.worst(r -> (double) r.value("spillBytes") / Math.max(1, r.value("inputBytes")));
     }
 
     /** The entry in the report, keys as docs/cli.md lists them. */
@@ -59,7 +60,7 @@ public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselin
         return m;
     }
 
-    private static Map<String, Object> run(ChildRun r) {
+    private static Map<String, Object> run(RunSeries r) {
         Map<String, Object> m = r.common();
         m.put("peakReservedBytes", r.survived() ? r.value("peakReservedBytes") : null);
         return m;

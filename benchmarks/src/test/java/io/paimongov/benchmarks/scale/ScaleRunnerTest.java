@@ -21,7 +21,7 @@ class ScaleRunnerTest {
     @Test
     void aSmallCellSurvivesGovernedAndPlainWithTheNumbersItWasAsked() throws Exception {
         ScaleCell cell = new ScaleCell(ScaleTable.PK, "parquet", 16, 3_000, 16, 16L << 20);
-        ScaleReport report = ScaleRunner.run(new ScaleGrid(List.of(cell), List.of()), dir, new ScaleRunner.Settings(120, 200), line -> {});
+        ScaleReport report = ScaleRunner.run(new ScaleGrid(List.of(cell), List.of()), dir, new ScaleRunner.Settings(120, 200, 2), line -> {});
 
         assertThat(report.baselines()).hasSize(1);
         long baseline = report.baselines().get(0).bytes();
@@ -31,6 +31,9 @@ class ScaleRunnerTest {
         assertThat(r.xmxBytes() - r.xmxBytes() / 30).isGreaterThanOrEqualTo((16L << 20) + baseline).isLessThan((18L << 20) + baseline);
         assertThat(r.governed().survived()).as(r.governed().reason()).isTrue();
         assertThat(r.plain().survived()).as(r.plain().reason()).isTrue();
+        // Both survived their first run, so each side ran twice.
+        assertThat(r.governed().runs()).hasSize(2);
+        assertThat(r.plain().runs()).hasSize(2);
         assertThat(r.governed().value("inputRows")).isEqualTo(3_000);
         assertThat(r.governed().value("inputBytes")).isEqualTo(3_000 * ROW_BYTES_16).isEqualTo(cell.inputBytes());
         assertThat(r.governed().value("budgetBytes")).isEqualTo(16L << 20);
@@ -42,6 +45,8 @@ class ScaleRunnerTest {
         assertThat(r.heapDrift()).isNotNull();
 
         Map<String, Object> m = r.toMap();
+        assertThat(((Map<?, ?>) m.get("governed")).get("runs")).isEqualTo(2);
+        assertThat(((List<?>) ((Map<?, ?>) m.get("plain")).get("secondsRuns"))).hasSize(2);
         assertThat(m).containsEntry("rows", 3_000).containsEntry("inputBytes", 3_000 * ROW_BYTES_16).containsEntry("writers", 16)
                 .containsEntry("partitions", 2).containsEntry("buckets", 8);
         assertThat(report.summary().allCellsSurvived()).isTrue();
@@ -52,7 +57,7 @@ class ScaleRunnerTest {
     void aChildThatRunsOutOfHeapIsNotSurvivedWithTheReason() throws Exception {
         // Plain Paimon with a 64 MiB write buffer in a 24 MiB heap, 300k rows of 256 bytes into one pk writer set.
         ScaleCell cell = new ScaleCell(ScaleTable.PK, "parquet", 8, 300_000, 256, 64L << 20);
-        ChildRun plain = ScaleRunner.write("plain", cell, 24L << 20, dir.resolve("plain"), new ScaleRunner.Settings(120, 1000));
+        ChildRun plain = ScaleRunner.write("plain", cell, 24L << 20, dir.resolve("plain"), new ScaleRunner.Settings(120, 1000, 1));
         assertThat(plain.survived()).isFalse();
         assertThat(plain.reason()).contains(ChildJvm.OOM);
         assertThat(plain.rowsPerSec()).isNull();

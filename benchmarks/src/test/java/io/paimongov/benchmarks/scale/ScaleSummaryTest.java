@@ -35,11 +35,23 @@ class ScaleSummaryTest {
     }
 
     private static CellResult cell(int writers, ChildRun governed, ChildRun plain) {
+        return cell(writers, RunSeries.of(governed), RunSeries.of(plain));
+    }
+
+    private static CellResult cell(int writers, RunSeries governed, RunSeries plain) {
         return new CellResult(new ScaleCell(ScaleTable.PK, "parquet", writers, 1000, 16, BUDGET), 100, 2000, governed, plain);
     }
 
     private static SpillResult spill(ChildRun inMemory, ChildRun spilling) {
+        return spill(RunSeries.of(inMemory), RunSeries.of(spilling));
+    }
+
+    private static SpillResult spill(RunSeries inMemory, RunSeries spilling) {
         return new SpillResult(new ScaleCell(ScaleTable.PK, "parquet", 8, 1000, 16, 50), 2000, 100, inMemory, spilling);
+    }
+
+    private static RunSeries series(ChildRun... runs) {
+        return new RunSeries(List.of(runs));
     }
 
     @Test
@@ -94,6 +106,49 @@ class ScaleSummaryTest {
         // plain 0.9 s, governed 1.0 s -> 0.9
         List<CellResult> cells = List.of(cell(8, governed(1_000_000_000L, 900, 900, 0, 1000), plain(900_000_000L)));
         assertThat(ScaleSummary.of(cells, List.of()).governedNeverWorse()).isTrue();
+    }
+
+    @Test
+    void repeatedRunsCompareMediansAndBoundTheWorstRun() {
+        // Governed 1.3 s, 1.0 s, 0.9 s -> median 1.0 s; drifts 810/900-1 = -0.1, 1008/900-1 = +0.12, 855/900-1 = -0.05 -> worst +0.12;
+        // peaks 0.9; spill 100/1000, 200/1000, 0 -> worst 0.2. Plain 1.2 s, 1.1 s, 0.95 s -> median 1.1 s. Ratio 1.1 / 1.0 = 1.1.
+        RunSeries governed = series(governed(1_300_000_000L, 900, 810, 100, 1000), governed(1_000_000_000L, 900, 1008, 200, 1000),
+                governed(900_000_000L, 900, 855, 0, 1000));
+        RunSeries plain = series(plain(1_200_000_000L), plain(1_100_000_000L), plain(950_000_000L));
+        CellResult c = cell(8, governed, plain);
+        assertThat(c.throughputRatio()).isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(c.heapDrift()).isCloseTo(0.12, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(c.spillBytesRatio()).isEqualTo(0.2);
+        assertThat(c.peakOverBudget()).isEqualTo(0.9);
+        assertThat(governed.median().value("nanos")).isEqualTo(1_000_000_000L);
+        // With an even count the faster of the two middle runs: 0.95 s of {0.95, 1.1}.
+        assertThat(series(plain(1_100_000_000L), plain(950_000_000L)).value("nanos")).isEqualTo(950_000_000L);
+
+        // Spill: in memory 1.0, 1.2, 1.1 s -> 1.1 s; spilling 2.0, 2.2, 1.6 s -> 2.0 s; ratio 0.55.
+        SpillResult sp = spill(series(governed(1_000_000_000L, 500, 400, 0, 1000), governed(1_200_000_000L, 500, 400, 0, 1000),
+                        governed(1_100_000_000L, 500, 400, 0, 1000)),
+                series(governed(2_000_000_000L, 50, 40, 900, 1000), governed(2_200_000_000L, 50, 40, 1100, 1000),
+                        governed(1_600_000_000L, 50, 40, 1000, 1000)));
+        assertThat(sp.throughputRatio()).isCloseTo(0.55, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(sp.spillBytesRatio()).isEqualTo(1.1);
+    }
+
+    @Test
+    void aSeriesWithOneFailedRunHasNotSurvived() {
+        RunSeries governed = series(governed(1_000_000_000L, 900, 900, 0, 1000), failed("OutOfMemoryError: Java heap space"),
+                governed(1_000_000_000L, 900, 900, 0, 1000));
+        CellResult c = cell(8, governed, series(plain(1_000_000_000L), plain(1_000_000_000L), plain(1_000_000_000L)));
+        assertThat(governed.survived()).isFalse();
+        assertThat(governed.reason()).isEqualTo("OutOfMemoryError: Java heap space");
+        assertThat(c.throughputRatio()).isNull();
+        assertThat(c.heapDrift()).isNull();
+        ScaleSummary s = ScaleSummary.of(List.of(c), List.of());
+        assertThat(s.allCellsSurvived()).isFalse();
+        assertThat(s.governedNeverWorse()).isFalse();
+        // A spilling series with a failed run delivered nothing: ratio 0.
+        SpillResult sp = spill(series(plain(1_000_000_000L), plain(1_000_000_000L)),
+                series(governed(2_000_000_000L, 50, 40, 900, 1000), failed("timed out after 5 s (killed)")));
+        assertThat(sp.throughputRatio()).isEqualTo(0.0);
     }
 
     @Test

@@ -1,0 +1,56 @@
+package io.paimongov.benchmarks.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The order in which a pair's sides run, with stand-in children that record their turn. */
+class ScaleRunnerPairTest {
+
+    private final List<String> order = new ArrayList<>();
+
+    private ScaleRunner.Child child(String name, boolean... survives) {
+        int[] calls = {0};
+        return () -> {
+            int i = calls[0]++;
+            order.add(name);
+            return i < survives.length && !survives[i]
+                    ? ChildRun.failed(name + " failed", 1)
+                    : ChildRun.survived(1, Map.of("rows", 1L, "nanos", 1_000L + i));
+        };
+    }
+
+    @Test
+    void sidesAlternateWhichGoesFirst() throws Exception {
+        RunSeries[] pair = ScaleRunner.pair(child("a"), child("b"), 4);
+        assertThat(order).containsExactly("a", "b", "b", "a", "a", "b", "b", "a");
+        assertThat(pair[0].runs()).hasSize(4);
+        assertThat(pair[1].runs()).hasSize(4);
+    }
+
+    @Test
+    void aPairWhoseFirstRunFailedIsNotRepeated() throws Exception {
+        RunSeries[] pair = ScaleRunner.pair(child("a"), child("b", false), 3);
+        assertThat(order).containsExactly("a", "b");
+        assertThat(pair[1].survived()).isFalse();
+        assertThat(pair[1].reason()).isEqualTo("b failed");
+    }
+
+    @Test
+    void repeatsStopAtTheFirstFailure() throws Exception {
+        RunSeries[] pair = ScaleRunner.pair(child("a", true, false), child("b"), 5);
+        // Round 1 runs b then a; a fails there, so no round 2.
+        assertThat(order).containsExactly("a", "b", "b", "a");
+        assertThat(pair[0].survived()).isFalse();
+        assertThat(pair[1].survived()).isTrue();
+    }
+
+    @Test
+    void repeatsBelowOneAreRefusedNamingTheOption() {
+        assertThatThrownBy(() -> new ScaleRunner.Settings(10, 10, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--repeats");
+    }
+}
