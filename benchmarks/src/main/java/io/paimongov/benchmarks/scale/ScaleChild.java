@@ -54,11 +54,12 @@ import org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor;
  *   trimmed primary key's hash, as Paimon's engines assign them, and write(row, bucket).
  *
  * A writing child first makes a small warm-up write through the same path (warmUpCell), then times
- * the write from opening it through prepareCommit (the commit is untimed, as in P1, and so is one
- * full collection after the last row, Sampler.sampleUntimed). While it writes, it keeps the largest live heap seen after any full collection: those the
+ * the write from opening it through prepareCommit (the commit is untimed, as in P1, and so are the
+ * sampler's own full collections: one every SAMPLE_MILLIS and one after the last row,
+ * Sampler.sampleUntimed). While it writes, it keeps the largest live heap seen after any full collection: those the
  * JVM runs by itself and one of its own every SAMPLE_MILLIS (Sampler); the baseline of that signal
  * is the live heap (settled) after the table was created, before the write opened. Both writing
- * modes sample, so both pay the same collections. A watchdog ends the child when the collector took more than
+ * modes sample the same way; neither is timed for the sampler's collections. A watchdog ends the child when the collector took more than
  * THRASH_SHARE of the last THRASH_WINDOW_MILLIS: a heap that is full but not quite out of memory.
  *
  * Output: one line "SCALE key=value ..." on success (exit 0); "SCALE_FAILED reason" when the write
@@ -170,10 +171,11 @@ public final class ScaleChild {
                 for (int i = 0; i < cell.rows(); i++) {
                     write.write(rows.next());
                 }
-                start += sampler.sampleUntimed();
+                sampler.sampleUntimed();
                 var prepared = write.prepareCommit();
-                nanos = System.nanoTime() - start;
+                long end = System.nanoTime();
                 sampler.stop();
+                nanos = end - start - sampler.untimedNanos(start, end);
                 prepared.commit();
             } finally {
                 sampler.stop();
@@ -219,9 +221,11 @@ public final class ScaleChild {
                         write.write(row, buckets.assign(keys.partition(), keys.trimmedPrimaryKey().hashCode()));
                     }
                 }
-                start += sampler.sampleUntimed();
+                sampler.sampleUntimed();
                 messages = write.prepareCommit();
-                nanos = System.nanoTime() - start;
+                long end = System.nanoTime();
+                sampler.stop();
+                nanos = end - start - sampler.untimedNanos(start, end);
             } finally {
                 sampler.stop();
             }
@@ -336,6 +340,8 @@ public final class ScaleChild {
         private Thread thread;
         private volatile long peak;
         private final AtomicInteger samples = new AtomicInteger();
+        /** [begin, end] of each collection and wait left out of the write's time. */
+        private final List<long[]> untimed = new ArrayList<>();
 
         Sampler(long everyMillis) {
             this.everyMillis = everyMillis;
@@ -351,7 +357,7 @@ public final class ScaleChild {
             }
             thread = new Thread(() -> {
                 while (running.get()) {
-                    System.gc();
+                    collectUntimed();
                     try {
                         Thread.sleep(everyMillis);
                     } catch (InterruptedException e) {
@@ -389,7 +395,7 @@ public final class ScaleChild {
          * the sampling period is sampled at its fullest too. Returns the nanoseconds it took, for the
          * caller to leave out of its timing.
          */
-        long sampleUntimed() throws InterruptedException {
+        void sampleUntimed() throws InterruptedException {
             long begin = System.nanoTime();
             int before = samples.get();
             System.gc();
@@ -397,7 +403,44 @@ public final class ScaleChild {
             for (int i = 0; i < 100 && samples.get() == before; i++) {
                 Thread.sleep(10);
             }
-            return System.nanoTime() - begin;
+            untimed(begin, System.nanoTime());
+        }
+
+        /**
+         * One of the sampler's own full collections. It stops the writing thread as long as it runs,
+         * so its time is left out of the write's ({@link #untimedNanos}): otherwise a write of a
+         * second paid one or two of them by the phase of the sampling clock, up to a tenth of its
+         * time, and the governed and plain children of a cell differed by that luck.
+         */
+        private void collectUntimed() {
+            long begin = System.nanoTime();
+            System.gc();
+            untimed(begin, System.nanoTime());
+        }
+
+        private synchronized void untimed(long begin, long end) {
+            untimed.add(new long[] {begin, end});
+        }
+
+        /**
+         * Nanoseconds of {@code [from, to]} spent in the sampler's own collections and in {@link
+         * #sampleUntimed} (the union of those intervals, so that a collection the two ask for at once
+         * counts once). Call after {@link #stop}.
+         */
+        synchronized long untimedNanos(long from, long to) {
+            List<long[]> spans = new ArrayList<>(untimed);
+            spans.sort((a, b) -> Long.compare(a[0], b[0]));
+            long sum = 0;
+            long covered = from;
+            for (long[] span : spans) {
+                long begin = Math.max(span[0], covered);
+                long end = Math.min(span[1], to);
+                if (end > begin) {
+                    sum += end - begin;
+                    covered = end;
+                }
+            }
+            return sum;
         }
 
         /** Stops the sampling; idempotent. */
