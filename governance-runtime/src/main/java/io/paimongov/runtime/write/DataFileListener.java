@@ -11,8 +11,9 @@ import org.apache.paimon.fs.Path;
  * file met (Paimon's cleanup may throw another one instead, which hides it).
  *
  * <p><b>Thread-safety:</b> called from the writing thread and from compaction threads at once;
- * the writing thread is a volatile field set by {@link OpenedWrite#enter()} and cleared by {@link
- * OpenedWrite#leave()}, the first error an atomic reference set once.
+ * the writing thread is a volatile field {@link OpenedWrite#enter()} sets when the calling thread
+ * is another than the last one (so a row costs a read of it, not a store), the first error an
+ * atomic reference set once.
  */
 final class DataFileListener implements TrackingFileIO.Listener {
 
@@ -24,9 +25,15 @@ final class DataFileListener implements TrackingFileIO.Listener {
         this.context = context;
     }
 
-    /** The thread inside a call of the write, or null between calls. */
+    /**
+     * Marks {@code thread} as the one that calls the write, from its call on. Between calls it stays
+     * the last caller's: data files are made only inside calls, and compaction threads are never
+     * callers.
+     */
     void writingThread(Thread thread) {
-        writingThread = thread;
+        if (writingThread != thread) {
+            writingThread = thread;
+        }
     }
 
     /** The first I/O error a data file of this write met; null when none did. */

@@ -232,7 +232,6 @@ final class OpenedWrite {
     }
 
     void leave() {
-        files.writingThread(null);
         callLock.unlock();
     }
 }

@@ -65,21 +65,37 @@ public final class RowShape {
                     "row has " + row.getFieldCount() + " fields; table '" + table + "' has " + fields.size() + ": "
                             + describe());
         }
-        GenericRow generic = row instanceof GenericRow g ? g : null;
+        if (row instanceof GenericRow generic) {
+            checkGeneric(generic);
+            return;
+        }
         for (int i = 0; i < expected.length; i++) {
-            if (row.isNullAt(i)) {
+            if (!nullable[i] && row.isNullAt(i)) {
+                throw nullField(i);
+            }
+        }
+    }
+
+    /** A {@link GenericRow}'s fields are objects: each is checked for null and for its class. */
+    private void checkGeneric(GenericRow generic) {
+        for (int i = 0; i < expected.length; i++) {
+            Object value = generic.getField(i);
+            if (value == null) {
                 if (!nullable[i]) {
-                    DataField field = fields.get(i);
-                    throw new IllegalArgumentException(
-                            "field '" + field.name() + "' (" + field.type() + ") of table '" + table + "' is null");
+                    throw nullField(i);
                 }
-            } else if (generic != null && expected[i] != null && !expected[i].isInstance(generic.getField(i))) {
+            } else if (expected[i] != null && value.getClass() != expected[i] && !expected[i].isInstance(value)) {
                 DataField field = fields.get(i);
                 throw new IllegalArgumentException(
                         "field '" + field.name() + "' (" + field.type() + ") of table '" + table + "' holds a "
-                                + generic.getField(i).getClass().getName() + "; a " + expected[i].getName() + " is expected");
+                                + value.getClass().getName() + "; a " + expected[i].getName() + " is expected");
             }
         }
+    }
+
+    private IllegalArgumentException nullField(int i) {
+        DataField field = fields.get(i);
+        return new IllegalArgumentException("field '" + field.name() + "' (" + field.type() + ") of table '" + table + "' is null");
     }
 
     /** The class Paimon's internal data structures use for a field of this type. */
