@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code bench scale}: the writer-count grid. Every cell (writers x format x table kind) is written
- * twice, governed and by plain Paimon, each in a child JVM of its own with {@code -Xmx} = the budget
+ * governed and by plain Paimon ({@code --repeats} times each where both survive), each in a child JVM of its own with {@code -Xmx} = the budget
  * plus a measured baseline; then the spill series (governed in memory vs at 5% of the input). The
  * harness only measures and reports; a write that fails is a result, and the command exits 0
  * whatever the outcomes ({@link ScaleRunner}; docs/cli.md lists the keys and docs/performance.md
@@ -49,7 +49,7 @@ final class BenchScaleCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(names = "--quick", description = "The CI subset: 8 and 2048 writers, parquet, pk and append, pk-dynamic and pk-dv at 2048,"
-            + " fewer rows (about 3 minutes).")
+            + " fewer rows (about 7 minutes on 2 cores).")
     boolean quick;
 
     @Option(names = "--json", description = "Print one JSON object with the measured values.")
@@ -83,8 +83,9 @@ final class BenchScaleCommand implements Callable<Integer> {
             + " samples (default 1000).")
     long sampleMillis;
 
-    @Option(names = "--repeats", paramLabel = "N", defaultValue = "3", description = "How many times each side of a pair runs when"
-            + " both survive their first run, alternating; ratios compare the median runs (default 3; 1 for one run each).")
+    @Option(names = "--repeats", paramLabel = "N", defaultValue = "" + ScaleRunner.Settings.DEFAULT_REPEATS, description = "How many"
+            + " times each side of a pair runs when both survive their first run, alternating; ratios compare the median runs (default "
+            + ScaleRunner.Settings.DEFAULT_REPEATS + "; 1 for one run each).")
     int repeats;
 
     @Option(names = "--no-spill", description = "Skip the spill series.")

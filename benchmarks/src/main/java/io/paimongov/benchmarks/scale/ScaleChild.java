@@ -79,7 +79,7 @@ public final class ScaleChild {
     static final long THRASH_WINDOW_MILLIS = 10_000;
     static final double THRASH_SHARE = 0.9;
     static final int WARM_UP_WRITERS = 8;
-    static final int WARM_UP_ROWS = 20_000;
+    static final int WARM_UP_ROWS = 100_000;
 
     private ScaleChild() {}
 
