@@ -26,17 +26,18 @@ class BenchScaleCommandTest {
         Path out = dir.resolve("out");
         CliRun run = CliRun.of("bench", "scale", "--json", "--writers", "8", "--formats", "parquet", "--tables", "pk", "--rows",
                 Integer.toString(ROWS), "--row-bytes", "16", "--budget", "16m", "--timeout-seconds", "120", "--sample-millis", "200", "--spill-min-budget", "1k",
-                "--out", out.toString(), "--work-dir", dir.resolve("work").toString());
+                "--repeats", "1", "--out", out.toString(), "--work-dir", dir.resolve("work").toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode json = run.json();
         for (String key : new String[] {
             "quick", "cores", "allCellsSurvived", "governedNeverWorse", "maxHeapDriftAbs", "maxPeakOverBudget", "minSpillThroughputRatio",
             "maxSpillBytesRatio", "cellCount", "governedSurvivedCells", "plainSurvivedCells", "timeoutSeconds", "sampleMillis", "baselines",
-            "cells", "spill", "seconds", "chart"}) {
+            "cells", "spill", "seconds", "chart", "repeats"}) {
             assertThat(json.has(key)).as(key).isTrue();
         }
         assertThat(json.get("cellCount").asInt()).isEqualTo(1);
         assertThat(json.get("timeoutSeconds").asLong()).isEqualTo(120);
+        assertThat(json.get("repeats").asInt()).isEqualTo(1);
         JsonNode cell = json.get("cells").get(0);
         assertThat(cell.get("table").asText()).isEqualTo("pk");
         assertThat(cell.get("format").asText()).isEqualTo("parquet");
@@ -54,6 +55,8 @@ class BenchScaleCommandTest {
         assertThat(governed.get("inputBytes").asLong()).isEqualTo(ROWS * ROW_BYTES_16);
         assertThat(governed.get("rowsPerSec").asLong()).isPositive();
         assertThat(governed.get("peakOverBudget").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
+        assertThat(governed.get("runs").asInt()).isEqualTo(1);
+        assertThat(governed.get("secondsRuns")).hasSize(1);
         for (String key : new String[] {"seconds", "heapDrift", "liveHeapPeakBytes", "peakReservedBytes", "spillBytes", "spillBytesRatio",
             "filesRolledEarly", "writersClosedEarly", "sortedRows", "outputFiles", "peakWritersOpen"}) {
             assertThat(governed.get(key).isNumber()).as(key).isTrue();
@@ -96,5 +99,8 @@ class BenchScaleCommandTest {
         assertThat(floor.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
         assertThat(floor.err()).contains("--spill-min-budget");
         assertThat(CliRun.of("bench", "scale", "--timeout-seconds", "0").err()).contains("--timeout-seconds");
+        CliRun repeats = CliRun.of("bench", "scale", "--repeats", "0");
+        assertThat(repeats.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(repeats.err()).contains("--repeats");
     }
 }
