@@ -49,7 +49,7 @@ final class BenchScaleCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(names = "--quick", description = "The CI subset: 8 and 2048 writers, parquet, pk and append, pk-dynamic and pk-dv at 2048,"
-            + " fewer rows (about 7 minutes on 2 cores).")
+            + " fewer rows (about 8 minutes on 2 cores).")
     boolean quick;
 
     @Option(names = "--json", description = "Print one JSON object with the measured values.")
