@@ -34,6 +34,8 @@ public final class ScaleRunner {
 
     /** The baseline child's heap: room for an open write and nothing else to measure. */
     static final long BASELINE_HEAP = 512L << 20;
+    /** Children a baseline gets before the run gives up on it. */
+    static final int BASELINE_ATTEMPTS = 2;
     static final long MIB = 1L << 20;
 
     /**
@@ -194,11 +196,19 @@ public final class ScaleRunner {
         return b;
     }
 
-    /** Measures the baseline of {@code cell}'s table kind and format in a child of its own. */
+    /**
+     * Measures the baseline of {@code cell}'s table kind and format in a child of its own, a second
+     * child when the first failed (without a baseline no cell of the kind can run, so one stalled
+     * child must not end the whole grid).
+     */
     static Baseline baseline(ScaleCell cell, Path dir) throws Exception {
-        ChildJvm.Ended ended = ChildJvm.run(dir, BASELINE_HEAP, 300, ScaleChild.class, args("baseline", cell, dir, 1));
-        BenchTables.deleteTree(dir);
-        ChildRun run = ChildRun.of(ended, 300);
+        ChildJvm.Ended ended = null;
+        ChildRun run = null;
+        for (int attempt = 0; attempt < BASELINE_ATTEMPTS && (run == null || !run.survived()); attempt++) {
+            ended = ChildJvm.run(dir, BASELINE_HEAP, 300, ScaleChild.class, args("baseline", cell, dir, 1));
+            BenchTables.deleteTree(dir);
+            run = ChildRun.of(ended, 300);
+        }
         if (!run.survived()) {
             throw new IllegalStateException("the baseline child of " + cell.table().label() + " " + cell.format() + " failed: "
                     + run.reason() + "; its output:\n" + ended.output());
