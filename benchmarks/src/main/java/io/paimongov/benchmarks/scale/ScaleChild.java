@@ -428,8 +428,8 @@ public final class ScaleChild {
         /**
          * One full collection now, on the calling thread: the writing thread calls it after its last
          * row, before prepareCommit, where buffered rows are all held, so that a write shorter than
-         * the sampling period is sampled at its fullest too. Returns the nanoseconds it took, for the
-         * caller to leave out of its timing.
+         * the sampling period is sampled at its fullest too. Its time, the wait for the collector's
+         * notification included, is left out of the write's ({@link #untimedNanos}).
          */
         void sampleUntimed() throws InterruptedException {
             long begin = System.nanoTime();
