@@ -41,7 +41,8 @@ public record CellResult(ScaleCell cell, long baselineBytes, long xmxBytes, RunS
      * than once. Null unless it survived with a peak.
      */
     public Double heapDrift() {
-        if (!governed.survived() || governed.runs().stream().anyMatch(r -> r.value("peakReservedBytes") <= 0)) {
+        // A run that failed has no peak, so this is also null unless every run survived.
+        if (governed.runs().stream().anyMatch(r -> r.value("peakReservedBytes") <= 0)) {
             return null;
         }
         return governed.worst(r -> (double) (r.value("liveHeapPeakBytes") - r.value("heapBaselineBytes")) / r.value("peakReservedBytes") - 1);

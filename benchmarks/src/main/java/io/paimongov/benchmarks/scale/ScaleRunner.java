@@ -107,11 +107,11 @@ public final class ScaleRunner {
             Baseline b = baseline(baselines, cell, workDir, progress);
             long xmx = xmx(cell.budgetBytes(), b.bytes());
             Path dir = workDir.resolve("cell-" + n);
-            RunSeries[] pair = pair(() -> write("governed", cell, xmx, dir.resolve("governed"), settings),
+            Pair runs = pair(() -> write("governed", cell, xmx, dir.resolve("governed"), settings),
                     () -> write("plain", cell, xmx, dir.resolve("plain"), settings), settings.repeats());
             BenchTables.deleteTree(dir);
-            RunSeries governed = pair[0];
-            RunSeries plain = pair[1];
+            RunSeries governed = runs.a();
+            RunSeries plain = runs.b();
             CellResult r = new CellResult(cell, b.bytes(), xmx, governed, plain);
             cells.add(r);
             progress.accept(String.format(Locale.ROOT, "cell %d/%d %s, -Xmx%dm: governed %s; plain %s%s", n, grid.cells().size(), cell,
@@ -127,11 +127,11 @@ public final class ScaleRunner {
             Path dir = workDir.resolve("spill-" + n);
             // Both with the in-memory write's heap: the series compares spilling with not spilling, not heaps.
             long heap = xmx(inMemoryBudget, b.bytes());
-            RunSeries[] pair = pair(() -> write("governed", base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings),
+            Pair runs = pair(() -> write("governed", base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings),
                     () -> write("governed", spilling, heap, dir.resolve("spilling"), settings), settings.repeats());
             BenchTables.deleteTree(dir);
-            RunSeries inMemory = pair[0];
-            RunSeries spilled = pair[1];
+            RunSeries inMemory = runs.a();
+            RunSeries spilled = runs.b();
             SpillResult r = new SpillResult(spilling, inMemoryBudget, b.bytes(), inMemory, spilled);
             spills.add(r);
             progress.accept(String.format(Locale.ROOT, "spill %d/%d %s %s %d writers, budget %,d vs %,d bytes: in memory %s; spilling %s",
@@ -147,23 +147,27 @@ public final class ScaleRunner {
         ChildRun run() throws Exception;
     }
 
+    /** The two sides of a pair, in the order {@link #pair} was given them. */
+    record Pair(RunSeries a, RunSeries b) {}
+
     /**
      * Runs {@code a} then {@code b}; when both survived, {@code repeats - 1} more rounds, {@code b}
-     * first in every other one, until a run fails. Returns the two series, {@code a}'s first.
+     * first in every other one, until a run fails.
      */
-    static RunSeries[] pair(Child a, Child b, int repeats) throws Exception {
+    static Pair pair(Child a, Child b, int repeats) throws Exception {
         RunSeries first = RunSeries.of(a.run());
         RunSeries second = RunSeries.of(b.run());
         for (int round = 1; round < repeats && first.survived() && second.survived(); round++) {
-            if (round % 2 == 1) {
+            boolean bFirst = round % 2 == 1;
+            if (bFirst) {
                 second = second.and(b.run());
-                first = first.and(a.run());
-            } else {
-                first = first.and(a.run());
+            }
+            first = first.and(a.run());
+            if (!bFirst) {
                 second = second.and(b.run());
             }
         }
-        return new RunSeries[] {first, second};
+        return new Pair(first, second);
     }
 
     /**

@@ -26,27 +26,27 @@ class ScaleRunnerPairTest {
 
     @Test
     void sidesAlternateWhichGoesFirst() throws Exception {
-        RunSeries[] pair = ScaleRunner.pair(child("a"), child("b"), 4);
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a"), child("b"), 4);
         assertThat(order).containsExactly("a", "b", "b", "a", "a", "b", "b", "a");
-        assertThat(pair[0].runs()).hasSize(4);
-        assertThat(pair[1].runs()).hasSize(4);
+        assertThat(pair.a().runs()).hasSize(4);
+        assertThat(pair.b().runs()).hasSize(4);
     }
 
     @Test
     void aPairWhoseFirstRunFailedIsNotRepeated() throws Exception {
-        RunSeries[] pair = ScaleRunner.pair(child("a"), child("b", false), 3);
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a"), child("b", false), 3);
         assertThat(order).containsExactly("a", "b");
-        assertThat(pair[1].survived()).isFalse();
-        assertThat(pair[1].reason()).isEqualTo("b failed");
+        assertThat(pair.b().survived()).isFalse();
+        assertThat(pair.b().reason()).isEqualTo("b failed");
     }
 
     @Test
     void repeatsStopAtTheFirstFailure() throws Exception {
-        RunSeries[] pair = ScaleRunner.pair(child("a", true, false), child("b"), 5);
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a", true, false), child("b"), 5);
         // Round 1 runs b then a; a fails there, so no round 2.
         assertThat(order).containsExactly("a", "b", "b", "a");
-        assertThat(pair[0].survived()).isFalse();
-        assertThat(pair[1].survived()).isTrue();
+        assertThat(pair.a().survived()).isFalse();
+        assertThat(pair.b().survived()).isTrue();
     }
 
     @Test
