@@ -352,6 +352,26 @@ public final class ScaleChild {
         return after == null ? 0 : (double) after.getUsed() / old.getUsage().getMax();
     }
 
+    /**
+     * How much of {@code [from, to]} the {@code [begin, end]} spans cover, each instant counted once
+     * however many spans cover it.
+     */
+    static long coveredNanos(List<long[]> spans, long from, long to) {
+        List<long[]> sorted = new ArrayList<>(spans);
+        sorted.sort((a, b) -> Long.compare(a[0], b[0]));
+        long sum = 0;
+        long covered = from;
+        for (long[] span : sorted) {
+            long begin = Math.max(span[0], covered);
+            long end = Math.min(span[1], to);
+            if (end > begin) {
+                sum += end - begin;
+                covered = end;
+            }
+        }
+        return sum;
+    }
+
     private static long gcMillis() {
         long sum = 0;
         for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -464,19 +484,7 @@ public final class ScaleChild {
          * counts once). Call after {@link #stop}.
          */
         synchronized long untimedNanos(long from, long to) {
-            List<long[]> spans = new ArrayList<>(untimed);
-            spans.sort((a, b) -> Long.compare(a[0], b[0]));
-            long sum = 0;
-            long covered = from;
-            for (long[] span : spans) {
-                long begin = Math.max(span[0], covered);
-                long end = Math.min(span[1], to);
-                if (end > begin) {
-                    sum += end - begin;
-                    covered = end;
-                }
-            }
-            return sum;
+            return coveredNanos(untimed, from, to);
         }
 
         /** Stops the sampling; idempotent. */

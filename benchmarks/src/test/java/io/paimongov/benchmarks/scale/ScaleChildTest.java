@@ -2,9 +2,10 @@ package io.paimongov.benchmarks.scale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The writing child's thrash rule, on numbers worked out by hand. */
+/** The writing child's thrash rule and untimed spans, on numbers worked out by hand. */
 class ScaleChildTest {
 
     @Test
@@ -27,5 +28,17 @@ class ScaleChildTest {
         assertThat(ScaleChild.thrashing(5_000, 10_000, 0.99)).isFalse();
         // At 90% exactly it is not more than 90%.
         assertThat(ScaleChild.thrashing(9_000, 10_000, 0.99)).isFalse();
+    }
+
+    @Test
+    void untimedSpansCountEachInstantOnceAndOnlyInsideTheWrite() {
+        // The write is [100, 1000]. Spans: [50, 150] (50 inside), [400, 500] and [450, 600] (overlap: 400..600 = 200),
+        // [900, 1200] (100 inside), [1300, 1400] (outside). 50 + 200 + 100 = 350.
+        List<long[]> spans = List.of(new long[] {450, 600}, new long[] {50, 150}, new long[] {400, 500}, new long[] {1300, 1400},
+                new long[] {900, 1200});
+        assertThat(ScaleChild.coveredNanos(spans, 100, 1000)).isEqualTo(350);
+        // A span inside another counts nothing more.
+        assertThat(ScaleChild.coveredNanos(List.of(new long[] {200, 800}, new long[] {300, 400}), 100, 1000)).isEqualTo(600);
+        assertThat(ScaleChild.coveredNanos(List.of(), 100, 1000)).isZero();
     }
 }
