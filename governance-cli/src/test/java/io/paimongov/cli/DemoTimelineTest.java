@@ -51,14 +51,16 @@ class DemoTimelineTest {
                 .contains(TimelineChart.SPILLS + ": " + spills, TimelineChart.FLUSHES + ": " + flushes)
                 .contains("time since the write opened (ms)");
 
-        // The memory line is the path with the most points: one per sample, every 5 ms of a write of
-        // seconds. In SVG y grows downwards, so "under the budget" is "never above the budget's y".
+        // The memory line is the path with the most points: one per sample, every 5 ms. How many
+        // samples a write gets depends on the machine's speed (a fresh-clone run once drew 100 and
+        // failed a "more than 100" check), so only its being a line is required; the checks below
+        // hold it to the budget. In SVG y grows downwards, so "under the budget" is "never above the
+        // budget's y".
         // The budget is the widest dashed path (the legend shows a short one).
         List<double[]> memory = paths(doc, false).stream()
                 .filter(path -> path.size() > 2)
                 .max(Comparator.comparingInt(List::size)).orElseThrow();
         List<double[]> budget = paths(doc, true).stream().max(Comparator.comparingDouble(DemoTimelineTest::width)).orElseThrow();
-        assertThat(memory).hasSizeGreaterThan(100);
         assertThat(budget).hasSize(2);
         double budgetY = budget.get(0)[1];
         assertThat(budget.get(1)[1]).isEqualTo(budgetY);
