@@ -27,10 +27,11 @@ import org.apache.paimon.utils.InternalRowPartitionComputer;
  * memory, and makes room for it. A writer of its own holds a reservation of its measured footprint
  * ({@link WriteFootprint#perWriterBytes()}) and, where it buffers in pages, its first {@value
  * GovernedTableWrite#MIN_WRITER_PAGES} pages, taken into the pool's first-pages floor before Paimon
- * creates it. At most {@link #maxOpen} writers are open at once: as many as fit in half of what the
- * fixed reservations leave, each counted with its footprint and room for a write buffer of at least
- * {@link WriteFootprint#minWriterBufferBytes()}, so a writer never gets so small a share that it
- * spills tiny runs.
+ * creates it. At most {@link #maxOpen} writers are open at once: as many as fit in what the fixed
+ * reservations and one compaction task leave (in half of it for writers that do not buffer in pages;
+ * {@link #maxOpen(long, long, boolean)}), each counted with its footprint and room for a write buffer
+ * of at least {@link WriteFootprint#minWriterBufferBytes()}, so a writer never gets so small a share
+ * that it spills tiny runs.
  *
  * <p>When a new writer does not fit, room is made in this order: cached pages go back; the least
  * recently used open writer that has taken at least {@code governance.write.early-close-min-bytes}
@@ -150,7 +151,22 @@ final class WriterAdmission {
         this.earlyCloseMinBytes = earlyCloseMinBytes;
         this.sharedSort = sharedSort;
         long perOpen = footprint.perWriterBytes() + Math.max(firstPageBytes(), footprint.minWriterBufferBytes());
-        this.maxOpen = (int) Math.max(1, Math.min(Integer.MAX_VALUE, freeBytes / 2 / perOpen));
+        this.maxOpen = maxOpen(freeBytes, perOpen, footprint.buffersInPages());
+    }
+
+    /**
+     * The most writers of their own open at once: as many as fit, each at {@code perOpen} bytes, in
+     * {@code freeBytes} (what the fixed reservations and one compaction task leave) where writers
+     * buffer in pages, in half of it where they do not; at least 1. A writer that buffers in pages
+     * gives them back by spilling, so the shared sort takes its room from the open writers when it
+     * needs it; a writer that does not holds only its footprint, which only closing it returns, so
+     * half is kept for the sort. Halving for buffered writers too left a primary-key ORC table of 8
+     * buckets at 6 MiB 3 writers of their own, and the sort spilled 5 buckets' rows twice
+     * (docs/performance.md).
+     */
+    static int maxOpen(long freeBytes, long perOpen, boolean buffersInPages) {
+        long room = buffersInPages ? freeBytes : freeBytes / 2;
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, room / Math.max(1, perOpen)));
     }
 
     /** Set once, after Paimon's write is made. */
