@@ -54,6 +54,18 @@ class ScaleRunnerTest {
     }
 
     @Test
+    void theSpillSeriesHeapHoldsTheInMemoryBudgetTheBaselineAndEightMibMore() {
+        long budget = 240L << 20;
+        long baseline = 23_778_752;
+        long xmx = ScaleRunner.spillXmx(budget, baseline);
+        // (251,658,240 + 23,778,752 + 8,388,608) x 30 / 29 = 293,612,689.6..., rounded up to a MiB: 281 MiB.
+        assertThat(xmx).isEqualTo(281L << 20);
+        // The heap the JVM offers (less one survivor space, 1/30) holds all three.
+        assertThat(xmx - xmx / 30).isGreaterThanOrEqualTo(budget + baseline + (8L << 20));
+        assertThat(xmx).isGreaterThan(ScaleRunner.xmx(budget, baseline));
+    }
+
+    @Test
     void aChildThatRunsOutOfHeapIsNotSurvivedWithTheReason() throws Exception {
         // Plain Paimon with a 64 MiB write buffer in a 24 MiB heap, 300k rows of 256 bytes into one pk writer set.
         ScaleCell cell = new ScaleCell(ScaleTable.PK, "parquet", 8, 300_000, 256, 64L << 20);
