@@ -49,7 +49,7 @@ public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselin
         m.put("inMemoryBudgetBytes", inMemoryBudgetBytes);
         m.put("spillBudgetBytes", cell.budgetBytes());
         m.put("baselineBytes", baselineBytes);
-        m.put("xmxBytes", ScaleRunner.xmx(inMemoryBudgetBytes, baselineBytes));
+        m.put("xmxBytes", ScaleRunner.spillXmx(inMemoryBudgetBytes, baselineBytes));
         m.put("inMemory", run(inMemory));
         Map<String, Object> s = run(spilling);
         s.put("spillBytes", spilling.survived() ? spilling.value("spillBytes") : null);
