@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.table.FileStoreTable;
@@ -74,6 +75,8 @@ final class OpenedWrite {
     private CompactionAdmission compaction;
     /** {@link #makeRoom}, made once: {@link #serveCompaction} runs on every write call. */
     private final Reclaimer roomForCompaction = this::makeRoom;
+    /** What the lookup cache holds ({@link ChargedLookupCache}); null for tables that look nothing up. */
+    private MemoryReservation lookupCache;
     /** The fixed reservation of write-buffer spill channels (one merge at a time), set at open. */
     private MemoryReservation spillIo;
     /** Prepared messages neither committed nor handed off yet. Guarded by callLock. */
@@ -116,6 +119,7 @@ final class OpenedWrite {
                             context.options().earlyCloseMinBytes(),
                             context.options().sharedSort());
             this.write = newWrite(poolFactory);
+            chargeLookupCache(write);
             writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
             this.sorted = new SortedWriters(this);
         } catch (RuntimeException | Error e) {
@@ -146,7 +150,24 @@ final class OpenedWrite {
     private void reserveFixed() {
         reserve("flush file writer", footprint.flushWriterBytes());
         spillIo = reserve("spill I/O buffers", footprint.spillIoBytes());
-        reserve("lookup cache", tableMode.lookupCacheBytes(table.coreOptions()));
+        if (tableMode.lookupCacheBytes(table.coreOptions()) > 0) {
+            lookupCache = reserve("lookup cache", 0);
+        }
+    }
+
+    /**
+     * Charges the lookup cache as it fills ({@link ChargedLookupCache}); where this Paimon's write
+     * keeps its cache elsewhere, reserves its whole size now instead.
+     */
+    private void chargeLookupCache(TableWriteImpl<?> paimonWrite) {
+        if (lookupCache == null) {
+            return;
+        }
+        CoreOptions core = table.coreOptions();
+        if (!ChargedLookupCache.install(paimonWrite.getWrite(), core.lookupCacheMaxMemory(), core.lookupCacheHighPrioPoolRatio(), lookupCache)
+                && !lookupCache.tryGrow(tableMode.lookupCacheBytes(core))) {
+            throw budget.tooSmall("lookup cache", tableMode.lookupCacheBytes(core));
+        }
     }
 
     /**
