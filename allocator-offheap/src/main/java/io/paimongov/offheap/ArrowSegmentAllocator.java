@@ -6,7 +6,10 @@ import io.paimongov.spi.EnginePagedAllocator;
 import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import org.apache.arrow.memory.AllocationReservation;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -34,12 +37,14 @@ import org.apache.paimon.memory.MemorySegment;
  * <p>Every request first checks the child's headroom (its limit and every ancestor's) and only then
  * asks Arrow. Arrow counts a request up the whole chain before it can refuse and unwinds it
  * afterwards, so a refused request would briefly show in the engine's counters; the check keeps
- * that from happening while this write is the only user of its parent. Requests still race with
- * other users of a shared parent: Arrow's {@link OutOfMemoryException} then becomes {@link
- * ResourceExhaustedException}, and buffers already taken for the call are closed first.
+ * that from happening among the writes of one Arrow root, whose allocators share one monitor per
+ * root ({@link #rootLock}), so the check and the request are one step for all of them. Requests
+ * still race with other users of the root (the engine's own): Arrow's {@link OutOfMemoryException}
+ * then becomes {@link ResourceExhaustedException}, and buffers already taken for the call are
+ * closed first.
  *
- * <p><b>Thread-safety:</b> thread-safe; one lock serialises every change of this write's Arrow
- * accounting (no allocator call here calls back into the runtime). {@link #usedBytes()} reads
+ * <p><b>Thread-safety:</b> thread-safe; the root's monitor serialises every change of the Arrow
+ * accounting of the writes under that root (no allocator call here calls back into the runtime). {@link #usedBytes()} reads
  * Arrow's counter without it. <b>May throw:</b> {@link #allocate} throws {@link
  * ResourceExhaustedException}; {@link #allocate} and {@link #tryReserve} throw {@link
  * GovernanceClosedException} once closed; releases never throw; {@link #close()} throws {@link
@@ -52,8 +57,21 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
 
     /** Takes ownership of {@code arrow}, the write's child allocator, and closes it in {@link #close()}. */
     ArrowSegmentAllocator(BufferAllocator arrow, int pageSize, long capacity) {
-        super("offheap", "offheap pages", pageSize, capacity, null);
+        super("offheap", "offheap pages", pageSize, capacity, rootLock(arrow));
         this.arrow = arrow;
+    }
+
+    /** One monitor per Arrow root, shared by every write's allocator under it; weakly held. */
+    private static final Map<BufferAllocator, Object> ROOT_LOCKS = Collections.synchronizedMap(new WeakHashMap<>());
+
+    /**
+     * The monitor of {@code arrow}'s root: writes under one root check the headroom and take pages
+     * under it, so one write's request never meets another's in Arrow's counters (Arrow counts a
+     * request before it refuses it, so two writes racing for the last bytes showed a refused request
+     * in the root's counter, above its limit, for a moment).
+     */
+    private static Object rootLock(BufferAllocator arrow) {
+        return ROOT_LOCKS.computeIfAbsent(arrow.getRoot(), root -> new Object());
     }
 
     /** Arrow's own counter of the write's child allocator: live pages plus reservations. */
