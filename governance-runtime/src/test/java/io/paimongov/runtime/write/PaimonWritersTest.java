@@ -8,21 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.TableWriteImpl;
-import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,28 +77,15 @@ class PaimonWritersTest {
     }
 
     private FileStoreTable table() throws Exception {
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(dir.toUri().toString())))) {
-            catalog.createDatabase("db", true);
-            Identifier id = Identifier.create("db", "t");
-            catalog.createTable(
-                    id,
-                    Schema.newBuilder()
-                            .column("k", DataTypes.INT().notNull())
-                            .column("v", DataTypes.STRING())
-                            .primaryKey("k")
-                            .option("bucket", "1")
-                            .build(),
-                    true);
-            return (FileStoreTable) catalog.getTable(id);
-        }
+        return KeyValueTables.create(dir, Schema.newBuilder()
+                .column("k", DataTypes.INT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "1")
+                .build());
     }
 
     private static Map<Integer, String> read(FileStoreTable table) throws Exception {
-        ReadBuilder rb = table.newReadBuilder();
-        Map<Integer, String> out = new TreeMap<>();
-        try (RecordReader<org.apache.paimon.data.InternalRow> reader = rb.newRead().createReader(rb.newScan().plan())) {
-            reader.forEachRemaining(row -> out.put(row.getInt(0), row.getString(1).toString()));
-        }
-        return out;
+        return KeyValueTables.read(table, 1);
     }
 }

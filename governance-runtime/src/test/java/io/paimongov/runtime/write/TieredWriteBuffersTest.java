@@ -14,22 +14,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.memory.HeapMemorySegmentPool;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.sink.TableWriteImpl;
-import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,32 +121,22 @@ class TieredWriteBuffersTest {
     }
 
     private FileStoreTable table(boolean sequenceField) throws Exception {
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(dir.resolve("w").toUri().toString())))) {
-            catalog.createDatabase("db", true);
-            Identifier id = Identifier.create("db", "t");
-            Schema.Builder schema = Schema.newBuilder()
-                    .column("k", DataTypes.INT().notNull())
-                    .column("s", DataTypes.BIGINT().notNull())
-                    .column("v", DataTypes.STRING())
-                    .primaryKey("k")
-                    .option("bucket", Integer.toString(BUCKETS))
-                    .option("page-size", Integer.toString(PAGE))
-                    .option("write-buffer-spillable", "true")
-                    .option("local-sort.max-num-file-handles", "2");
-            if (sequenceField) {
-                schema.option("sequence.field", "s");
-            }
-            catalog.createTable(id, schema.build(), true);
-            return (FileStoreTable) catalog.getTable(id);
+        Schema.Builder schema = Schema.newBuilder()
+                .column("k", DataTypes.INT().notNull())
+                .column("s", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", Integer.toString(BUCKETS))
+                .option("page-size", Integer.toString(PAGE))
+                .option("write-buffer-spillable", "true")
+                .option("local-sort.max-num-file-handles", "2");
+        if (sequenceField) {
+            schema.option("sequence.field", "s");
         }
+        return KeyValueTables.create(dir.resolve("w"), schema.build());
     }
 
     private static Map<Integer, String> read(FileStoreTable table) throws Exception {
-        ReadBuilder rb = table.newReadBuilder();
-        Map<Integer, String> out = new TreeMap<>();
-        try (RecordReader<org.apache.paimon.data.InternalRow> reader = rb.newRead().createReader(rb.newScan().plan())) {
-            reader.forEachRemaining(row -> out.put(row.getInt(0), row.getString(2).toString()));
-        }
-        return out;
+        return KeyValueTables.read(table, 2);
     }
 }
