@@ -44,8 +44,8 @@ import org.apache.paimon.memory.MemorySegment;
  * closed first.
  *
  * <p><b>Thread-safety:</b> thread-safe; the root's monitor serialises every change of the Arrow
- * accounting of the writes under that root (no allocator call here calls back into the runtime). {@link #usedBytes()} reads
- * Arrow's counter without it. <b>May throw:</b> {@link #allocate} throws {@link
+ * accounting of the writes under that root (no allocator call here calls back into the runtime).
+ * {@link #usedBytes()} reads Arrow's counter without it. <b>May throw:</b> {@link #allocate} throws {@link
  * ResourceExhaustedException}; {@link #allocate} and {@link #tryReserve} throw {@link
  * GovernanceClosedException} once closed; releases never throw; {@link #close()} throws {@link
  * IllegalStateException} on a leak, after releasing it.

@@ -132,7 +132,7 @@ public final class ScaleRunner {
             BenchTables.deleteTree(dir);
             RunSeries inMemory = runs.a();
             RunSeries spilled = runs.b();
-            SpillResult r = new SpillResult(spilling, inMemoryBudget, b.bytes(), inMemory, spilled);
+            SpillResult r = new SpillResult(spilling, inMemoryBudget, b.bytes(), heap, inMemory, spilled);
             spills.add(r);
             progress.accept(String.format(Locale.ROOT, "spill %d/%d %s %s %d writers, budget %,d vs %,d bytes: in memory %s; spilling %s",
                     n, grid.spills().size(), base.table().label(), base.format(), base.writers(), inMemoryBudget, spilling.budgetBytes(),

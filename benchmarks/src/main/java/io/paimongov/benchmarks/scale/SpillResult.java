@@ -6,18 +6,20 @@ import java.util.Map;
 /**
  * One entry of the spill series: the same governed write of {@code cell}'s rows once with a budget
  * twice the input (in memory) and once with a budget of 5% of the input (spilling), each in a child
- * of its own, both with {@code -Xmx} = the in-memory budget plus the baseline; each {@code
+ * of its own, both with the same {@code -Xmx} ({@link ScaleRunner#spillXmx}); each {@code
  * --repeats} times, the two alternating ({@link RunSeries}).
  *
  * @param cell the spilling write (its budget is the spilling budget)
  * @param inMemoryBudgetBytes the in-memory write's budget
  * @param baselineBytes the measured baseline of the cell's table and format
+ * @param xmxBytes both children's {@code -Xmx}
  * @param inMemory the in-memory children
  * @param spilling the spilling children
  *
  * <p>Immutable.
  */
-public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselineBytes, RunSeries inMemory, RunSeries spilling) {
+public record SpillResult(
+        ScaleCell cell, long inMemoryBudgetBytes, long baselineBytes, long xmxBytes, RunSeries inMemory, RunSeries spilling) {
 
     /** Spilling budget as a share of the input bytes. */
     public static final double SPILL_SHARE = 0.05;
@@ -49,7 +51,7 @@ public record SpillResult(ScaleCell cell, long inMemoryBudgetBytes, long baselin
         m.put("inMemoryBudgetBytes", inMemoryBudgetBytes);
         m.put("spillBudgetBytes", cell.budgetBytes());
         m.put("baselineBytes", baselineBytes);
-        m.put("xmxBytes", ScaleRunner.spillXmx(inMemoryBudgetBytes, baselineBytes));
+        m.put("xmxBytes", xmxBytes);
         m.put("inMemory", run(inMemory));
         Map<String, Object> s = run(spilling);
         s.put("spillBytes", spilling.survived() ? spilling.value("spillBytes") : null);

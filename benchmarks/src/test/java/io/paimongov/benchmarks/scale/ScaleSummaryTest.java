@@ -47,7 +47,7 @@ class ScaleSummaryTest {
     }
 
     private static SpillResult spill(RunSeries inMemory, RunSeries spilling) {
-        return new SpillResult(new ScaleCell(ScaleTable.PK, "parquet", 8, 1000, 16, 50), 2000, 100, inMemory, spilling);
+        return new SpillResult(new ScaleCell(ScaleTable.PK, "parquet", 8, 1000, 16, 50), 2000, 100, ScaleRunner.spillXmx(2000, 100), inMemory, spilling);
     }
 
     private static RunSeries series(ChildRun... runs) {

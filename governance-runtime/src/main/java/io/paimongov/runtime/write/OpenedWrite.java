@@ -164,9 +164,12 @@ final class OpenedWrite {
             return;
         }
         CoreOptions core = table.coreOptions();
-        if (!ChargedLookupCache.install(paimonWrite.getWrite(), core.lookupCacheMaxMemory(), core.lookupCacheHighPrioPoolRatio(), lookupCache)
-                && !lookupCache.tryGrow(tableMode.lookupCacheBytes(core))) {
-            throw budget.tooSmall("lookup cache", tableMode.lookupCacheBytes(core));
+        if (ChargedLookupCache.install(paimonWrite.getWrite(), core.lookupCacheMaxMemory(), core.lookupCacheHighPrioPoolRatio(), lookupCache)) {
+            return;
+        }
+        long whole = tableMode.lookupCacheBytes(core);
+        if (!lookupCache.tryGrow(whole)) {
+            throw budget.tooSmall("lookup cache", whole);
         }
     }
 
