@@ -4,9 +4,7 @@ import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.spill.TieredSortBuffer;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
@@ -48,7 +46,7 @@ final class SharedSort implements AutoCloseable {
 
     private final TieredSortBuffer buffer;
     private final int arity;
-    private final Map<WriterAdmission.WriterKey, Integer> index = new HashMap<>();
+    private final WriterTable<Integer> index = new WriterTable<>();
     private final List<WriterAdmission.WriterKey> writers = new ArrayList<>();
     private final GenericRow head = new GenericRow(2);
     private final JoinedRow joined = new JoinedRow();
@@ -74,15 +72,16 @@ final class SharedSort implements AutoCloseable {
     }
 
     /**
-     * Keeps {@code row} for {@code writer}.
+     * Keeps {@code row} for the writer of ({@code partition}, {@code bucket}); the partition may be a
+     * buffer the caller reuses.
      *
      * @return whether it is the writer's first row here (the writer is new to the sort)
      */
-    boolean add(WriterAdmission.WriterKey writer, InternalRow row) throws IOException {
-        Integer id = index.get(writer);
+    boolean add(BinaryRow partition, int bucket, InternalRow row) throws IOException {
+        Integer id = index.get(partition, bucket);
         boolean first = id == null;
         if (first) {
-            WriterAdmission.WriterKey kept = new WriterAdmission.WriterKey(writer.partition().copy(), writer.bucket());
+            WriterAdmission.WriterKey kept = new WriterAdmission.WriterKey(partition.copy(), bucket);
             id = writers.size();
             index.put(kept, id);
             writers.add(kept);
@@ -92,7 +91,7 @@ final class SharedSort implements AutoCloseable {
         joined.replace(head, row);
         joined.setRowKind(row.getRowKind());
         if (!buffer.write(joined)) {
-            throw new IOException("the shared sort could not take a row of " + writer);
+            throw new IOException("the shared sort could not take a row of " + writers.get(id));
         }
         rows++;
         return first;

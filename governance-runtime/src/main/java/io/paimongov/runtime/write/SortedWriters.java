@@ -77,7 +77,7 @@ final class SortedWriters implements AutoCloseable {
         if (!ready()) {
             throw new IllegalStateException("the shared sort is not open");
         }
-        if (sort.add(new WriterAdmission.WriterKey(partition, bucket), row)) {
+        if (sort.add(partition, bucket, row)) {
             chargeSortedWriter();
         }
         w.context.recorder().recordSorted(1);

@@ -118,17 +118,26 @@ final class WritePath {
         }
     }
 
-    /** Checks, inside a call, that the write may take it. */
+    /**
+     * Checks, inside a call, that the write may take it. Polls the cancellation (the engine's signal
+     * with it) once: this runs for every row.
+     */
     private void check(State expected, String call) {
-        if (w.state == State.DONE && w.context.isCancelled()) {
+        boolean cancelled = w.context.isCancelled();
+        if (cancelled && w.state == State.DONE) {
             throw cancellation.cancelled();
         }
         if (w.state != expected) {
             String why = w.state == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
             throw new GovernanceClosedException("cannot " + call + ": the write is " + why);
         }
-        cancellation.cancelIfInterrupted(null);
-        w.context.token().throwIfCancelled();
+        if (!cancelled && Thread.currentThread().isInterrupted()) {
+            cancellation.cancelIfInterrupted(null);
+            cancelled = true;
+        }
+        if (cancelled) {
+            w.context.token().throwIfCancelled();
+        }
     }
 
     /**

@@ -7,15 +7,12 @@ import io.paimongov.runtime.metrics.WriterMetrics;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.memory.MemoryOwner;
+import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.table.sink.CommitMessage;
@@ -53,9 +50,16 @@ final class WriterAdmission {
 
     /**
      * One (partition, bucket) writer; bucket -1 where Paimon picks buckets itself. Its hash is
-     * computed once: every row looks its writer up, and the partition's hash walks its bytes.
+     * computed once. Every row looks its writer up, so the hash and the comparison read a small
+     * partition (one segment, up to {@value #WORD_BYTES} bytes: a few fixed-width fields or short
+     * strings) as whole words instead of going through {@link BinaryRow#hashCode} and {@link
+     * BinaryRow#equals}, which walk it byte by byte; a partition compares equal to another exactly
+     * when its bytes do, as for {@link BinaryRow#equals}.
      */
     static final class WriterKey {
+        /** Partitions up to this size are hashed and compared word by word. */
+        static final int WORD_BYTES = 64;
+
         private final BinaryRow partition;
         private final int bucket;
         private final int hash;
@@ -63,7 +67,48 @@ final class WriterAdmission {
         WriterKey(BinaryRow partition, int bucket) {
             this.partition = partition;
             this.bucket = bucket;
-            this.hash = 31 * partition.hashCode() + bucket;
+            this.hash = hash(partition, bucket);
+        }
+
+        /** The hash of the key of ({@code partition}, {@code bucket}), computed without making one. */
+        static int hash(BinaryRow partition, int bucket) {
+            int size = partition.getSizeInBytes();
+            MemorySegment[] segments = partition.getSegments();
+            if (segments.length != 1 || (size & 7) != 0 || size > WORD_BYTES) {
+                return 31 * partition.hashCode() + bucket;
+            }
+            MemorySegment segment = segments[0];
+            int offset = partition.getOffset();
+            long h = size;
+            for (int i = 0; i < size; i += 8) {
+                h = (h ^ segment.getLong(offset + i)) * 0x9E3779B97F4A7C15L;
+            }
+            return 31 * (int) (h ^ (h >>> 32)) + bucket;
+        }
+
+        /** Whether this key is ({@code partition}, {@code bucket}); {@code hash} is {@link #hash} of them. */
+        boolean is(BinaryRow partition, int bucket, int hash) {
+            return this.hash == hash && this.bucket == bucket && sameBytes(this.partition, partition);
+        }
+
+        private static boolean sameBytes(BinaryRow a, BinaryRow b) {
+            int size = a.getSizeInBytes();
+            if (size != b.getSizeInBytes()) {
+                return false;
+            }
+            MemorySegment[] as = a.getSegments();
+            MemorySegment[] bs = b.getSegments();
+            if (as.length != 1 || bs.length != 1 || (size & 7) != 0 || size > WORD_BYTES) {
+                return a.equals(b);
+            }
+            int ao = a.getOffset();
+            int bo = b.getOffset();
+            for (int i = 0; i < size; i += 8) {
+                if (as[0].getLong(ao + i) != bs[0].getLong(bo + i)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         BinaryRow partition() {
@@ -76,8 +121,7 @@ final class WriterAdmission {
 
         @Override
         public boolean equals(Object o) {
-            return this == o
-                    || (o instanceof WriterKey k && k.hash == hash && k.bucket == bucket && k.partition.equals(partition));
+            return this == o || (o instanceof WriterKey k && k.is(partition, bucket, hash));
         }
 
         @Override
@@ -119,16 +163,16 @@ final class WriterAdmission {
     private final boolean sharedSort;
     private final int maxOpen;
     private AbstractFileStoreWrite<?> write;
-    /** Open writers, least recently used first. */
-    private final LinkedHashMap<WriterKey, Open> open = new LinkedHashMap<>(16, 0.75f, true);
+    /** Open writers, each stamped with its last use. */
+    private final WriterTable<Open> open = new WriterTable<>();
     /** Writers closed early, by key: reopened from here. */
     private final Map<WriterKey, List<PaimonWriters.Closed>> closed = new HashMap<>();
     /** Messages of writers closed since the last prepareCommit. */
     private final List<CommitMessage> closedMessages = new ArrayList<>();
     /** What {@link #closedMessages} keep on the heap ({@link WriteFootprint#closedMessageBytes()} per file); made on first use. */
     private MemoryReservation keptMessages;
-    /** Writers whose rows go to the shared sort until the next prepareCommit. */
-    private final Set<WriterKey> sorted = new HashSet<>();
+    /** Writers whose rows go to the shared sort until the next prepareCommit (the value is the key). */
+    private final WriterTable<WriterKey> sorted = new WriterTable<>();
 
     WriterAdmission(
             MemoryBudget budget,
@@ -188,18 +232,17 @@ final class WriterAdmission {
      *     room in the shared sort
      */
     Route route(BinaryRow partition, int bucket, long rowBytes) throws Exception {
-        WriterKey probe = new WriterKey(partition, bucket);
-        Open o = open.get(probe);
+        Open o = open.get(partition, bucket);
         if (o != null) {
             o.inputBytes += rowBytes;
             return Route.DIRECT;
         }
-        if (sorted.contains(probe)) {
+        if (sorted.contains(partition, bucket)) {
             return Route.SORTED;
         }
         WriterKey key = new WriterKey(partition.copy(), bucket);
         if (admit(key)) {
-            open.get(key).inputBytes += rowBytes;
+            open.get(partition, bucket).inputBytes += rowBytes;
             return Route.DIRECT;
         }
         if (!sharedSort) {
@@ -207,7 +250,7 @@ final class WriterAdmission {
             admitPastCap(key, rowBytes);
             return Route.DIRECT;
         }
-        sorted.add(key);
+        sorted.put(key, key);
         return Route.SORTED;
     }
 
@@ -230,7 +273,7 @@ final class WriterAdmission {
         if (!admit(key, false)) {
             throw refused(key);
         }
-        open.get(key).inputBytes += rowBytes;
+        open.get(key.partition(), key.bucket()).inputBytes += rowBytes;
     }
 
     /** Admits {@code key} now, closing writers whatever they took if needed (the shared sort's drain, a sort that cannot open). */
@@ -320,16 +363,12 @@ final class WriterAdmission {
      * @return whether one was closed
      */
     private boolean closeLeastRecent(boolean any) throws Exception {
-        Iterator<Map.Entry<WriterKey, Open>> it = open.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<WriterKey, Open> e = it.next();
-            long in = e.getValue().inputBytes;
-            if (any || in == 0 || in >= earlyCloseMinBytes) {
-                closeWriter(e.getKey(), true);
-                return true;
-            }
+        WriterKey least = open.leastRecent(o -> any || o.inputBytes == 0 || o.inputBytes >= earlyCloseMinBytes);
+        if (least == null) {
+            return false;
         }
-        return false;
+        closeWriter(least, true);
+        return true;
     }
 
     private void closeWriter(WriterKey key, boolean early) throws Exception {
@@ -479,7 +518,7 @@ final class WriterAdmission {
      * and returns their reservations.
      */
     void closePrepared() throws Exception {
-        for (WriterKey key : new ArrayList<>(open.keySet())) {
+        for (WriterKey key : open.keys()) {
             for (int bucket : buckets(key)) {
                 var buckets = write.writers().get(key.partition());
                 var container = buckets.remove(bucket);
@@ -495,16 +534,15 @@ final class WriterAdmission {
 
     /** Releases the writers Paimon no longer keeps: those not in {@code active} (partition to buckets). */
     void releaseClosed(Map<BinaryRow, List<Integer>> active) {
-        open.entrySet()
-                .removeIf(
-                        e -> {
-                            List<Integer> buckets = active.get(e.getKey().partition());
-                            boolean kept = buckets != null && (e.getKey().bucket() < 0 || buckets.contains(e.getKey().bucket()));
-                            if (!kept) {
-                                e.getValue().reservation.close();
-                            }
-                            return !kept;
-                        });
+        open.removeIf(
+                (key, o) -> {
+                    List<Integer> buckets = active.get(key.partition());
+                    boolean kept = buckets != null && (key.bucket() < 0 || buckets.contains(key.bucket()));
+                    if (!kept) {
+                        o.reservation.close();
+                    }
+                    return !kept;
+                });
         metrics.recordWritersOpen(open.size());
     }
 
