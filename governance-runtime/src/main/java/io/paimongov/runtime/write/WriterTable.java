@@ -16,8 +16,8 @@ import org.apache.paimon.data.BinaryRow;
  *
  * <p>Why not a {@code HashMap<WriterKey, V>}: a row needs a key object to look its writer up, and the
  * map's calls of {@code hashCode} and {@code equals} are shared by every key type in the JVM, so the
- * JIT cannot inline them. On an 8-writer Avro append table that lookup was about a twentieth of the
- * write's time (docs/performance.md). Here the comparison is this class's own code.
+ * JIT cannot inline them. On an 8-writer Avro append table that lookup was about 6% of the write's
+ * time in a profile (docs/performance.md). Here the comparison is this class's own code.
  *
  * <p>Linear probing in a power-of-two table kept at most half full; removal shifts the entries after
  * the removed one back (no tombstones), so a table that churns through many writers stays as fast as
