@@ -72,12 +72,11 @@ final class WriterAdmission {
 
         /** The hash of the key of ({@code partition}, {@code bucket}), computed without making one. */
         static int hash(BinaryRow partition, int bucket) {
-            int size = partition.getSizeInBytes();
-            MemorySegment[] segments = partition.getSegments();
-            if (segments.length != 1 || (size & 7) != 0 || size > WORD_BYTES) {
+            if (!inWords(partition)) {
                 return 31 * partition.hashCode() + bucket;
             }
-            MemorySegment segment = segments[0];
+            int size = partition.getSizeInBytes();
+            MemorySegment segment = partition.getSegments()[0];
             int offset = partition.getOffset();
             long h = size;
             for (int i = 0; i < size; i += 8) {
@@ -96,19 +95,25 @@ final class WriterAdmission {
             if (size != b.getSizeInBytes()) {
                 return false;
             }
-            MemorySegment[] as = a.getSegments();
-            MemorySegment[] bs = b.getSegments();
-            if (as.length != 1 || bs.length != 1 || (size & 7) != 0 || size > WORD_BYTES) {
+            if (!inWords(a) || !inWords(b)) {
                 return a.equals(b);
             }
+            MemorySegment as = a.getSegments()[0];
+            MemorySegment bs = b.getSegments()[0];
             int ao = a.getOffset();
             int bo = b.getOffset();
             for (int i = 0; i < size; i += 8) {
-                if (as[0].getLong(ao + i) != bs[0].getLong(bo + i)) {
+                if (as.getLong(ao + i) != bs.getLong(bo + i)) {
                     return false;
                 }
             }
             return true;
+        }
+
+        /** Whether {@code row} is hashed and compared word by word: one segment, whole words, at most {@value #WORD_BYTES} bytes. */
+        private static boolean inWords(BinaryRow row) {
+            int size = row.getSizeInBytes();
+            return row.getSegments().length == 1 && (size & 7) == 0 && size <= WORD_BYTES;
         }
 
         BinaryRow partition() {
@@ -232,12 +237,13 @@ final class WriterAdmission {
      *     room in the shared sort
      */
     Route route(BinaryRow partition, int bucket, long rowBytes) throws Exception {
-        Open o = open.get(partition, bucket);
+        int hash = WriterKey.hash(partition, bucket);
+        Open o = open.get(partition, bucket, hash);
         if (o != null) {
             o.inputBytes += rowBytes;
             return Route.DIRECT;
         }
-        if (sorted.contains(partition, bucket)) {
+        if (sorted.contains(partition, bucket, hash)) {
             return Route.SORTED;
         }
         WriterKey key = new WriterKey(partition.copy(), bucket);

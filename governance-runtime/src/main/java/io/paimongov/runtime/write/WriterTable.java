@@ -39,7 +39,12 @@ final class WriterTable<V> {
 
     /** The value of (partition, bucket), marked as used now; null when absent. */
     V get(BinaryRow partition, int bucket) {
-        int i = find(partition, bucket, WriterKey.hash(partition, bucket));
+        return get(partition, bucket, WriterKey.hash(partition, bucket));
+    }
+
+    /** {@link #get(BinaryRow, int)} with {@code hash} = {@link WriterKey#hash} of them, computed once by the caller. */
+    V get(BinaryRow partition, int bucket, int hash) {
+        int i = find(partition, bucket, hash);
         if (i < 0) {
             return null;
         }
@@ -49,7 +54,12 @@ final class WriterTable<V> {
 
     /** Whether (partition, bucket) has a value; does not mark it as used. */
     boolean contains(BinaryRow partition, int bucket) {
-        return find(partition, bucket, WriterKey.hash(partition, bucket)) >= 0;
+        return contains(partition, bucket, WriterKey.hash(partition, bucket));
+    }
+
+    /** {@link #contains(BinaryRow, int)} with {@code hash} = {@link WriterKey#hash} of them. */
+    boolean contains(BinaryRow partition, int bucket, int hash) {
+        return find(partition, bucket, hash) >= 0;
     }
 
     /**
@@ -137,10 +147,6 @@ final class WriterTable<V> {
 
     int size() {
         return size;
-    }
-
-    boolean isEmpty() {
-        return size == 0;
     }
 
     /** Removes every entry and shrinks back to the first capacity. */

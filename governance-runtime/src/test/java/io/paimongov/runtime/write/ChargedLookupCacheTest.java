@@ -16,12 +16,10 @@ import org.apache.paimon.fs.Path;
 import org.apache.paimon.io.cache.CacheKey;
 import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.options.MemorySize;
-import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.TableWriteImpl;
-import org.apache.paimon.types.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -142,13 +140,7 @@ class ChargedLookupCacheTest {
     }
 
     private FileStoreTable deletionVectorTable() throws Exception {
-        return KeyValueTables.create(dir, Schema.newBuilder()
-                .column("k", DataTypes.INT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "1")
-                .option("deletion-vectors.enabled", "true")
-                .build());
+        return KeyValueTables.create(dir, KeyValueTables.oneBucketKeyValue().option("deletion-vectors.enabled", "true").build());
     }
 
     private static Map<Integer, String> read(FileStoreTable table) throws Exception {

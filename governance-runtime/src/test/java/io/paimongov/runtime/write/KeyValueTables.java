@@ -12,6 +12,7 @@ import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.DataTypes;
 
 /** Real Paimon tables for the write package's tests: made in a local warehouse, read back as key to value. */
 final class KeyValueTables {
@@ -26,6 +27,18 @@ final class KeyValueTables {
             catalog.createTable(id, schema, true);
             return (FileStoreTable) catalog.getTable(id);
         }
+    }
+
+    /**
+     * The schema of a one-bucket primary-key table {@code (k INT NOT NULL, v STRING)}, keyed by
+     * {@code k}, for the caller to add options to.
+     */
+    static Schema.Builder oneBucketKeyValue() {
+        return Schema.newBuilder()
+                .column("k", DataTypes.INT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "1");
     }
 
     /** Every row of {@code table}: its INT field 0 to its STRING field {@code valueField}. */

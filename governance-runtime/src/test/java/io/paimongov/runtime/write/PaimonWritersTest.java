@@ -12,12 +12,10 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
-import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.TableWriteImpl;
-import org.apache.paimon.types.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,12 +75,7 @@ class PaimonWritersTest {
     }
 
     private FileStoreTable table() throws Exception {
-        return KeyValueTables.create(dir, Schema.newBuilder()
-                .column("k", DataTypes.INT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "1")
-                .build());
+        return KeyValueTables.create(dir, KeyValueTables.oneBucketKeyValue().build());
     }
 
     private static Map<Integer, String> read(FileStoreTable table) throws Exception {

@@ -129,7 +129,7 @@ class WriterTableTest {
         }
         assertThat(table.size()).isEqualTo(5000 - 1667);
         table.clear();
-        assertThat(table.isEmpty()).isTrue();
+        assertThat(table.size()).isZero();
         assertThat(table.get(keys.get(1).partition(), keys.get(1).bucket())).isNull();
     }
 }
