@@ -2,6 +2,7 @@ package io.paimongov.benchmarks.calibration;
 
 import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.write.WriteFootprint;
 import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,8 @@ import org.apache.paimon.types.RowType;
  * The child side of the spill-channel calibration: the heap one open spill channel keeps, as a
  * merge of spilled runs opens them (Paimon's ChannelReaderInputView: an uncompressed block, a
  * compressed block and the codec's state, whatever the page size), for the compression block of
- * Paimon's sort buffer (format "sort", 64 KiB) or of the runtime's TieredSortBuffer ("tiered"). N runs of a few rows are spilled
+ * Paimon's sort buffer (format "sort", 64 KiB) or of the runtime's TieredSortBuffer ("tiered" at 4 KiB,
+ * "tiered-8k" at 8 KiB). N runs of a few rows are spilled
  * with the cell's codec; after a warm-up that opens and reads a few runs (classes, codec pools), a
  * full collection gives the baseline; then all N runs are opened and their first row read, as a
  * merge does before it compares heads; the live heap above the baseline, the readers still
@@ -37,8 +39,12 @@ import org.apache.paimon.types.RowType;
 final class SpillChannelProbe {
 
     static final String STAGE = "spill-channel";
-    /** Spill cells' formats: Paimon's sort buffer (64 KiB compression blocks) and the runtime's tiered one. */
-    static final List<String> FORMATS = List.of("sort", "tiered");
+    /**
+     * Spill cells' formats: Paimon's sort buffer (64 KiB compression blocks) and the runtime's
+     * tiered one at each of its blocks ({@link WriteFootprint#tieredFormat}).
+     */
+    static final List<String> FORMATS = List.of("sort", WriteFootprint.tieredFormat(TieredSortBuffer.SMALL_BLOCK),
+            WriteFootprint.tieredFormat(TieredSortBuffer.LARGE_BLOCK));
     private static final int WARM_UP_CHANNELS = 4;
     private static final RowType ROW = RowType.of(DataTypes.INT().notNull(), DataTypes.STRING());
 
@@ -51,7 +57,7 @@ final class SpillChannelProbe {
      */
     public static void main(String[] args) throws Exception {
         if (args.length != 7) {
-            System.err.println("usage: SpillChannelProbe sort|tiered COMPRESSION VALUE_BYTES PAGE_SIZE ROWS_PER_RUN CHANNELS WORK_DIR");
+            System.err.println("usage: SpillChannelProbe sort|tiered|tiered-8k COMPRESSION VALUE_BYTES PAGE_SIZE ROWS_PER_RUN CHANNELS WORK_DIR");
             System.exit(2);
         }
         int block = block(args[0]);
@@ -90,13 +96,17 @@ final class SpillChannelProbe {
         }
     }
 
-    /** The compression block of a spill cell's format: Paimon's 64 KiB, or the tiered buffer's. */
+    /** The compression block of a spill cell's format: Paimon's 64 KiB, or one of the tiered buffer's. */
     static int block(String format) {
-        return switch (format) {
-            case "sort" -> 64 << 10;
-            case "tiered" -> TieredSortBuffer.COMPRESSION_BLOCK;
-            default -> throw new IllegalArgumentException("spill format must be one of " + FORMATS + ", not '" + format + "'");
-        };
+        if (format.equals("sort")) {
+            return 64 << 10;
+        }
+        for (int block : List.of(TieredSortBuffer.SMALL_BLOCK, TieredSortBuffer.LARGE_BLOCK)) {
+            if (WriteFootprint.tieredFormat(block).equals(format)) {
+                return block;
+            }
+        }
+        throw new IllegalArgumentException("spill format must be one of " + FORMATS + ", not '" + format + "'");
     }
 
     private static List<ChannelWithMeta> spill(IOManager io, BlockCompressionFactory codec, int block, int count, int rows, int valueBytes)

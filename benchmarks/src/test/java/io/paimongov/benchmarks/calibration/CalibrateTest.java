@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.paimongov.runtime.spill.TieredSortBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,14 +73,17 @@ class CalibrateTest {
         FootprintTable table = Calibrate.run(grid, dir.resolve("work"), "test command", line -> {});
         assertThat(table.rows()).extracting(r -> r.cell() + "/" + r.stage())
                 .containsExactly("spill sort zstd v=64 page=32k/spill-channel", "spill sort lz4 v=64 page=32k/spill-channel",
-                        "spill tiered zstd v=64 page=32k/spill-channel", "spill tiered lz4 v=64 page=32k/spill-channel");
+                        "spill tiered zstd v=64 page=32k/spill-channel", "spill tiered lz4 v=64 page=32k/spill-channel",
+                        "spill tiered-8k zstd v=64 page=32k/spill-channel", "spill tiered-8k lz4 v=64 page=32k/spill-channel");
+        Map<String, Integer> blocks = Map.of("sort", 64 << 10, "tiered", 4 << 10, "tiered-8k", 8 << 10);
         for (FootprintTable.Row r : table.rows()) {
-            int block = r.cell().format().equals("sort") ? 64 << 10 : TieredSortBuffer.COMPRESSION_BLOCK;
-            assertThat(r.bytesPerWriter()).as(r.cell().toString()).isGreaterThanOrEqualTo(block);
+            // A channel keeps at least its compressed and its uncompressed block.
+            assertThat(r.bytesPerWriter()).as(r.cell().toString()).isGreaterThanOrEqualTo(2L * blocks.get(r.cell().format()));
             assertThat(r.pageBytesPerWriter()).isZero();
         }
         assertThat(table.rows().get(2).bytesPerWriter()).as("tiered vs sort, zstd").isLessThan(table.rows().get(0).bytesPerWriter());
-        assertThat(FootprintTable.parseTsv(table.toTsv()).rows()).hasSize(4);
+        assertThat(table.rows().get(2).bytesPerWriter()).as("4 KiB vs 8 KiB blocks, zstd").isLessThan(table.rows().get(4).bytesPerWriter());
+        assertThat(FootprintTable.parseTsv(table.toTsv()).rows()).hasSize(6);
     }
 
     /**

@@ -21,7 +21,7 @@ import org.apache.paimon.compression.CompressOptions;
  *
  * <p>Native memory: one compression and one decompression context, made at the first block and
  * freed by {@link #release()} (the buffer's {@code clear()} and {@code close()}), since Paimon
- * drops a write buffer after {@code clear()} without closing it. Their size follows the 4 KiB
+ * drops a write buffer after {@code clear()} without closing it. Their size follows the 4 or 8 KiB
  * blocks (zstd sizes its tables to the input), tens of KB; they are not charged to the budget.
  *
  * <p><b>Thread-safety:</b> not thread-safe; used by one buffer's writing thread, as the buffer.

@@ -40,7 +40,7 @@ import org.apache.paimon.utils.MutableObjectIterator;
  * while there are too many) and, without spilling it, what is still in memory.
  *
  * Memory outside the pool. Every open spill channel keeps two compression blocks on the heap
- * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: COMPRESSION_BLOCK and the codec's
+ * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: the block and the codec's
  * bound for it). At most fanIn + 1 channels are open at once (a merge's readers and its writer, or
  * the final read's readers), so the buffer charges (fanIn + 1) x bytesPerChannel to the reservation it is
  * given, once, when it is made; the number per channel is measured (docs/performance.md, the
@@ -73,21 +73,32 @@ import org.apache.paimon.utils.MutableObjectIterator;
 public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
 
     /**
-     * The spill compression block. Every open channel keeps two blocks on the heap, so the block
-     * sets what a merge's fan-in costs: Paimon's {@code BinaryExternalSortBuffer} hard-codes 64 KiB
-     * (about 133 KB per channel, measured); 4 KiB costs about a thirteenth of that (the {@code
-     * tiered} spill-channel rows of the footprint table). A spill at 5% of its input makes some 20
-     * to 40 runs per buffer, and a fan-in that reads them all in one merge needs that many channels:
-     * at 4 KiB they fit in an eighth of a 3 MiB budget, at 16 KiB they did not, and every row was
-     * rewritten once more (spill bytes 2 x the input, docs/performance.md).
+     * The small spill compression block. Every open channel keeps two blocks on the heap, so the
+     * block sets what a merge's fan-in costs: Paimon's {@code BinaryExternalSortBuffer} hard-codes
+     * 64 KiB (about 133 KB per channel, measured); 4 KiB costs about a thirteenth of that (the
+     * {@code tiered} spill-channel rows of the footprint table). A spill at 5% of its input makes
+     * some 20 to 40 runs per buffer, and a fan-in that reads them all in one merge needs that many
+     * channels: at 4 KiB they fit in an eighth of a 3 MiB budget, at 16 KiB they did not, and every
+     * row was rewritten once more (spill bytes 2 x the input, docs/performance.md).
      */
-    public static final int COMPRESSION_BLOCK = 4 << 10;
+    public static final int SMALL_BLOCK = 4 << 10;
+    /**
+     * The large spill compression block, for budgets whose fan-in stays wide at it ({@code
+     * WriteFootprint.tieredBlock}): zstd compresses an 8 KiB block in less time per byte than a
+     * 4 KiB one, and the primary-key spilling writes of the scale grid's spill series ran 10 to 20%
+     * faster with it (docs/performance.md, Spill throughput); a channel costs about 17 KB (the
+     * {@code tiered-8k} rows).
+     */
+    public static final int LARGE_BLOCK = 8 << 10;
+    /** The least block a buffer takes: Paimon's channel views keep a block header in it. */
+    static final int MIN_BLOCK = 1 << 10;
 
     private final BinaryRowSerializer serializer;
     private final RecordComparator comparator;
     private final BinaryInMemorySortBuffer memory;
     private final IOManager ioManager;
     private final SpillCodec codec;
+    private final int block;
     private final int fanIn;
     private final MemoryReservation reservation;
     private final long reservedBytes;
@@ -119,18 +130,23 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
      * @param fanIn the most runs one merge or the final read opens, at least 2
      * @param compression the spill codec ({@code zstd}, {@code lz4} or {@code lzo}; Paimon's spill
      *     reader cannot read {@code none})
+     * @param block the spill compression block in bytes ({@link #SMALL_BLOCK} or {@link
+     *     #LARGE_BLOCK}); {@code bytesPerChannel} must be measured at it
      * @param reservation grown by {@link #channelBytes(int, long) channelBytes(fanIn,
      *     bytesPerChannel)} now and shrunk by as much at {@link #close()}
      * @param bytesPerChannel heap one open spill channel keeps (measured: the {@code spill-channel}
      *     stage of the footprint table)
-     * @throws IllegalArgumentException for a fan-in below 2, codec {@code none}, a pool with fewer
-     *     than 3 free pages, or a negative {@code bytesPerChannel}
+     * @throws IllegalArgumentException for a fan-in below 2, a block below 1 KiB, codec {@code
+     *     none}, a pool with fewer than 3 free pages, or a negative {@code bytesPerChannel}
      * @throws ResourceExhaustedException when the reservation cannot grow
      */
     public TieredSortBuffer(RowType rowType, int[] keyFields, MemorySegmentPool pool, IOManager ioManager, int fanIn,
-            CompressOptions compression, MemoryReservation reservation, long bytesPerChannel) {
+            CompressOptions compression, int block, MemoryReservation reservation, long bytesPerChannel) {
         if (fanIn < 2) {
             throw new IllegalArgumentException("fan-in must be at least 2: " + fanIn);
+        }
+        if (block < MIN_BLOCK) {
+            throw new IllegalArgumentException("spill compression block must be at least " + MIN_BLOCK + " bytes: " + block);
         }
         if (bytesPerChannel < 0) {
             throw new IllegalArgumentException("bytes per spill channel must not be negative: " + bytesPerChannel);
@@ -138,6 +154,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         if (pool.freePages() < 3) {
             throw new IllegalArgumentException("a sort buffer needs at least 3 free pages; the pool has " + pool.freePages());
         }
+        this.block = block;
         this.codec = SpillCodec.of(compression);
         if (codec == null) {
             throw new IllegalArgumentException("spill compression '" + compression.compress()
@@ -275,7 +292,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         new QuickSort().sort(memory);
         FileIOChannel.ID id = enumerator.next();
         liveRuns.add(id);
-        ChannelWriterOutputView out = FileChannelUtil.createOutputView(ioManager, id, codec, COMPRESSION_BLOCK);
+        ChannelWriterOutputView out = FileChannelUtil.createOutputView(ioManager, id, codec, block);
         try {
             memory.writeToOutput(out);
             out.close();
@@ -309,7 +326,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
                 streams.add(reader(e.run(), readers));
                 rawBytes += e.bytes();
             }
-            out = FileChannelUtil.createOutputView(ioManager, id, codec, COMPRESSION_BLOCK);
+            out = FileChannelUtil.createOutputView(ioManager, id, codec, block);
             notePeak(readers.size() + 1);
             BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
             for (BinaryRow row = merged.next(); row != null; row = merged.next()) {
@@ -339,7 +356,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     }
 
     private MutableObjectIterator<BinaryRow> reader(ChannelWithMeta run, List<FileIOChannel> opened) throws IOException {
-        ChannelReaderInputView view = FileChannelUtil.createInputView(ioManager, run, opened, codec, COMPRESSION_BLOCK);
+        ChannelReaderInputView view = FileChannelUtil.createInputView(ioManager, run, opened, codec, block);
         return new ChannelReaderInputViewIterator(view, null, serializer.duplicate());
     }
 

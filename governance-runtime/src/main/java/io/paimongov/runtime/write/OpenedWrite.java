@@ -105,7 +105,7 @@ final class OpenedWrite {
             reserveFixed();
             configureCompaction(table);
             checkFirstWriterFits();
-            MemoryPoolFactory poolFactory = new TieredWriteBuffers(context.pool(), context.ioManager(), spillIo);
+            MemoryPoolFactory poolFactory = new TieredWriteBuffers(context.pool(), context.ioManager(), spillIo, footprint.spillBlockBytes());
             this.writers =
                     new WriterAdmission(
                             budget,

@@ -54,10 +54,11 @@ final class SharedSort implements AutoCloseable {
     private long rows;
 
     /**
+     * @param block the spill compression block ({@link WriteFootprint#spillBlockBytes()})
      * @param channels the reservation the sort's spill channels are charged to ({@code (fanIn + 1) x
      *     bytesPerChannel}, grown here)
      */
-    SharedSort(RowType rowType, MemorySegmentPool pool, IOManager ioManager, int fanIn, CompressOptions compression,
+    SharedSort(RowType rowType, MemorySegmentPool pool, IOManager ioManager, int fanIn, CompressOptions compression, int block,
             MemoryReservation channels, long bytesPerChannel) {
         this.arity = rowType.getFieldCount();
         List<DataField> fields = new ArrayList<>();
@@ -68,7 +69,7 @@ final class SharedSort implements AutoCloseable {
         }
         this.buffer =
                 new TieredSortBuffer(
-                        new RowType(fields), new int[] {0, 1}, pool, ioManager, fanIn, compression, channels, bytesPerChannel);
+                        new RowType(fields), new int[] {0, 1}, pool, ioManager, fanIn, compression, block, channels, bytesPerChannel);
     }
 
     /**

@@ -169,7 +169,8 @@ final class SortedWriters implements AutoCloseable {
      */
     private SharedSort tryOpen() throws Exception {
         GovernedSegmentPool pool = w.context.pool();
-        long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize());
+        int block = w.footprint.spillBlockBytes();
+        long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize(), block);
         int fanIn = fanIn(w.budget.capacityBytes(), perChannel);
         long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
         long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
@@ -188,8 +189,8 @@ final class SortedWriters implements AutoCloseable {
             // engine will not grant is not opened, and the writer is admitted or refused without it.
             if (sortPool.prime(GovernedTableWrite.MIN_WRITER_PAGES)) {
                 opened = new SharedSort(
-                        w.table.rowType(), sortPool, w.context.ioManager(), fanIn, core.spillCompressOptions(), reservation,
-                        perChannel);
+                        w.table.rowType(), sortPool, w.context.ioManager(), fanIn, core.spillCompressOptions(), block,
+                        reservation, perChannel);
             }
         } catch (ResourceExhaustedException e) {
             // the channels were refused: not opened

@@ -57,17 +57,21 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
 
     private final IOManager ioManager;
     private final MemoryReservation channels;
+    private final int block;
     private int tiered;
 
     /**
      * @param pool the write's pool, as {@link MemoryPoolFactory} takes it
      * @param ioManager the write's governed spill manager
      * @param channels the reservation the spill channels are charged to (not grown here)
+     * @param block the spill compression block ({@link WriteFootprint#spillBlockBytes()}), at which
+     *     {@code channels} was sized
      */
-    TieredWriteBuffers(MemorySegmentPool pool, IOManager ioManager, MemoryReservation channels) {
+    TieredWriteBuffers(MemorySegmentPool pool, IOManager ioManager, MemoryReservation channels, int block) {
         super(pool);
         this.ioManager = ioManager;
         this.channels = channels;
+        this.block = block;
     }
 
     @Override
@@ -106,6 +110,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
                     ioManager,
                     Math.max(WriteFootprint.MIN_SPILL_FAN_IN, SORT_MAX_FAN.getInt(writer)),
                     compression,
+                    block,
                     channels,
                     0);
             SORT_BUFFER.set(buffer, replacement);

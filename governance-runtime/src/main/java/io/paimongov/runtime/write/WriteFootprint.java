@@ -1,6 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.config.Sizes;
+import io.paimongov.runtime.spill.TieredSortBuffer;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -26,8 +27,8 @@ import org.apache.paimon.table.FileStoreTable;
  *   <li>{@code local-sort.max-num-file-handles}, the spill merge fan-in: primary-key tables spill
  *       through the runtime's tiered buffer ({@link TieredWriteBuffers}), as many channels as fit
  *       in 1/{@value #TIERED_CHANNEL_SHARE} of the budget, from {@value #MIN_TIERED_FAN_IN} to
- *       {@value #MAX_TIERED_FAN_IN}, a channel costing the measured {@code tiered} bytes ({@link
- *       #tieredChannelBytes}); append tables through Paimon's buffer, as many as fit in an eighth of
+ *       {@value #MAX_TIERED_FAN_IN}, a channel costing the measured bytes at the tiered buffer's
+ *       block ({@link #tieredBlock}, {@link #tieredChannelBytes}); append tables through Paimon's buffer, as many as fit in an eighth of
  *       the budget, from {@value #MIN_SPILL_FAN_IN} to 128, at the measured {@code sort} bytes
  *       ({@link #sortChannelBytes}).
  * </ul>
@@ -65,6 +66,8 @@ import org.apache.paimon.table.FileStoreTable;
  * @param readerBytes what one open compaction reader keeps besides the row group it reads: the
  *     measured {@code reader} stage of {@link MeasuredFootprints} (kind {@code pk}; append readers
  *     are charged the same)
+ * @param spillBlockBytes the compression block of the runtime's tiered spill buffers, the
+ *     primary-key writers' and the shared sort's: {@link #tieredBlock} of the budget
  */
 public record WriteFootprint(
         Map<String, String> tableOptions,
@@ -78,7 +81,8 @@ public record WriteFootprint(
         long minWriterBufferBytes,
         long closedMessageBytes,
         long compactionOutputBytes,
-        long readerBytes) {
+        long readerBytes,
+        int spillBlockBytes) {
 
     /**
      * The smallest sort fan-in planned. Paimon's external sort buffer merges all its runs whenever
@@ -113,6 +117,14 @@ public record WriteFootprint(
      * eighth of its pages, which makes runs an eighth more).
      */
     static final int TIERED_CHANNEL_SHARE = 8;
+    /**
+     * The tiered buffers spill in {@link TieredSortBuffer#LARGE_BLOCK} blocks when their fan-in at
+     * that block is at least this, else in {@link TieredSortBuffer#SMALL_BLOCK} ones. In the spill
+     * series (8 writers, 1,310,720 rows, 125.8 MB; docs/performance.md, Spill throughput) the
+     * 8 KiB block at 6 MiB (fan-in 45) wrote as much spill as 4 KiB (0.56 of the input) in 10 to 20%
+     * less time; at 3 MiB (fan-in 22) it wrote 0.82 of the input against 0.65 and was no faster.
+     */
+    static final int LARGE_BLOCK_MIN_FAN_IN = 32;
 
     /**
      * The spill codec of append tables unless the table sets its own ({@code spill-compression},
@@ -176,7 +188,8 @@ public record WriteFootprint(
         // A primary-key writer spills through the tiered buffer unless its spill codec is one the
         // tiered buffer cannot read back; then it keeps Paimon's, whose channels cost more.
         boolean tiered = primaryKey && TieredWriteBuffers.readsBack(new CoreOptions(given).spillCompressOptions());
-        long channelBytes = tiered ? tieredChannelBytes(pageSize) : sortChannelBytes(pageSize);
+        int block = tieredBlock(budgetBytes, pageSize);
+        long channelBytes = tiered ? tieredChannelBytes(pageSize, block) : sortChannelBytes(pageSize);
         long fan = tiered
                 ? clamp(budgetBytes / TIERED_CHANNEL_SHARE / channelBytes, MIN_TIERED_FAN_IN, MAX_TIERED_FAN_IN)
                 : clamp(budgetBytes / 8 / channelBytes, MIN_SPILL_FAN_IN, 128);
@@ -211,7 +224,8 @@ public record WriteFootprint(
         long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
         long message = measured.bytes(primaryKey ? "pk" : "append", format, "message", pageSize);
         return new WriteFootprint(
-                set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer, message, openFile, reader);
+                set, primaryKey, formatBuffer, perWriter, flushWriter, spillIo, compaction, buffered, minBuffer, message, openFile, reader,
+                block);
     }
 
     /** This footprint with {@code bytes} more per writer (a table mode's own per-writer state). */
@@ -219,7 +233,8 @@ public record WriteFootprint(
         return bytes == 0
                 ? this
                 : new WriteFootprint(tableOptions, primaryKey, formatBufferBytes, perWriterBytes + bytes, flushWriterBytes,
-                        spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes, closedMessageBytes, compactionOutputBytes, readerBytes);
+                        spillIoBytes, compactionBytes, buffersInPages, minWriterBufferBytes, closedMessageBytes, compactionOutputBytes, readerBytes,
+                        spillBlockBytes);
     }
 
     /**
@@ -233,11 +248,36 @@ public record WriteFootprint(
     }
 
     /**
-     * The same for the runtime's {@code TieredSortBuffer} (its {@code COMPRESSION_BLOCK} blocks):
-     * format {@code tiered} of {@link MeasuredFootprints}.
+     * The same for the runtime's {@link TieredSortBuffer} at {@code block}: format {@link
+     * #tieredFormat tieredFormat(block)} of {@link MeasuredFootprints}.
      */
-    public static long tieredChannelBytes(int pageSize) {
-        return MeasuredFootprints.get().bytes("spill", "tiered", "spill-channel", pageSize);
+    public static long tieredChannelBytes(int pageSize, int block) {
+        return MeasuredFootprints.get().bytes("spill", tieredFormat(block), "spill-channel", pageSize);
+    }
+
+    /**
+     * The tiered buffers' compression block under {@code budgetBytes}: {@link
+     * TieredSortBuffer#LARGE_BLOCK} when an eighth of the budget holds at least {@value
+     * #LARGE_BLOCK_MIN_FAN_IN} of its channels, else {@link TieredSortBuffer#SMALL_BLOCK}.
+     */
+    public static int tieredBlock(long budgetBytes, int pageSize) {
+        long fan = budgetBytes / TIERED_CHANNEL_SHARE / tieredChannelBytes(pageSize, TieredSortBuffer.LARGE_BLOCK);
+        return fan >= LARGE_BLOCK_MIN_FAN_IN ? TieredSortBuffer.LARGE_BLOCK : TieredSortBuffer.SMALL_BLOCK;
+    }
+
+    /**
+     * The footprint table's format name for the tiered buffer's spill channels at {@code block}:
+     * {@code tiered} for {@link TieredSortBuffer#SMALL_BLOCK}, {@code tiered-8k} for {@link
+     * TieredSortBuffer#LARGE_BLOCK}.
+     *
+     * @throws IllegalArgumentException for another block
+     */
+    public static String tieredFormat(int block) {
+        return switch (block) {
+            case TieredSortBuffer.SMALL_BLOCK -> "tiered";
+            case TieredSortBuffer.LARGE_BLOCK -> "tiered-8k";
+            default -> throw new IllegalArgumentException("no measured spill channel for a " + block + "-byte block");
+        };
     }
 
     private static long formatBuffer(CoreOptions core, Map<String, String> effective, boolean primaryKey) {

@@ -62,9 +62,13 @@ class TieredSortBufferTest {
     }
 
     private TieredSortBuffer buffer(int pages, int fanIn, MemoryReservation reservation) {
+        return buffer(pages, fanIn, TieredSortBuffer.SMALL_BLOCK, reservation);
+    }
+
+    private TieredSortBuffer buffer(int pages, int fanIn, int block, MemoryReservation reservation) {
         io = new GovernedIOManager(SpillScope.create(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t"), Long.MAX_VALUE, () -> {});
         GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(TestAllocators.bounded(PAGE, (long) pages * PAGE)), () -> {});
-        TieredSortBuffer buffer = new TieredSortBuffer(ROW, KEY, pool, io, fanIn, ZSTD, reservation, PER_CHANNEL);
+        TieredSortBuffer buffer = new TieredSortBuffer(ROW, KEY, pool, io, fanIn, ZSTD, block, reservation, PER_CHANNEL);
         toClose.add(pool);
         toClose.add(0, buffer);
         return buffer;
@@ -118,11 +122,12 @@ class TieredSortBufferTest {
         return levels;
     }
 
-    @ParameterizedTest(name = "{0} pages, fan-in {1}, {2} rows")
-    @CsvSource({"3, 2, 6000", "4, 3, 20000", "8, 8, 20000", "5, 2, 30000", "16, 4, 40000"})
-    void sortsLikeTheModelAndRewritesEachRowOncePerTier(int pages, int fanIn, int count) throws Exception {
+    @ParameterizedTest(name = "{0} pages, fan-in {1}, {2} rows, {3}-byte blocks")
+    @CsvSource({"3, 2, 6000, 4096", "4, 3, 20000, 4096", "8, 8, 20000, 4096", "5, 2, 30000, 4096", "16, 4, 40000, 4096",
+            "4, 3, 20000, 8192", "16, 4, 40000, 8192"})
+    void sortsLikeTheModelAndRewritesEachRowOncePerTier(int pages, int fanIn, int count, int block) throws Exception {
         List<GenericRow> rows = rows(pages * 31L + fanIn, count, count / 3);
-        TieredSortBuffer buffer = buffer(pages, fanIn, channelBudget.newReservation("spill channels"));
+        TieredSortBuffer buffer = buffer(pages, fanIn, block, channelBudget.newReservation("spill channels"));
         for (GenericRow r : rows) {
             assertThat(buffer.write(r)).isTrue();
         }
@@ -234,9 +239,12 @@ class TieredSortBufferTest {
         io = new GovernedIOManager(SpillScope.create(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t"), Long.MAX_VALUE, () -> {});
         GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(TestAllocators.bounded(PAGE, 8L * PAGE)), () -> {});
         toClose.add(pool);
-        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 1, ZSTD, reservation, PER_CHANNEL))
+        int block = TieredSortBuffer.SMALL_BLOCK;
+        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 1, ZSTD, block, reservation, PER_CHANNEL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("fan-in must be at least 2: 1");
-        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, new CompressOptions("none", 1), reservation, PER_CHANNEL))
+        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, ZSTD, 512, reservation, PER_CHANNEL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("spill compression block must be at least 1024 bytes: 512");
+        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, new CompressOptions("none", 1), block, reservation, PER_CHANNEL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spill compression 'none'");
         assertThat(reservation.bytes()).isZero();
     }

@@ -6,6 +6,7 @@ import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.TestAllocators;
 import io.paimongov.runtime.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.runtime.spill.TieredSortBuffer;
 import io.paimongov.spi.SpillLocations;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,7 +99,8 @@ class TieredWriteBuffersTest {
                 new GovernedIOManager(SpillScope.create(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t"), Long.MAX_VALUE, () -> {});
         MemoryBudget channels = new MemoryBudget(TestAllocators.bounded(PAGE, 1 << 30));
         TieredWriteBuffers factory =
-                new TieredWriteBuffers(new HeapMemorySegmentPool((long) POOL_PAGES * PAGE, PAGE), io, channels.newReservation("channels"));
+                new TieredWriteBuffers(new HeapMemorySegmentPool((long) POOL_PAGES * PAGE, PAGE), io, channels.newReservation("channels"),
+                        TieredSortBuffer.SMALL_BLOCK);
         List<CommitMessage> messages;
         try (TableWriteImpl<?> write = (TableWriteImpl<?>) table.newBatchWriteBuilder().newWrite()) {
             write.withIOManager(io).withMemoryPoolFactory(factory);

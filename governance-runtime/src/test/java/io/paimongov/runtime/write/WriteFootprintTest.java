@@ -31,11 +31,30 @@ class WriteFootprintTest {
     void aPrimaryKeyTableChargesItsTieredFanInPlusOneChannels() throws Exception {
         WriteFootprint f = WriteFootprint.plan(table("pk", true, Map.of()), BUDGET, PAGE);
 
-        long channel = MeasuredFootprints.get().bytes("spill", "tiered", "spill-channel", PAGE);
+        long channel = MeasuredFootprints.get().bytes("spill", "tiered-8k", "spill-channel", PAGE);
         int fan = Integer.parseInt(f.tableOptions().get("local-sort.max-num-file-handles"));
-        // 8 MiB / 8 = 1 MiB of channels at about 10 KB each.
-        assertThat(fan).isEqualTo((int) (BUDGET / 8 / channel));
+        // 8 MiB / 8 = 1 MiB of channels at about 17 KB each: about 60, so the 8 KiB block.
+        assertThat(fan).isEqualTo((int) (BUDGET / 8 / channel)).isGreaterThanOrEqualTo(32);
+        assertThat(f.spillBlockBytes()).isEqualTo(8 << 10);
         assertThat(f.spillIoBytes()).isEqualTo((fan + 1L) * channel);
+    }
+
+    /**
+     * Where an eighth of the budget holds fewer than 32 channels of 8 KiB blocks, the tiered
+     * buffers keep 4 KiB ones and twice the fan-in.
+     */
+    @Test
+    void aSmallBudgetSpillsInSmallBlocksForTheWiderFanIn() throws Exception {
+        long budget = 3 << 20;
+        WriteFootprint f = WriteFootprint.plan(table("small", true, Map.of()), budget, PAGE);
+
+        long large = MeasuredFootprints.get().bytes("spill", "tiered-8k", "spill-channel", PAGE);
+        long small = MeasuredFootprints.get().bytes("spill", "tiered", "spill-channel", PAGE);
+        assertThat(budget / 8 / large).as("8 KiB blocks would fit fewer than 32").isLessThan(32);
+        int fan = Integer.parseInt(f.tableOptions().get("local-sort.max-num-file-handles"));
+        assertThat(f.spillBlockBytes()).isEqualTo(4 << 10);
+        assertThat(fan).isEqualTo((int) (budget / 8 / small));
+        assertThat(f.spillIoBytes()).isEqualTo((fan + 1L) * small);
     }
 
     @Test
