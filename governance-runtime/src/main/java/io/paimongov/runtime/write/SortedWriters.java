@@ -32,7 +32,6 @@ final class SortedWriters implements AutoCloseable {
     static final int SORT_SHARE = 4;
     /** The sort's spill channels may take this share of the budget (as a writer's, {@link WriteFootprint}). */
     static final int CHANNEL_SHARE = 8;
-    static final int MAX_FAN_IN = 128;
     /** The stage of {@link MeasuredFootprints} (kind {@code pk}, format {@code any}) that measures one sorted writer's bookkeeping. */
     static final String SORTED_WRITER_STAGE = "sorted-key";
 
@@ -171,7 +170,7 @@ final class SortedWriters implements AutoCloseable {
         GovernedSegmentPool pool = w.context.pool();
         int block = w.footprint.spillBlockBytes();
         long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize(), block);
-        int fanIn = fanIn(w.budget.capacityBytes(), perChannel);
+        int fanIn = fanIn(w.budget.capacityBytes(), perChannel, block);
         long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
         long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
         if (w.budget.availableBytes() < need) {
@@ -209,11 +208,11 @@ final class SortedWriters implements AutoCloseable {
 
     /**
      * The shared sort's merge fan-in: as many channels as fit in 1/{@value #CHANNEL_SHARE} of the
-     * budget, from 2 to {@value #MAX_FAN_IN}.
+     * budget, from 2 to the writers' most at that block ({@link WriteFootprint#maxTieredFanIn}).
      */
-    static int fanIn(long budgetBytes, long perChannel) {
+    static int fanIn(long budgetBytes, long perChannel, int block) {
         long fit = budgetBytes / CHANNEL_SHARE / Math.max(1, perChannel) - 1;
-        return (int) Math.max(2, Math.min(MAX_FAN_IN, fit));
+        return (int) Math.max(2, Math.min(WriteFootprint.maxTieredFanIn(block), fit));
     }
 
     /**

@@ -40,6 +40,24 @@ class WriteFootprintTest {
     }
 
     /**
+     * A budget whose eighth holds hundreds of channels caps the fan-in at as many bytes of blocks
+     * as 128 channels of 4 KiB: 64 of 8 KiB.
+     */
+    @Test
+    void aLargeBudgetCapsTheFanInAtTheBytesOf128SmallBlocks() throws Exception {
+        long budget = 64 << 20;
+        WriteFootprint f = WriteFootprint.plan(table("large", true, Map.of()), budget, PAGE);
+
+        long channel = MeasuredFootprints.get().bytes("spill", "tiered-8k", "spill-channel", PAGE);
+        assertThat(budget / 8 / channel).as("an eighth holds far more than the cap").isGreaterThan(128);
+        assertThat(f.spillBlockBytes()).isEqualTo(8 << 10);
+        assertThat(f.tableOptions()).containsEntry("local-sort.max-num-file-handles", "64");
+        assertThat(f.spillIoBytes()).isEqualTo(65 * channel);
+        assertThat(SortedWriters.fanIn(budget, channel, 8 << 10)).isEqualTo(64);
+        assertThat(SortedWriters.fanIn(budget, channel, 4 << 10)).isEqualTo(128);
+    }
+
+    /**
      * Where an eighth of the budget holds fewer than 32 channels of 8 KiB blocks, the tiered
      * buffers keep 4 KiB ones and twice the fan-in.
      */
