@@ -27,9 +27,10 @@ import org.apache.paimon.table.FileStoreTable;
  *   <li>{@code local-sort.max-num-file-handles}, the spill merge fan-in: primary-key tables spill
  *       through the runtime's tiered buffer ({@link TieredWriteBuffers}), as many channels as fit
  *       in 1/{@value #TIERED_CHANNEL_SHARE} of the budget, from {@value #MIN_TIERED_FAN_IN} to
- *       {@link #maxTieredFanIn} (128 at 4 KiB blocks, 64 at 8 KiB), a channel costing the measured bytes at the tiered buffer's
- *       block ({@link #tieredBlock}, {@link #tieredChannelBytes}); append tables through Paimon's buffer, as many as fit in an eighth of
- *       the budget, from {@value #MIN_SPILL_FAN_IN} to 128, at the measured {@code sort} bytes
+ *       {@link #maxTieredFanIn} (128 at 4 KiB blocks, 64 at 8 KiB), a channel costing the
+ *       measured bytes at the tiered buffer's block ({@link #tieredBlock}, {@link
+ *       #tieredChannelBytes}); append tables through Paimon's buffer, as many as fit in an eighth
+ *       of the budget, from {@value #MIN_SPILL_FAN_IN} to 128, at the measured {@code sort} bytes
  *       ({@link #sortChannelBytes}).
  * </ul>
  *
