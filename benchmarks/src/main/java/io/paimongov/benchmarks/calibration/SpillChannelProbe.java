@@ -39,12 +39,13 @@ import org.apache.paimon.types.RowType;
 final class SpillChannelProbe {
 
     static final String STAGE = "spill-channel";
+    /** The tiered buffer's compression blocks, one spill format each. */
+    private static final List<Integer> TIERED_BLOCKS = List.of(TieredSortBuffer.SMALL_BLOCK, TieredSortBuffer.LARGE_BLOCK);
     /**
-     * Spill cells' formats: Paimon's sort buffer (64 KiB compression blocks) and the runtime's
-     * tiered one at each of its blocks ({@link WriteFootprint#tieredFormat}).
+     * Spill cells' formats: Paimon's sort buffer (64 KiB compression blocks), then the runtime's
+     * tiered one at each of {@link #TIERED_BLOCKS} ({@link WriteFootprint#tieredFormat}).
      */
-    static final List<String> FORMATS = List.of("sort", WriteFootprint.tieredFormat(TieredSortBuffer.SMALL_BLOCK),
-            WriteFootprint.tieredFormat(TieredSortBuffer.LARGE_BLOCK));
+    static final List<String> FORMATS = formats();
     private static final int WARM_UP_CHANNELS = 4;
     private static final RowType ROW = RowType.of(DataTypes.INT().notNull(), DataTypes.STRING());
 
@@ -96,15 +97,20 @@ final class SpillChannelProbe {
         }
     }
 
+    private static List<String> formats() {
+        List<String> formats = new ArrayList<>(List.of("sort"));
+        TIERED_BLOCKS.forEach(block -> formats.add(WriteFootprint.tieredFormat(block)));
+        return List.copyOf(formats);
+    }
+
     /** The compression block of a spill cell's format: Paimon's 64 KiB, or one of the tiered buffer's. */
     static int block(String format) {
         if (format.equals("sort")) {
             return 64 << 10;
         }
-        for (int block : List.of(TieredSortBuffer.SMALL_BLOCK, TieredSortBuffer.LARGE_BLOCK)) {
-            if (WriteFootprint.tieredFormat(block).equals(format)) {
-                return block;
-            }
+        int tiered = FORMATS.indexOf(format) - 1;
+        if (tiered >= 0) {
+            return TIERED_BLOCKS.get(tiered);
         }
         throw new IllegalArgumentException("spill format must be one of " + FORMATS + ", not '" + format + "'");
     }
