@@ -210,7 +210,8 @@ final class FootprintProbe {
                         .option(CoreOptions.FILE_COMPRESSION.key(), cell.compression())
                         .option(CoreOptions.PAGE_SIZE.key(), Integer.toString(cell.pageSize()))
                         .option(CoreOptions.ASYNC_FILE_WRITE.key(), "false")
-                        .option("parquet.page.size", Integer.toString(WriteFootprint.PARQUET_PAGE_SIZE));
+                        .option("parquet.page.size", Integer.toString(WriteFootprint.PARQUET_PAGE_SIZE))
+                        .option("orc.compress.size", Integer.toString(WriteFootprint.ORC_COMPRESS_SIZE));
         if (cell.kind() == Cell.Kind.PK) {
             schema.primaryKey("p", "k").option(CoreOptions.WRITE_BUFFER_SPILLABLE.key(), "true");
         } else {

@@ -22,10 +22,10 @@ public record ScaleGrid(List<ScaleCell> cells, List<ScaleCell> spills) {
     public static final int SPILL_WRITERS = 8;
     /**
      * The default least spilling budget of the series ({@link #withSpillMinBudget}): its input is
-     * made large enough that 5% of it is at least this much, about 1.5 times the largest table
-     * minimum of 8 writers (a primary-key ORC table needs 4.1 MB at such a budget, most of it a
-     * compaction task of 6 ORC readers at the measured 370 KB each), so the series measures
-     * spilling rather than a refusal at open.
+     * made large enough that 5% of it is at least this much, about 2.7 times the largest table
+     * minimum of 8 writers (a primary-key ORC table needs 2.2 MB at such a budget, most of it a
+     * compaction task of 6 ORC readers at the measured 125 KB and a stripe each), so the series
+     * measures spilling, with room for the writers' buffers, rather than a refusal at open.
      */
     public static final long SPILL_MIN_BUDGET = 6L << 20;
     public static final long DEFAULT_BUDGET = 64L << 20;

@@ -24,6 +24,7 @@ import org.apache.paimon.table.FileStoreTable;
  *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
  *       from 64k to 128m;
  *   <li>{@code parquet.page.size} = {@value #PARQUET_PAGE_SIZE} bytes;
+ *   <li>{@code orc.compress.size} = {@value #ORC_COMPRESS_SIZE} bytes;
  *   <li>{@code local-sort.max-num-file-handles}, the spill merge fan-in: primary-key tables spill
  *       through the runtime's tiered buffer ({@link TieredWriteBuffers}), as many channels as fit
  *       in 1/{@value #TIERED_CHANNEL_SHARE} of the budget, from {@value #MIN_TIERED_FAN_IN} to
@@ -162,6 +163,24 @@ public record WriteFootprint(
     public static final int PARQUET_PAGE_SIZE = 16 << 10;
     /** What each byte of Parquet page size above {@link #PARQUET_PAGE_SIZE} adds to an open file (measured slope from 64 KiB to 1 MiB). */
     static final double PARQUET_PAGE_COST = 1.05;
+    /**
+     * The most an ORC compression block may hold ({@code orc.compress.size}), which a governed write
+     * sets unless the table sets its own. ORC writes blocks of the smaller of this and a size it
+     * derives from the stripe (stripe / (20 x columns), rounded up to a power of two from 4 KiB), and
+     * a reader keeps one decompression buffer of the file's block size. At ORC's default of 256 KiB
+     * the footprint table had been measured on 256 KiB blocks, which a write of budget / 32 stripes
+     * only writes at budgets of hundreds of MiB: a compaction reader measured 370 KB against 125 KB
+     * at 16 KiB blocks and 112 KB at the 4 KiB blocks of a 6 MiB budget's 192 KiB stripes, so a
+     * compaction task's room was charged 1.5 MB more than it held (docs/performance.md, ORC's
+     * compression blocks). 16 KiB is what the stripes of a 64 MiB budget give a 7-column file
+     * anyway. The measured footprints are taken at this size, an upper bound for every budget.
+     */
+    public static final int ORC_COMPRESS_SIZE = 16 << 10;
+    /**
+     * What each byte of ORC compression block above {@link #ORC_COMPRESS_SIZE} adds to a compaction
+     * reader (one decompression buffer: 370,307 B measured at 256 KiB against 124,571 B at 16 KiB).
+     */
+    static final double ORC_BLOCK_READER_COST = 1.0;
     /** A writer of its own should have room for at least this share of the budget as write buffer. */
     static final int MIN_BUFFER_SHARE = 64;
 
@@ -185,6 +204,7 @@ public record WriteFootprint(
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
         putIfAbsent(given, set, "parquet.page.size", Integer.toString(PARQUET_PAGE_SIZE));
+        putIfAbsent(given, set, "orc.compress.size", Integer.toString(ORC_COMPRESS_SIZE));
         if (!primaryKey) {
             putIfAbsent(given, set, CoreOptions.SPILL_COMPRESSION.key(), APPEND_SPILL_CODEC);
         }
@@ -222,7 +242,7 @@ public record WriteFootprint(
                 ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes
                 : appendBuffered ? APPEND_SPILL_CHANNELS * channelBytes : 0;
         long readers = primaryKey ? core.numSortedRunCompactionTrigger() + 1L : 1L;
-        long reader = measured.bytes("pk", format, "reader", pageSize);
+        long reader = measured.bytes("pk", format, "reader", pageSize) + orcBlockExcess(format, effective, ORC_BLOCK_READER_COST);
         long compaction = readers * (reader + formatBuffer) + openFile;
         long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
         long message = measured.bytes(primaryKey ? "pk" : "append", format, "message", pageSize);
@@ -323,6 +343,18 @@ public record WriteFootprint(
         }
         long page = Sizes.parse("parquet.page.size", effective.get("parquet.page.size"));
         return page <= PARQUET_PAGE_SIZE ? 0 : (long) Math.ceil((page - PARQUET_PAGE_SIZE) * PARQUET_PAGE_COST);
+    }
+
+    /**
+     * The measured cells use {@link #ORC_COMPRESS_SIZE}: what a table's larger ORC compression block
+     * costs at {@code perByte} for each byte above it.
+     */
+    private static long orcBlockExcess(String format, Map<String, String> effective, double perByte) {
+        if (!format.equals("orc")) {
+            return 0;
+        }
+        long block = Sizes.parse("orc.compress.size", effective.get("orc.compress.size"));
+        return block <= ORC_COMPRESS_SIZE ? 0 : (long) Math.ceil((block - ORC_COMPRESS_SIZE) * perByte);
     }
 
     private static void putIfAbsent(Map<String, String> given, Map<String, String> set, String key, String value) {

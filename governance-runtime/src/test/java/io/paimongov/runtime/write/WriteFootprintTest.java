@@ -57,6 +57,25 @@ class WriteFootprintTest {
     }
 
     /**
+     * ORC compression blocks are capped at 16 KiB, the size the footprints were measured at, unless
+     * the table sets its own; each compaction reader of a larger block keeps one decompression
+     * buffer of it, so a table's 256 KiB costs each of the task's readers 240 KiB more.
+     */
+    @Test
+    void orcBlocksAre16KiBUnlessTheTableSetsThem() throws Exception {
+        WriteFootprint planned = WriteFootprint.plan(table("orc", true, Map.of("file.format", "orc")), BUDGET, PAGE);
+        WriteFootprint given = WriteFootprint.plan(
+                table("orc256", true, Map.of("file.format", "orc", "orc.compress.size", "262144")), BUDGET, PAGE);
+
+        assertThat(planned.tableOptions()).containsEntry("orc.compress.size", "16384");
+        assertThat(given.tableOptions()).doesNotContainKey("orc.compress.size");
+        long excess = (256 - 16) << 10;
+        assertThat(given.readerBytes() - planned.readerBytes()).isEqualTo(excess);
+        int readers = 5 + 1; // Paimon's num-sorted-run.compaction-trigger, and one more
+        assertThat(given.compactionBytes() - planned.compactionBytes()).isEqualTo(readers * excess);
+    }
+
+    /**
      * A budget whose eighth holds hundreds of channels caps the fan-in at as many bytes of blocks
      * as 128 channels of 4 KiB: 64 of 8 KiB.
      */
