@@ -21,8 +21,9 @@ import org.apache.paimon.table.FileStoreTable;
  *
  * <ul>
  *   <li>{@code write-buffer-spillable=true} for primary-key tables;
- *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32,
- *       from 64k to 128m;
+ *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32
+ *       ({@value #ROW_GROUP_SHARE}), budget / {@value #BUFFERED_APPEND_ROW_GROUP_SHARE} for append
+ *       tables that buffer their rows in pages, from 64k to 128m;
  *   <li>{@code parquet.page.size} = {@value #PARQUET_PAGE_SIZE} bytes;
  *   <li>{@code orc.compress.size} = {@value #ORC_COMPRESS_SIZE} bytes;
  *   <li>{@code local-sort.max-num-file-handles}, the spill merge fan-in: primary-key tables spill
@@ -181,6 +182,23 @@ public record WriteFootprint(
      * reader (one decompression buffer: 370,307 B measured at 256 KiB against 124,571 B at 16 KiB).
      */
     static final double ORC_BLOCK_READER_COST = 1.0;
+    /**
+     * Row groups and stripes ({@code file.block-size}, {@code orc.stripe.size}) are this share of the
+     * budget unless the table sets them: a primary-key write may hold eight at once (its flush
+     * writer, and a compaction task's output and its {@code num-sorted-run.compaction-trigger} + 1
+     * readers at Paimon's default), a quarter of the budget.
+     */
+    static final int ROW_GROUP_SHARE = 32;
+    /**
+     * The share for append tables that buffer their rows in pages ({@code write-buffer-for-append}):
+     * they hold at most three at once (the flush writer, and a compaction task's one reader and its
+     * output), so twice the size is under a fifth of the budget. ORC's smaller stripes cost time:
+     * at 6 MiB its 192 KiB stripes are written in 4 KiB compression blocks (stripe / (20 x
+     * columns)), each compressed with a new zstd context, and the spilling append ORC write of the
+     * spill series took a median 2.09 s against 1.76 s at 384 KiB (5 children each; Parquet's was
+     * unchanged, 2.27 s against 2.24 s; docs/performance.md, Spill throughput).
+     */
+    static final int BUFFERED_APPEND_ROW_GROUP_SHARE = 16;
     /** A writer of its own should have room for at least this share of the budget as write buffer. */
     static final int MIN_BUFFER_SHARE = 64;
 
@@ -200,7 +218,12 @@ public record WriteFootprint(
         if (primaryKey && !given.containsKey(CoreOptions.WRITE_BUFFER_SPILLABLE.key())) {
             set.put(CoreOptions.WRITE_BUFFER_SPILLABLE.key(), "true");
         }
-        long rowGroup = clamp(budgetBytes / 32, 64 << 10, 128 << 20);
+        // Table modes: the lookup cache from the budget, a write buffer for append tables (TableMode).
+        Map<String, String> modeOptions = TableMode.of(table).options(given, budgetBytes);
+        Map<String, String> moded = new HashMap<>(given);
+        moded.putAll(modeOptions);
+        boolean bufferedAppend = !primaryKey && new CoreOptions(moded).useWriteBufferForAppend();
+        long rowGroup = clamp(budgetBytes / (bufferedAppend ? BUFFERED_APPEND_ROW_GROUP_SHARE : ROW_GROUP_SHARE), 64 << 10, 128 << 20);
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
         putIfAbsent(given, set, "parquet.page.size", Integer.toString(PARQUET_PAGE_SIZE));
@@ -217,8 +240,7 @@ public record WriteFootprint(
                 ? clamp(budgetBytes / TIERED_CHANNEL_SHARE / channelBytes, MIN_TIERED_FAN_IN, maxTieredFanIn(block))
                 : clamp(budgetBytes / 8 / channelBytes, MIN_SPILL_FAN_IN, 128);
         putIfAbsent(given, set, CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key(), Long.toString(fan));
-        // Table modes: the lookup cache from the budget, a write buffer for append tables (TableMode).
-        set.putAll(TableMode.of(table).options(given, budgetBytes));
+        set.putAll(modeOptions);
 
         Map<String, String> effective = new HashMap<>(given);
         effective.putAll(set);

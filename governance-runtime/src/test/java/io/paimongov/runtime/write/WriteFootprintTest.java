@@ -57,6 +57,31 @@ class WriteFootprintTest {
     }
 
     /**
+     * Row groups and stripes are a 32nd of the budget where a write may hold eight of them (primary
+     * key) or one per open writer (unbuffered append), a 16th for append tables that buffer in
+     * pages, which hold three; a table's own is kept.
+     */
+    @Test
+    void bufferedAppendTablesTakeRowGroupsOfASixteenthOfTheBudget() throws Exception {
+        String sixteenth = Long.toString(BUDGET / 16);
+        String thirtySecond = Long.toString(BUDGET / 32);
+        WriteFootprint appendOrc = WriteFootprint.plan(table("ao", false, Map.of("file.format", "orc")), BUDGET, PAGE);
+        WriteFootprint appendParquet = WriteFootprint.plan(table("ap", false, Map.of("file.format", "parquet")), BUDGET, PAGE);
+        WriteFootprint unbuffered = WriteFootprint.plan(
+                table("au", false, Map.of("file.format", "parquet", "write-buffer-for-append", "false")), BUDGET, PAGE);
+        WriteFootprint primaryKey = WriteFootprint.plan(table("po", true, Map.of("file.format", "orc")), BUDGET, PAGE);
+        WriteFootprint own = WriteFootprint.plan(table("aw", false, Map.of("file.format", "orc", "orc.stripe.size", "1048576")), BUDGET, PAGE);
+
+        assertThat(appendOrc.tableOptions()).containsEntry("orc.stripe.size", sixteenth).containsEntry("file.block-size", sixteenth);
+        assertThat(appendOrc.formatBufferBytes()).isEqualTo(BUDGET / 16);
+        assertThat(appendParquet.tableOptions()).containsEntry("file.block-size", sixteenth);
+        assertThat(unbuffered.tableOptions()).containsEntry("file.block-size", thirtySecond);
+        assertThat(primaryKey.tableOptions()).containsEntry("orc.stripe.size", thirtySecond);
+        assertThat(own.tableOptions()).doesNotContainKey("orc.stripe.size");
+        assertThat(own.formatBufferBytes()).isEqualTo(1 << 20);
+    }
+
+    /**
      * ORC compression blocks are capped at 16 KiB, the size the footprints were measured at, unless
      * the table sets its own; each compaction reader of a larger block keeps one decompression
      * buffer of it, so a table's 256 KiB costs each of the task's readers 240 KiB more.
