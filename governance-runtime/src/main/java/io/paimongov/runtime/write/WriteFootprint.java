@@ -167,14 +167,15 @@ public record WriteFootprint(
     /**
      * The most an ORC compression block may hold ({@code orc.compress.size}), which a governed write
      * sets unless the table sets its own. ORC writes blocks of the smaller of this and a size it
-     * derives from the stripe (stripe / (20 x columns), rounded up to a power of two from 4 KiB), and
-     * a reader keeps one decompression buffer of the file's block size. At ORC's default of 256 KiB
-     * the footprint table had been measured on 256 KiB blocks, which a write of budget / 32 stripes
-     * only writes at budgets of hundreds of MiB: a compaction reader measured 370 KB against 125 KB
-     * at 16 KiB blocks and 112 KB at the 4 KiB blocks of a 6 MiB budget's 192 KiB stripes, so a
-     * compaction task's room was charged 1.5 MB more than it held (docs/performance.md, ORC's
-     * compression blocks). 16 KiB is what the stripes of a 64 MiB budget give a 7-column file
-     * anyway. The measured footprints are taken at this size, an upper bound for every budget.
+     * derives from the stripe (stripe / (20 x columns), rounded up to a power of two from 4 KiB),
+     * and a reader keeps one decompression buffer of the file's block size. At ORC's default of 256
+     * KiB the footprint table had been measured on 256 KiB blocks, which a write of budget / 32
+     * stripes only writes at budgets of hundreds of MiB: a compaction reader measured 370 KB against
+     * 125 KB at 16 KiB blocks and 112 KB at the 4 KiB blocks of a 6 MiB budget's 192 KiB stripes,
+     * so a compaction task's room was charged 1.5 MB more than it held (docs/performance.md, ORC's
+     * compression blocks). 16 KiB is what the stripes of a 64 MiB budget give a file of 7 or 8
+     * columns anyway. The measured footprints are taken at this size, an upper bound for every
+     * budget.
      */
     public static final int ORC_COMPRESS_SIZE = 16 << 10;
     /**
