@@ -22,8 +22,9 @@ import org.apache.paimon.table.FileStoreTable;
  * <ul>
  *   <li>{@code write-buffer-spillable=true} for primary-key tables;
  *   <li>{@code file.block-size} (Parquet row group) and {@code orc.stripe.size} = budget / 32
- *       ({@value #ROW_GROUP_SHARE}), budget / {@value #BUFFERED_APPEND_ROW_GROUP_SHARE} for append
- *       tables that buffer their rows in pages, from 64k to 128m;
+ *       ({@value #ROW_GROUP_SHARE}), from 64k to 128m; for append tables that buffer their rows
+ *       in pages budget / {@value #BUFFERED_APPEND_ROW_GROUP_SHARE} up to 1 MiB where that is
+ *       more ({@link #rowGroupBytes});
  *   <li>{@code parquet.page.size} = {@value #PARQUET_PAGE_SIZE} bytes;
  *   <li>{@code orc.compress.size} = {@value #ORC_COMPRESS_SIZE} bytes;
  *   <li>{@code local-sort.max-num-file-handles}, the spill merge fan-in: primary-key tables spill
@@ -197,9 +198,24 @@ public record WriteFootprint(
      * at 6 MiB its 192 KiB stripes are written in 4 KiB compression blocks (stripe / (20 x
      * columns)), each compressed with a new zstd context, and the spilling append ORC write of the
      * spill series took a median 2.09 s against 1.76 s at 384 KiB (5 children each; Parquet's was
-     * unchanged, 2.27 s against 2.24 s; docs/performance.md, Spill throughput).
+     * unchanged, 2.27 s against 2.24 s; docs/performance.md, Spill throughput). Only up to {@link
+     * #BUFFERED_APPEND_ROW_GROUP_MAX}.
      */
     static final int BUFFERED_APPEND_ROW_GROUP_SHARE = 16;
+    /**
+     * The larger share stops here (then budget / {@value #ROW_GROUP_SHARE} takes over, from 32 MiB
+     * up): from 1 MiB stripes a few-column ORC file's blocks reach {@link #ORC_COMPRESS_SIZE}
+     * anyway, and a larger row group is only reserved, not filled, by a write whose writers flush
+     * less than it: the quick grid's 8-writer append Parquet cell (2.5 MB per writer) read a heap
+     * drift of -0.18 with 4 MiB row groups at 64 MiB against -0.11 with 2 MiB.
+     */
+    static final long BUFFERED_APPEND_ROW_GROUP_MAX = 1 << 20;
+
+    /** The row group and stripe for {@code budgetBytes}, before the 64k..128m clamp. */
+    static long rowGroupBytes(long budgetBytes, boolean bufferedAppend) {
+        long share = budgetBytes / ROW_GROUP_SHARE;
+        return bufferedAppend ? Math.max(share, Math.min(budgetBytes / BUFFERED_APPEND_ROW_GROUP_SHARE, BUFFERED_APPEND_ROW_GROUP_MAX)) : share;
+    }
     /** A writer of its own should have room for at least this share of the budget as write buffer. */
     static final int MIN_BUFFER_SHARE = 64;
 
@@ -224,7 +240,7 @@ public record WriteFootprint(
         Map<String, String> moded = new HashMap<>(given);
         moded.putAll(modeOptions);
         boolean bufferedAppend = !primaryKey && new CoreOptions(moded).useWriteBufferForAppend();
-        long rowGroup = clamp(budgetBytes / (bufferedAppend ? BUFFERED_APPEND_ROW_GROUP_SHARE : ROW_GROUP_SHARE), 64 << 10, 128 << 20);
+        long rowGroup = clamp(rowGroupBytes(budgetBytes, bufferedAppend), 64 << 10, 128 << 20);
         putIfAbsent(given, set, "file.block-size", Long.toString(rowGroup));
         putIfAbsent(given, set, "orc.stripe.size", Long.toString(rowGroup));
         putIfAbsent(given, set, "parquet.page.size", Integer.toString(PARQUET_PAGE_SIZE));

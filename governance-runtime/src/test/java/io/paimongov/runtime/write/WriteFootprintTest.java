@@ -81,6 +81,17 @@ class WriteFootprintTest {
         assertThat(own.formatBufferBytes()).isEqualTo(1 << 20);
     }
 
+    /** The sixteenth stops at 1 MiB: from there on the 32nd is as large, and at 64 MiB larger. */
+    @Test
+    void theBufferedAppendSixteenthStopsAt1MiB() throws Exception {
+        assertThat(WriteFootprint.plan(table("a16", false, Map.of("file.format", "orc")), 16L << 20, PAGE).tableOptions())
+                .containsEntry("orc.stripe.size", Long.toString(1 << 20));
+        assertThat(WriteFootprint.plan(table("a24", false, Map.of("file.format", "orc")), 24L << 20, PAGE).tableOptions())
+                .containsEntry("orc.stripe.size", Long.toString(1 << 20));
+        assertThat(WriteFootprint.plan(table("a64", false, Map.of("file.format", "orc")), 64L << 20, PAGE).tableOptions())
+                .containsEntry("orc.stripe.size", Long.toString(2 << 20));
+    }
+
     /**
      * ORC compression blocks are capped at 16 KiB, the size the footprints were measured at, unless
      * the table sets its own; each compaction reader of a larger block keeps one decompression
