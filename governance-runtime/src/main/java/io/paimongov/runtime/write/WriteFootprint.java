@@ -264,24 +264,25 @@ public record WriteFootprint(
         CoreOptions core = new CoreOptions(effective);
         long formatBuffer = formatBuffer(core, effective, primaryKey);
         boolean spillable = primaryKey && core.writeBufferSpillable();
-        boolean appendBuffered = !primaryKey && core.useWriteBufferForAppend();
 
         String format = core.fileFormatString().toLowerCase(Locale.ROOT);
         MeasuredFootprints measured = MeasuredFootprints.get();
-        boolean buffered = primaryKey || appendBuffered;
+        boolean buffered = primaryKey || bufferedAppend;
         long openFile =
                 measured.bytes(primaryKey ? "pk" : "append", format, primaryKey ? "file" : "open", pageSize)
-                        + (fillsWithRows(format) ? formatBuffer : 0) + parquetPageExcess(format, effective);
+                        + (fillsWithRows(format) ? formatBuffer : 0)
+                        + excessOver(format, effective, "parquet", "parquet.page.size", PARQUET_PAGE_SIZE, PARQUET_PAGE_COST);
         long perWriter =
                 primaryKey
                         ? Math.max(measured.bytes("pk", format, "open", pageSize), measured.bytes("pk", format, "idle", pageSize))
-                        : appendBuffered ? measured.bytes("append", format, "idle", pageSize) : openFile;
+                        : bufferedAppend ? measured.bytes("append", format, "idle", pageSize) : openFile;
         long flushWriter = buffered ? openFile : 0;
         long spillIo = spillable
                 ? (core.localSortMaxNumFileHandles() + 1L) * channelBytes
-                : appendBuffered ? APPEND_SPILL_CHANNELS * channelBytes : 0;
+                : bufferedAppend ? APPEND_SPILL_CHANNELS * channelBytes : 0;
         long readers = primaryKey ? core.numSortedRunCompactionTrigger() + 1L : 1L;
-        long reader = measured.bytes("pk", format, "reader", pageSize) + orcBlockExcess(format, effective, ORC_BLOCK_READER_COST);
+        long reader = measured.bytes("pk", format, "reader", pageSize)
+                + excessOver(format, effective, "orc", "orc.compress.size", ORC_COMPRESS_SIZE, ORC_BLOCK_READER_COST);
         long compaction = readers * (reader + formatBuffer) + openFile;
         long minBuffer = buffered ? Math.max((long) GovernedTableWrite.MIN_WRITER_PAGES * pageSize, budgetBytes / MIN_BUFFER_SHARE) : 0;
         long message = measured.bytes(primaryKey ? "pk" : "append", format, "message", pageSize);
@@ -375,25 +376,18 @@ public record WriteFootprint(
         return !format.equals("avro");
     }
 
-    /** The measured cells use {@link #PARQUET_PAGE_SIZE}: a table's larger Parquet page costs this much more per open file. */
-    private static long parquetPageExcess(String format, Map<String, String> effective) {
-        if (!format.equals("parquet")) {
-            return 0;
-        }
-        long page = Sizes.parse("parquet.page.size", effective.get("parquet.page.size"));
-        return page <= PARQUET_PAGE_SIZE ? 0 : (long) Math.ceil((page - PARQUET_PAGE_SIZE) * PARQUET_PAGE_COST);
-    }
-
     /**
-     * The measured cells use {@link #ORC_COMPRESS_SIZE}: what a table's larger ORC compression block
-     * costs at {@code perByte} for each byte above it.
+     * The measured cells use {@code measuredAt} for {@code key}, a {@code forFormat} option: what a
+     * table's larger value costs, {@code perByte} for each byte above it (Parquet's page per open
+     * file, ORC's block per compaction reader); 0 for another format.
      */
-    private static long orcBlockExcess(String format, Map<String, String> effective, double perByte) {
-        if (!format.equals("orc")) {
+    private static long excessOver(
+            String format, Map<String, String> effective, String forFormat, String key, int measuredAt, double perByte) {
+        if (!format.equals(forFormat)) {
             return 0;
         }
-        long block = Sizes.parse("orc.compress.size", effective.get("orc.compress.size"));
-        return block <= ORC_COMPRESS_SIZE ? 0 : (long) Math.ceil((block - ORC_COMPRESS_SIZE) * perByte);
+        long value = Sizes.parse(key, effective.get(key));
+        return value <= measuredAt ? 0 : (long) Math.ceil((value - measuredAt) * perByte);
     }
 
     private static void putIfAbsent(Map<String, String> given, Map<String, String> set, String key, String value) {
