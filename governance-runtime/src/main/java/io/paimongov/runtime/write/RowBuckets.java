@@ -2,23 +2,23 @@ package io.paimongov.runtime.write;
 
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.table.sink.TableWriteImpl;
 
 /**
- * The bucket of each row, for every {@link TableMode}: Paimon's own extractor where the table
- * knows it (fixed buckets, bucket-unaware append, the postpone bucket {@code -2}), {@link
- * DynamicBuckets} for dynamic-bucket primary keys, whose buckets Paimon's write cannot pick. The
- * write path then admits the (partition, bucket) writer and hands the row to Paimon with its bucket.
+ * The partition and bucket of each row, for every {@link TableMode}: Paimon's own extractor where
+ * the table knows the bucket (fixed buckets, bucket-unaware append, the postpone bucket {@code -2}),
+ * {@link DynamicBuckets} for dynamic-bucket primary keys, whose buckets Paimon's write cannot pick.
+ * The write path then admits the (partition, bucket) writer and hands the row to Paimon with its
+ * bucket, which finds the partition already extracted ({@link RowKeys}).
  *
  * <p><b>Thread-safety:</b> the writing thread only, inside a write call.
  */
 final class RowBuckets {
 
-    private final TableWriteImpl<?> write;
+    private final RowKeys keys;
     private final DynamicBuckets dynamic;
 
-    private RowBuckets(TableWriteImpl<?> write, DynamicBuckets dynamic) {
-        this.write = write;
+    private RowBuckets(RowKeys keys, DynamicBuckets dynamic) {
+        this.keys = keys;
         this.dynamic = dynamic;
     }
 
@@ -30,12 +30,21 @@ final class RowBuckets {
                     .bytes("pk", DynamicBuckets.FORMAT, DynamicBuckets.STAGE, opened.context.pool().pageSize());
             dynamic = new DynamicBuckets(opened.table, opened.budget, bytesPerKey);
         }
-        return new RowBuckets(opened.write, dynamic);
+        return new RowBuckets(RowKeys.install(opened.write), dynamic);
     }
 
-    /** The bucket {@code row} goes to; {@code partition} is its partition. */
+    /**
+     * The partition of {@code row}, which becomes the row {@link #bucket} and Paimon's next write
+     * look at. The result is the extractor's buffer: valid until the next row; copy it to keep it.
+     */
+    BinaryRow partition(InternalRow row) {
+        keys.look(row);
+        return keys.partition();
+    }
+
+    /** The bucket of the row {@link #partition} was last asked for; {@code partition} is what it returned. */
     int bucket(InternalRow row, BinaryRow partition) {
-        return dynamic != null ? dynamic.bucket(row, partition) : write.getBucket(row);
+        return dynamic != null ? dynamic.bucket(row, partition) : keys.bucket();
     }
 
     /** The dynamic-bucket index, or null for other modes. */

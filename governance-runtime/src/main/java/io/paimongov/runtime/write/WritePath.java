@@ -50,7 +50,7 @@ final class WritePath {
         try {
             check(State.OPEN, "write");
             w.serveCompaction();
-            BinaryRow partition = w.write.getPartition(row);
+            BinaryRow partition = buckets.partition(row);
             int bucket = buckets.bucket(row, partition);
             long bytes = rowSize.of(row);
             WriterAdmission.Route route = w.writers.route(partition, bucket, bytes);
