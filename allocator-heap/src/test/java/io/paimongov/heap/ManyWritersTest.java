@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
@@ -138,37 +137,6 @@ class ManyWritersTest {
             assertThat(h.context.holders()).extracting(ResourceExhaustedException.Holder::name).doesNotContain("shared sort writers");
         }
         assertThat(TestTables.read(table)).hasSize(partitions);
-    }
-
-    /**
-     * The shared sort spills only while no writer's buffer does, so it uses the channels the write
-     * keeps for its writers' spills: a primary-key table whose writers spill reserves nothing more
-     * for it; an append table, whose writers keep no spill channels, reserves the sort's own. Both
-     * give everything back and commit every row.
-     */
-    @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void theSharedSortReservesOnlyTheSpillChannelsTheWritersDoNotKeep(boolean primaryKey) throws Exception {
-        WriteHarness h = new WriteHarness(dir);
-        FileStoreTable table = primaryKey
-                ? TestTables.primaryKeyTable(dir.resolve("wh"), "t", 8, "avro")
-                : TestTables.createTable(dir.resolve("wh"), "t", Map.of("bucket", "8", "bucket-key", "k", "file.format", "avro"), false);
-        int partitions = 2048;
-        try (GovernedTableWrite write = h.batch(table, h.options("8m", "governance.memory.page-size", "16k"))) {
-            for (int p = 0; p < partitions; p++) {
-                write.write(GenericRow.of(p, p, BinaryString.fromString("v")));
-            }
-            assertThat(h.context.snapshot().sortedRows()).as("rows that wait in the shared sort").isPositive();
-            List<String> holders = h.context.holders().stream().map(ResourceExhaustedException.Holder::name).toList();
-            if (primaryKey) {
-                assertThat(holders).contains("spill I/O buffers").doesNotContain("shared sort spill channels");
-            } else {
-                assertThat(holders).contains("shared sort spill channels").doesNotContain("spill I/O buffers");
-            }
-            write.prepareCommit().commit();
-        }
-        assertThat(TestTables.read(table)).hasSize(partitions);
-        assertThat(h.context.snapshot().reservedBytes()).isZero();
     }
 
     @Test

@@ -280,16 +280,6 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
                 runs == 0 ? 0 : topTier + 1, peakOpenChannels);
     }
 
-    /**
-     * The most spill channels {@link #sortedIterator()} would leave open for its read if called now:
-     * the runs on disk, merged down to the fan-in less one stream for the rows still in memory; 0
-     * when nothing was spilled. (The merges it makes first open at most fan-in + 1 channels, and
-     * close them before the read begins.)
-     */
-    public int readChannels() {
-        return tiers.size() == 0 ? 0 : Math.min(tiers.size(), fanIn - (rowsInMemory > 0 ? 1 : 0));
-    }
-
     /** The fan-in this buffer was made with. */
     public int fanIn() {
         return fanIn;

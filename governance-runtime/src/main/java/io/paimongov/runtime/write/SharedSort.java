@@ -148,11 +148,6 @@ final class SharedSort implements AutoCloseable {
         rows = 0;
     }
 
-    /** The most spill channels the sorted read of {@link #drain} keeps open ({@link TieredSortBuffer#readChannels()}). */
-    int readChannels() {
-        return buffer.readChannels();
-    }
-
     /** Empties the sort and gives its channel reservation back. */
     @Override
     public void close() {

@@ -24,14 +24,6 @@ import org.apache.paimon.table.sink.CommitMessage;
  * 1/{@value #SORT_SHARE} of the budget, the open writers are made to flush first ({@link
  * WriterAdmission#reclaim}), so the sort's runs are never tiny because open writers hold the pages.
  *
- * <p>Its spill channels. The sort spills and merges on the writing thread while no writer's buffer
- * does (in a write call, between rows, or while the write is idle), so outside a drain it shares the
- * write's "spill I/O buffers" reservation ({@link WriteFootprint#spillIoBytes()}) with the
- * writers' buffers and reserves only what its channels need beyond it ("shared sort spill
- * channels", nothing for a primary-key table whose writers spill). During a drain its read keeps
- * runs open while the drained writers may spill, so the channels of that read ({@link
- * SharedSort#readChannels()}) are charged on top for the drain's length.
- *
  * <p><b>Thread-safety:</b> not thread-safe; used on the writing thread inside a write call.
  */
 final class SortedWriters implements AutoCloseable {
@@ -49,10 +41,8 @@ final class SortedWriters implements AutoCloseable {
     private boolean draining;
     /** The sort could not open for lack of memory; tried again after the next drain. */
     private boolean unavailable;
-    /** The sort's channel reservation (beyond the writers' spill I/O buffers, and its read during a drain), closed with it. */
+    /** The sort's channel reservation, closed with it. */
     private MemoryReservation channels;
-    /** Heap one of the sort's open spill channels keeps (measured). */
-    private long perChannel;
     /** The sort's view of the pool, holding pages taken before the sort opened until it uses them. */
     private SortPool sortPool;
     /**
@@ -130,23 +120,15 @@ final class SortedWriters implements AutoCloseable {
         // cannot be given back while it is read, so they go to disk first when those would not fit
         // next to them, as when the first writer's pages do not.
         long messages = (long) sort.writerCount() * w.footprint.closedMessageBytes();
-        // One reader more if the rows in memory are spilled for room.
-        long readersIfSpilled = (sort.readChannels() + 1L) * perChannel;
-        if (messages + w.footprint.compactionBytes() + readersIfSpilled > w.budget.availableBytes()
+        if (messages + w.footprint.compactionBytes() > w.budget.availableBytes()
                 || !w.context.pool().holdFirstPages(GovernedTableWrite.MIN_WRITER_PAGES)) {
             spillForRoom();
-        }
-        long readers = sort.readChannels() * perChannel;
-        if (!channels.tryGrow(readers)) {
-            w.writers.reclaim(readers);
-            channels.grow(readers);
         }
         draining = true;
         try {
             drainSort();
         } finally {
             draining = false;
-            channels.shrink(readers);
         }
         w.writers.sortDrained();
         if (sortedWriters != null) {
@@ -190,9 +172,6 @@ final class SortedWriters implements AutoCloseable {
         long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize(), block);
         int fanIn = fanIn(w.budget.capacityBytes(), perChannel, block);
         long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
-        // What the writers' spill I/O buffers do not cover is reserved now; room for a whole drain's
-        // read is asked for too, so that a sort only opens where its drain could run.
-        long ownChannelBytes = Math.max(0, channelBytes - w.footprint.spillIoBytes());
         long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
         if (w.budget.availableBytes() < need) {
             w.writers.reclaim(need);
@@ -208,11 +187,9 @@ final class SortedWriters implements AutoCloseable {
             // The engine may be tighter than the budget: a sort whose first pages or channels the
             // engine will not grant is not opened, and the writer is admitted or refused without it.
             if (sortPool.prime(GovernedTableWrite.MIN_WRITER_PAGES)) {
-                reservation.grow(ownChannelBytes);
-                // The buffer charges nothing itself: what it needs is reserved here and in drain().
                 opened = new SharedSort(
                         w.table.rowType(), sortPool, w.context.ioManager(), fanIn, core.spillCompressOptions(), block,
-                        reservation, 0);
+                        reservation, perChannel);
             }
         } catch (ResourceExhaustedException e) {
             // the channels were refused: not opened
@@ -225,7 +202,6 @@ final class SortedWriters implements AutoCloseable {
         if (opened != null) {
             this.channels = reservation;
             this.sortPool = sortPool;
-            this.perChannel = perChannel;
         }
         return opened;
     }
