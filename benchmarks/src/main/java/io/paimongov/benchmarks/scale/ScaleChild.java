@@ -390,8 +390,9 @@ public final class ScaleChild {
      * fills is sampled too; and, for the governed write, one each time its accounted bytes reach a
      * new high by at least a {@value #HIGH_STEPS}th of the budget (read every {@value #POLL_MILLIS}
      * ms), so that the live heap is read where the accounted peak is, however briefly the write
-     * holds it. Without those, a six-second write at 16 MiB with 512 writers, sampled once a second,
-     * read -0.33 of drift; sampled every 100 ms, 0.00. Under the serial collector a full collection
+     * holds it. Without those, a six-second write at 16 MiB with 512 writers, run by hand in a 200
+     * MiB heap and sampled once a second, read -0.33 of drift; sampled every 100 ms, 0.00; with
+     * them, -0.08 to -0.15 (docs/performance.md, Heap drift). Under the serial collector a full collection
      * compacts the whole heap, so what is left after it is the live set.
      */
     static final class Sampler {
