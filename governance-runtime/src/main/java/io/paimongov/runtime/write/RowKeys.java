@@ -25,7 +25,8 @@ import org.apache.paimon.table.sink.TableWriteImpl;
  */
 final class RowKeys implements KeyAndBucketExtractor<InternalRow> {
 
-    private static final Field EXTRACTOR = field();
+    private static final Field EXTRACTOR =
+            PaimonFields.field(TableWriteImpl.class, "keyAndBucketExtractor", "the governed write's partition extraction");
 
     private final KeyAndBucketExtractor<InternalRow> paimon;
     /** The row {@link #look} set, until the next {@link #setRecord}. */
@@ -82,16 +83,5 @@ final class RowKeys implements KeyAndBucketExtractor<InternalRow> {
     @Override
     public BinaryRow trimmedPrimaryKey() {
         return paimon.trimmedPrimaryKey();
-    }
-
-    private static Field field() {
-        try {
-            Field f = TableWriteImpl.class.getDeclaredField("keyAndBucketExtractor");
-            f.setAccessible(true);
-            return f;
-        } catch (NoSuchFieldException e) {
-            throw new ExceptionInInitializerError(
-                    "Paimon's TableWriteImpl has no field 'keyAndBucketExtractor'; the governed write needs it");
-        }
     }
 }

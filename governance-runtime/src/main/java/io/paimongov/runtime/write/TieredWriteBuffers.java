@@ -142,13 +142,6 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
     }
 
     private static Field field(Class<?> owner, String name) {
-        try {
-            Field f = owner.getDeclaredField(name);
-            f.setAccessible(true);
-            return f;
-        } catch (NoSuchFieldException e) {
-            throw new ExceptionInInitializerError(
-                    "Paimon's " + owner.getName() + " has no field '" + name + "'; the tiered write buffer needs it");
-        }
+        return PaimonFields.field(owner, name, "the tiered write buffer");
     }
 }
