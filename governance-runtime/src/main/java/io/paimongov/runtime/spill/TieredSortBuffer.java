@@ -39,6 +39,12 @@ import org.apache.paimon.utils.MutableObjectIterator;
  * log_fanIn(spills) times, and not at all while the runs stay few enough for the final read. The sorted read merges at most fanIn streams: the runs left (merged down smallest first
  * while there are too many) and, without spilling it, what is still in memory.
  *
+ * Two codecs. A run written from memory is, in the usual spill, read back once by the final read;
+ * a merged run is the rewrite of rows that were already spilled, and only tiny budgets make them.
+ * So runs from memory take the run codec (the governed write gives lz4, fast) and merged runs the
+ * merge codec (the table's spill-compression, zstd by default, small): each run keeps the codec it
+ * was written with.
+ *
  * Memory outside the pool. Every open spill channel keeps two compression blocks on the heap
  * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: the block and the codec's
  * bound for it). At most fanIn + 1 channels are open at once (a merge's readers and its writer, or
@@ -97,13 +103,14 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     private final RecordComparator comparator;
     private final BinaryInMemorySortBuffer memory;
     private final IOManager ioManager;
-    private final SpillCodec codec;
+    private final SpillCodec runCodec;
+    private final SpillCodec mergeCodec;
     private final int block;
     private final int fanIn;
     private final MemoryReservation reservation;
     private final long reservedBytes;
     private final FileIOChannel.Enumerator enumerator;
-    private final SpillTiers<ChannelWithMeta> tiers;
+    private final SpillTiers<Run> tiers;
     /** Runs on disk (in the tiers or being merged): deleted by {@link #clear()}. */
     private final Set<FileIOChannel.ID> liveRuns = new HashSet<>();
     /** Readers of the current sorted read, closed by {@link #clear()}. */
@@ -128,20 +135,23 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
      * @param pool where the in-memory buffer takes its pages; needs at least 3 free pages now
      * @param ioManager where runs are spilled (the write's governed one)
      * @param fanIn the most runs one merge or the final read opens, at least 2
-     * @param compression the spill codec ({@code zstd}, {@code lz4} or {@code lzo}; Paimon's spill
-     *     reader cannot read {@code none})
+     * @param runCompression the codec of runs written from memory ({@code zstd}, {@code lz4} or
+     *     {@code lzo}; Paimon's spill reader cannot read {@code none})
+     * @param mergeCompression the codec of runs written by a merge (the same choices)
      * @param block the spill compression block in bytes ({@link #SMALL_BLOCK} or {@link
      *     #LARGE_BLOCK}); {@code bytesPerChannel} must be measured at it
      * @param reservation grown by {@link #channelBytes(int, long) channelBytes(fanIn,
      *     bytesPerChannel)} now and shrunk by as much at {@link #close()}
      * @param bytesPerChannel heap one open spill channel keeps (measured: the {@code spill-channel}
      *     stage of the footprint table)
-     * @throws IllegalArgumentException for a fan-in below 2, a block below 1 KiB, codec {@code
-     *     none}, a pool with fewer than 3 free pages, or a negative {@code bytesPerChannel}
+     * @throws IllegalArgumentException for a fan-in below 2, a block below 1 KiB, a codec {@code
+     *     none}, a pool with fewer than 3 free pages, or a negative {@code bytesPerChannel}; {@code
+     *     bytesPerChannel} must be measured for both codecs at {@code block}
      * @throws ResourceExhaustedException when the reservation cannot grow
      */
     public TieredSortBuffer(RowType rowType, int[] keyFields, MemorySegmentPool pool, IOManager ioManager, int fanIn,
-            CompressOptions compression, int block, MemoryReservation reservation, long bytesPerChannel) {
+            CompressOptions runCompression, CompressOptions mergeCompression, int block, MemoryReservation reservation,
+            long bytesPerChannel) {
         if (fanIn < 2) {
             throw new IllegalArgumentException("fan-in must be at least 2: " + fanIn);
         }
@@ -155,11 +165,8 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
             throw new IllegalArgumentException("a sort buffer needs at least 3 free pages; the pool has " + pool.freePages());
         }
         this.block = block;
-        this.codec = SpillCodec.of(compression);
-        if (codec == null) {
-            throw new IllegalArgumentException("spill compression '" + compression.compress()
-                    + "' cannot be read back by Paimon's spill reader; use zstd, lz4 or lzo");
-        }
+        this.runCodec = codec(runCompression);
+        this.mergeCodec = codec(mergeCompression);
         List<DataType> types = rowType.getFieldTypes();
         this.comparator = CodeGenUtils.newRecordComparator(types, keyFields, true);
         this.serializer = new BinaryRowSerializer(rowType.getFieldCount());
@@ -172,6 +179,15 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         this.memory = BinaryInMemorySortBuffer.createBuffer(
                 CodeGenUtils.newNormalizedKeyComputer(types, keyFields), new InternalRowSerializer(rowType), comparator, pool);
         this.enumerator = ioManager.createChannelEnumerator();
+    }
+
+    private static SpillCodec codec(CompressOptions compression) {
+        SpillCodec codec = SpillCodec.of(compression);
+        if (codec == null) {
+            throw new IllegalArgumentException("spill compression '" + compression.compress()
+                    + "' cannot be read back by Paimon's spill reader; use zstd, lz4 or lzo");
+        }
+        return codec;
     }
 
     /** Heap the spill channels of a buffer with this fan-in keep at most: {@code (fanIn + 1) x bytesPerChannel}. */
@@ -205,12 +221,12 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
             return memory.sortedIterator();
         }
         int inMemory = rowsInMemory > 0 ? 1 : 0;
-        for (List<SpillTiers.Entry<ChannelWithMeta>> m = tiers.takeSmallestDownTo(fanIn - inMemory); !m.isEmpty();
+        for (List<SpillTiers.Entry<Run>> m = tiers.takeSmallestDownTo(fanIn - inMemory); !m.isEmpty();
                 m = tiers.takeSmallestDownTo(fanIn - inMemory)) {
             merge(m);
         }
         List<MutableObjectIterator<BinaryRow>> streams = new ArrayList<>();
-        for (ChannelWithMeta run : tiers.runs()) {
+        for (Run run : tiers.runs()) {
             streams.add(reader(run, openReaders));
         }
         if (inMemory == 1) {
@@ -255,7 +271,8 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
             id.getPathFile().delete();
         }
         liveRuns.clear();
-        codec.release();
+        runCodec.release();
+        mergeCodec.release();
         tiers.clear();
         rowsInMemory = 0;
         rows = 0;
@@ -292,7 +309,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         new QuickSort().sort(memory);
         FileIOChannel.ID id = enumerator.next();
         liveRuns.add(id);
-        ChannelWriterOutputView out = FileChannelUtil.createOutputView(ioManager, id, codec, block);
+        ChannelWriterOutputView out = FileChannelUtil.createOutputView(ioManager, id, runCodec, block);
         try {
             memory.writeToOutput(out);
             out.close();
@@ -307,14 +324,14 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         spilledRowBytes += out.getNumBytes();
         count(out);
         notePeak(1);
-        tiers.add(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), 0, out.getNumBytes());
-        for (List<SpillTiers.Entry<ChannelWithMeta>> full = tiers.takeFullTier(); !full.isEmpty(); full = tiers.takeFullTier()) {
+        tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), runCodec), 0, out.getNumBytes());
+        for (List<SpillTiers.Entry<Run>> full = tiers.takeFullTier(); !full.isEmpty(); full = tiers.takeFullTier()) {
             merge(full);
         }
     }
 
     /** Merges {@code inputs} into one run one tier above the highest of them, and deletes them. */
-    private void merge(List<SpillTiers.Entry<ChannelWithMeta>> inputs) throws IOException {
+    private void merge(List<SpillTiers.Entry<Run>> inputs) throws IOException {
         List<FileIOChannel> readers = new ArrayList<>(inputs.size());
         FileIOChannel.ID id = ioManager.createChannel();
         liveRuns.add(id);
@@ -322,11 +339,11 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         long rawBytes = 0;
         try {
             List<MutableObjectIterator<BinaryRow>> streams = new ArrayList<>(inputs.size());
-            for (SpillTiers.Entry<ChannelWithMeta> e : inputs) {
+            for (SpillTiers.Entry<Run> e : inputs) {
                 streams.add(reader(e.run(), readers));
                 rawBytes += e.bytes();
             }
-            out = FileChannelUtil.createOutputView(ioManager, id, codec, block);
+            out = FileChannelUtil.createOutputView(ioManager, id, mergeCodec, block);
             notePeak(readers.size() + 1);
             BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
             for (BinaryRow row = merged.next(); row != null; row = merged.next()) {
@@ -344,19 +361,19 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
                 closeAndDelete(reader);
             }
         }
-        for (SpillTiers.Entry<ChannelWithMeta> e : inputs) {
-            liveRuns.remove(e.run().getChannel());
+        for (SpillTiers.Entry<Run> e : inputs) {
+            liveRuns.remove(e.run().channel().getChannel());
         }
         merges++;
         mergedRuns += inputs.size();
         count(out);
         int tier = SpillTiers.tierAbove(inputs);
         topTier = Math.max(topTier, tier);
-        tiers.add(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), tier, rawBytes);
+        tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), mergeCodec), tier, rawBytes);
     }
 
-    private MutableObjectIterator<BinaryRow> reader(ChannelWithMeta run, List<FileIOChannel> opened) throws IOException {
-        ChannelReaderInputView view = FileChannelUtil.createInputView(ioManager, run, opened, codec, block);
+    private MutableObjectIterator<BinaryRow> reader(Run run, List<FileIOChannel> opened) throws IOException {
+        ChannelReaderInputView view = FileChannelUtil.createInputView(ioManager, run.channel(), opened, run.codec(), block);
         return new ChannelReaderInputViewIterator(view, null, serializer.duplicate());
     }
 
@@ -376,6 +393,9 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     private void notePeak(int open) {
         peakOpenChannels = Math.max(peakOpenChannels, open);
     }
+
+    /** A spilled run and the codec it was written with. */
+    private record Run(ChannelWithMeta channel, SpillCodec codec) {}
 
     private static void closeAndDelete(FileIOChannel channel) {
         try {

@@ -105,7 +105,8 @@ final class OpenedWrite {
             reserveFixed();
             configureCompaction(table);
             checkFirstWriterFits();
-            MemoryPoolFactory poolFactory = new TieredWriteBuffers(context.pool(), context.ioManager(), spillIo, footprint.spillBlockBytes());
+            MemoryPoolFactory poolFactory = new TieredWriteBuffers(
+                    context.pool(), context.ioManager(), spillIo, footprint.spillBlockBytes(), footprint.spillRunCodec());
             this.writers =
                     new WriterAdmission(
                             budget,

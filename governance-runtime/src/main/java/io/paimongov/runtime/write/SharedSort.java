@@ -54,12 +54,15 @@ final class SharedSort implements AutoCloseable {
     private long rows;
 
     /**
+     * @param runCompression the codec of runs spilled from memory ({@link
+     *     WriteFootprint#spillRunCompression})
+     * @param mergeCompression the codec of merged runs (the table's {@code spill-compression})
      * @param block the spill compression block ({@link WriteFootprint#spillBlockBytes()})
      * @param channels the reservation the sort's spill channels are charged to ({@code (fanIn + 1) x
      *     bytesPerChannel}, grown here)
      */
-    SharedSort(RowType rowType, MemorySegmentPool pool, IOManager ioManager, int fanIn, CompressOptions compression, int block,
-            MemoryReservation channels, long bytesPerChannel) {
+    SharedSort(RowType rowType, MemorySegmentPool pool, IOManager ioManager, int fanIn, CompressOptions runCompression,
+            CompressOptions mergeCompression, int block, MemoryReservation channels, long bytesPerChannel) {
         this.arity = rowType.getFieldCount();
         List<DataField> fields = new ArrayList<>();
         fields.add(new DataField(0, "_writer", DataTypes.INT().notNull()));
@@ -69,7 +72,8 @@ final class SharedSort implements AutoCloseable {
         }
         this.buffer =
                 new TieredSortBuffer(
-                        new RowType(fields), new int[] {0, 1}, pool, ioManager, fanIn, compression, block, channels, bytesPerChannel);
+                        new RowType(fields), new int[] {0, 1}, pool, ioManager, fanIn, runCompression, mergeCompression, block, channels,
+                        bytesPerChannel);
     }
 
     /**

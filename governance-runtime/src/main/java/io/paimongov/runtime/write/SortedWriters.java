@@ -188,8 +188,9 @@ final class SortedWriters implements AutoCloseable {
             // engine will not grant is not opened, and the writer is admitted or refused without it.
             if (sortPool.prime(GovernedTableWrite.MIN_WRITER_PAGES)) {
                 opened = new SharedSort(
-                        w.table.rowType(), sortPool, w.context.ioManager(), fanIn, core.spillCompressOptions(), block,
-                        reservation, perChannel);
+                        w.table.rowType(), sortPool, w.context.ioManager(), fanIn,
+                        w.footprint.spillRunCompression(core.spillCompressOptions()), core.spillCompressOptions(), block, reservation,
+                        perChannel);
             }
         } catch (ResourceExhaustedException e) {
             // the channels were refused: not opened

@@ -58,6 +58,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
     private final IOManager ioManager;
     private final MemoryReservation channels;
     private final int block;
+    private final String runCodec;
     private int tiered;
 
     /**
@@ -66,12 +67,15 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
      * @param channels the reservation the spill channels are charged to (not grown here)
      * @param block the spill compression block ({@link WriteFootprint#spillBlockBytes()}), at which
      *     {@code channels} was sized
+     * @param runCodec the codec of the runs the buffers write from memory ({@link
+     *     WriteFootprint#spillRunCodec()}); merged runs take the writer's own spill codec
      */
-    TieredWriteBuffers(MemorySegmentPool pool, IOManager ioManager, MemoryReservation channels, int block) {
+    TieredWriteBuffers(MemorySegmentPool pool, IOManager ioManager, MemoryReservation channels, int block, String runCodec) {
         super(pool);
         this.ioManager = ioManager;
         this.channels = channels;
         this.block = block;
+        this.runCodec = runCodec;
     }
 
     @Override
@@ -95,7 +99,8 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
                 return;
             }
             CompressOptions compression = (CompressOptions) SORT_COMPRESSION.get(writer);
-            if (!readsBack(compression)) {
+            CompressOptions runCompression = new CompressOptions(runCodec, compression.zstdLevel());
+            if (!readsBack(compression) || !readsBack(runCompression)) {
                 return;
             }
             RowType keyType = (RowType) KEY_TYPE.get(writer);
@@ -109,6 +114,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
                     pool,
                     ioManager,
                     Math.max(WriteFootprint.MIN_SPILL_FAN_IN, SORT_MAX_FAN.getInt(writer)),
+                    runCompression,
                     compression,
                     block,
                     channels,

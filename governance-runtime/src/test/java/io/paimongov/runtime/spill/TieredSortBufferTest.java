@@ -12,7 +12,9 @@ import io.paimongov.spi.SpillLocations;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.data.BinaryRow;
@@ -44,6 +46,7 @@ class TieredSortBufferTest {
     private static final RowType ROW = RowType.of(DataTypes.INT().notNull(), DataTypes.BIGINT().notNull(), DataTypes.STRING());
     private static final int[] KEY = {0, 1};
     private static final CompressOptions ZSTD = new CompressOptions("zstd", 1);
+    private static final CompressOptions LZ4 = new CompressOptions("lz4", 1);
 
     @TempDir Path root;
 
@@ -65,10 +68,16 @@ class TieredSortBufferTest {
         return buffer(pages, fanIn, TieredSortBuffer.SMALL_BLOCK, reservation);
     }
 
+    /** A buffer as the governed write makes them: lz4 runs from memory, zstd merged runs. */
     private TieredSortBuffer buffer(int pages, int fanIn, int block, MemoryReservation reservation) {
+        return buffer(pages, fanIn, block, LZ4, ZSTD, reservation);
+    }
+
+    private TieredSortBuffer buffer(int pages, int fanIn, int block, CompressOptions runs, CompressOptions merged,
+            MemoryReservation reservation) {
         io = new GovernedIOManager(SpillScope.create(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t"), Long.MAX_VALUE, () -> {});
         GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(TestAllocators.bounded(PAGE, (long) pages * PAGE)), () -> {});
-        TieredSortBuffer buffer = new TieredSortBuffer(ROW, KEY, pool, io, fanIn, ZSTD, block, reservation, PER_CHANNEL);
+        TieredSortBuffer buffer = new TieredSortBuffer(ROW, KEY, pool, io, fanIn, runs, merged, block, reservation, PER_CHANNEL);
         toClose.add(pool);
         toClose.add(0, buffer);
         return buffer;
@@ -146,6 +155,49 @@ class TieredSortBufferTest {
         assertThat(s.peakOpenChannels()).as("open channels never pass the fan-in plus a merge's writer").isLessThanOrEqualTo(fanIn + 1);
         assertThat(s.spillBytes()).as("the governed IOManager counted the same bytes").isEqualTo(io.spillBytes());
         assertThat(s.runs()).as("spill runs as the IOManager counted them").isEqualTo(io.spillRuns());
+    }
+
+    /**
+     * Runs from memory are written with the run codec and merged runs with the merge codec, and
+     * each is read back with its own: the same rows through the same tiers with either codec
+     * on either side come out as the model, and the bytes on disk tell which codec wrote what.
+     * The rows are spilled alike whatever the codecs (same pages, same rows), so the runs from
+     * memory are the same bytes before compression in every buffer below.
+     */
+    @ParameterizedTest(name = "fan-in {0}, {1} pages")
+    @CsvSource({"2, 4", "64, 16"})
+    void eachRunIsWrittenAndReadWithItsOwnCodec(int fanIn, int pages) throws Exception {
+        List<GenericRow> rows = rows(13, 20000, 5000);
+        Map<String, SpillStats> stats = new LinkedHashMap<>();
+        for (CompressOptions[] codecs : new CompressOptions[][] {{LZ4, ZSTD}, {ZSTD, LZ4}, {LZ4, LZ4}, {ZSTD, ZSTD}}) {
+            TieredSortBuffer buffer = buffer(pages, fanIn, TieredSortBuffer.SMALL_BLOCK, codecs[0], codecs[1],
+                    channelBudget.newReservation("spill channels"));
+            for (GenericRow r : rows) {
+                buffer.write(r);
+            }
+            assertThat(read(buffer)).as("runs %s, merges %s", codecs[0].compress(), codecs[1].compress()).isEqualTo(model(rows));
+            stats.put(codecs[0].compress() + "/" + codecs[1].compress(), buffer.stats());
+            buffer.close();
+            io.close();
+            io = null;
+        }
+        SpillStats mixed = stats.get("lz4/zstd");
+        SpillStats allLz4 = stats.get("lz4/lz4");
+        SpillStats allZstd = stats.get("zstd/zstd");
+        SpillStats reversed = stats.get("zstd/lz4");
+        assertThat(mixed.runs()).isGreaterThan(8);
+        if (fanIn == 64) {
+            // Fewer runs than the fan-in: nothing is merged, the final read takes the runs as written.
+            assertThat(mixed.merges()).isZero();
+            assertThat(mixed.spillBytes()).isEqualTo(allLz4.spillBytes()).isGreaterThan(allZstd.spillBytes());
+            assertThat(reversed.spillBytes()).isEqualTo(allZstd.spillBytes());
+        } else {
+            // Merged runs too: the runs from memory are those of the one-codec buffer of the run
+            // codec, and zstd merges write fewer bytes than lz4 ones of these text rows.
+            assertThat(mixed.merges()).isPositive();
+            assertThat(mixed.spillBytes()).isLessThan(allLz4.spillBytes()).isGreaterThan(allZstd.spillBytes());
+            assertThat(reversed.spillBytes()).isGreaterThan(allZstd.spillBytes()).isLessThan(allLz4.spillBytes());
+        }
     }
 
     @Test
@@ -240,11 +292,14 @@ class TieredSortBufferTest {
         GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(TestAllocators.bounded(PAGE, 8L * PAGE)), () -> {});
         toClose.add(pool);
         int block = TieredSortBuffer.SMALL_BLOCK;
-        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 1, ZSTD, block, reservation, PER_CHANNEL))
+        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 1, LZ4, ZSTD, block, reservation, PER_CHANNEL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("fan-in must be at least 2: 1");
-        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, ZSTD, 512, reservation, PER_CHANNEL))
+        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, LZ4, ZSTD, 512, reservation, PER_CHANNEL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("spill compression block must be at least 1024 bytes: 512");
-        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, new CompressOptions("none", 1), block, reservation, PER_CHANNEL))
+        CompressOptions none = new CompressOptions("none", 1);
+        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, none, ZSTD, block, reservation, PER_CHANNEL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spill compression 'none'");
+        assertThatThrownBy(() -> new TieredSortBuffer(ROW, KEY, pool, io, 4, LZ4, none, block, reservation, PER_CHANNEL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spill compression 'none'");
         assertThat(reservation.bytes()).isZero();
     }

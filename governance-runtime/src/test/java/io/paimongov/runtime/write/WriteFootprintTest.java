@@ -8,6 +8,7 @@ import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
@@ -178,6 +179,23 @@ class WriteFootprintTest {
                 .doesNotContainKey("spill-compression");
         assertThat(WriteFootprint.plan(table("p", true, Map.of()), BUDGET, PAGE).tableOptions())
                 .doesNotContainKey("spill-compression");
+    }
+
+    /**
+     * The tiered buffers write their runs from memory with lz4 and merge with the table's codec,
+     * unless the table sets its spill codec: then every run is written with it.
+     */
+    @Test
+    void tieredRunsFromMemorySpillWithLz4UnlessTheTableSetsACodec() throws Exception {
+        CompressOptions zstd9 = new CompressOptions("zstd", 9);
+        WriteFootprint unset = WriteFootprint.plan(table("p", true, Map.of()), BUDGET, PAGE);
+        assertThat(unset.spillRunCodec()).isEqualTo("lz4");
+        assertThat(unset.spillRunCompression(zstd9)).isEqualTo(new CompressOptions("lz4", 9));
+        WriteFootprint set = WriteFootprint.plan(table("z", true, Map.of("spill-compression", "zstd")), BUDGET, PAGE);
+        assertThat(set.spillRunCodec()).isEqualTo("zstd");
+        assertThat(set.spillRunCompression(zstd9)).isEqualTo(zstd9);
+        assertThat(WriteFootprint.plan(table("l", true, Map.of("spill-compression", "lzo")), BUDGET, PAGE).spillRunCodec())
+                .isEqualTo("lzo");
     }
 
     /**
