@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.spi.AllocatorContractException;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Files;
@@ -46,6 +47,25 @@ class HeapFailureTest {
         assertThatThrownBy(() -> write.write(workload().rows().get(0)))
                 .isInstanceOf(GovernanceClosedException.class)
                 .hasMessage("cannot write: the write is closed");
+    }
+
+    /**
+     * An allocator whose pages are larger than its page size: Paimon would write its rows by the
+     * page's own size and commit them; the write fails with the allocator named and commits
+     * nothing.
+     */
+    @Test
+    void theAllocatorHandingOutPagesOfTheWrongSize() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
+        h.provider.oversizeAllocation(40);
+        GovernedTableWrite write = h.batch(table, h.options("4m", "governance.memory.page-size", "16k"));
+        assertThatThrownBy(() -> writeAll(write, workload()))
+                .isInstanceOfSatisfying(AllocatorContractException.class, e -> assertThat(e.clause()).isEqualTo("ALLOC.4"))
+                .hasMessageContaining("broke ALLOC.4 of docs/spi.md: a page of 32768 bytes; pageSize() is 16384");
+        assertThat(h.provider.allocations()).isGreaterThanOrEqualTo(40);
+        write.close();
+        h.assertNothingLeft(table);
     }
 
     @Test

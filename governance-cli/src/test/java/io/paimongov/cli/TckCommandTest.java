@@ -91,8 +91,10 @@ class TckCommandTest {
         assertThat(run.exitCode()).as(run.err()).isZero();
         try (Stream<Path> files = Files.list(reports)) {
             List<Path> xml = files.filter(p -> p.getFileName().toString().endsWith(".xml")).toList();
-            assertThat(xml).isNotEmpty();
-            assertThat(Files.readString(xml.get(0))).contains("<testsuite").contains("DISCOVERY1");
+            assertThat(xml).extracting(p -> p.getFileName().toString()).containsExactly("TEST-tck.discovery.xml");
+            assertThat(Files.readString(xml.get(0)))
+                    .contains("<testsuite name=\"tck.discovery\" tests=\"1\" failures=\"0\"")
+                    .contains("<testcase classname=\"discovery\" name=\"DISCOVERY-1\"");
         }
     }
 

@@ -35,9 +35,19 @@ public final class Providers {
                 }
             }
         } catch (ServiceConfigurationError e) {
-            throw new IllegalStateException("a governance provider failed to load: " + e.getMessage(), e);
+            throw new IllegalStateException("a governance provider failed to load: " + e.getMessage() + causes(e), e);
         }
         return new ArrayList<>(byName.values());
+    }
+
+    /** The causes of {@code e}, each as "; caused by type: message": why a provider could not be made. */
+    private static String causes(Throwable e) {
+        StringBuilder out = new StringBuilder();
+        int depth = 0;
+        for (Throwable c = e.getCause(); c != null && depth < 10; c = c.getCause(), depth++) {
+            out.append("; caused by ").append(c);
+        }
+        return out.toString();
     }
 
     /**

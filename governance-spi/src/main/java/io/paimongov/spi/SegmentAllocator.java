@@ -8,7 +8,7 @@ import org.apache.paimon.memory.MemorySegment;
  * The engine's memory manager as the writer sees it: fixed-size pages for Paimon's write buffer
  * and byte reservations for memory the writer uses outside pages (format encoders, spill I/O
  * buffers, compaction). Both count against one engine budget of {@link #capacityBytes()}.
- * Contract: docs/spi.md, clauses ALLOC.1-ALLOC.9 (checked by the TCK's MEM-* rules).
+ * Contract: docs/spi.md, clauses ALLOC.1-ALLOC.10 (checked by the TCK's MEM-* rules).
  *
  * <p><b>Thread-safety:</b> every method, from any thread, concurrently (ALLOC.6). <b>Who calls:</b>
  * the runtime only, under no lock of its own but the write's call lock (LOCK.1, LOCK.2). <b>May
@@ -33,13 +33,20 @@ public interface SegmentAllocator {
      */
     void allocate(List<MemorySegment> target, int pages);
 
-    /** Gives pages that {@link #allocate} handed out back to the engine; never throws (ALLOC.7). */
+    /**
+     * Gives pages that {@link #allocate} handed out back to the engine; never throws (ALLOC.7). A
+     * page that is not live here (released already, another allocator's) changes nothing
+     * (ALLOC.10).
+     */
     void release(Collection<MemorySegment> pages);
 
     /** Reserves {@code bytes} of non-page memory, all or nothing: false changes nothing (ALLOC.5). */
     boolean tryReserve(long bytes);
 
-    /** Gives bytes that {@link #tryReserve} reserved back to the engine; never throws (ALLOC.7). */
+    /**
+     * Gives bytes that {@link #tryReserve} reserved back to the engine; never throws (ALLOC.7). More
+     * than is reserved gives back what is reserved; after close it does nothing (ALLOC.10).
+     */
     void release(long bytes);
 
     /** Receives, once, how to ask the write for memory back (ALLOC.9); the default ignores it. */

@@ -9,8 +9,9 @@ import net.jqwik.api.Example;
 import org.apache.paimon.memory.MemorySegment;
 
 /**
- * MEM-6 to MEM-9: the allocator's lifecycle: what closing gives back, closing twice, use after
- * close, and the capacity and page size the options ask for.
+ * MEM-6 to MEM-10: the allocator's lifecycle: what closing gives back, closing twice, use after
+ * close, the capacity and page size the options ask for, and releases that are repeated or
+ * misdirected.
  */
 abstract class LifecycleRules extends MemoryRules {
 
@@ -86,6 +87,77 @@ abstract class LifecycleRules extends MemoryRules {
             check(Rule.MEM_9, pageSize >= 4096 && Integer.bitCount(pageSize) == 1, "pageSize() is " + pageSize);
             resources.close();
         }
+    }
+
+    @Example
+    @Verifies(Rule.MEM_10)
+    void required_MEM10_repeatedOrMisdirectedReleasesChangeNothingHeld() throws Exception {
+        try (TckSubject s = subject(MEM_BUDGET)) {
+            EngineResources mine = s.open();
+            EngineResources theirs = s.open();
+            SegmentAllocator allocator = mine.memory();
+            SegmentAllocator other = theirs.memory();
+            long page = allocator.pageSize();
+            List<MemorySegment> pages = new ArrayList<>();
+            allocator.allocate(pages, 2);
+            MemorySegment first = pages.get(0);
+            MemorySegment kept = pages.get(1);
+
+            allocator.release(List.of(first));
+            long engine = s.engine.engineUsedBytes();
+            allocator.release(List.of(first));
+            held(s, allocator, page, engine, "a second release of the same page");
+
+            check(Rule.MEM_10, allocator.tryReserve(1000), "tryReserve(1000) refused on an almost empty allocator");
+            allocator.release(1000);
+            allocator.release(1000);
+            held(s, allocator, page, engine, "release(1000) of a reservation of 1000 bytes, twice");
+
+            List<MemorySegment> foreign = new ArrayList<>();
+            other.allocate(foreign, 1);
+            engine = s.engine.engineUsedBytes();
+            allocator.release(foreign);
+            held(s, allocator, page, engine, "release of a page another allocator handed out");
+            check(Rule.MEM_10, other.usedBytes() == page,
+                    "the other allocator's usedBytes() is " + other.usedBytes() + " after this allocator was given its page; it holds " + page);
+
+            // A free list that took the first page twice now hands it out twice.
+            List<MemorySegment> fresh = new ArrayList<>();
+            allocator.allocate(fresh, 3);
+            List<MemorySegment> live = new ArrayList<>(fresh);
+            live.add(kept);
+            live.add(foreign.get(0));
+            String shared = sharing(live, (int) page, 0x5EED);
+            check(Rule.MEM_10, shared == null, shared + " after the releases above");
+
+            Thread releaser = new Thread(() -> allocator.release(new ArrayList<>(fresh)), "tck-mem10-releaser");
+            releaser.start();
+            releaser.join();
+            held(s, allocator, page, engine, "release of 3 pages from another thread");
+
+            allocator.release(List.of(kept));
+            mine.close();
+            engine = s.engine.engineUsedBytes();
+            Throwable after = thrown(() -> {
+                allocator.release(List.of(kept));
+                allocator.release(fresh);
+                allocator.release(1000);
+            });
+            check(Rule.MEM_10, after == null, "a release after close threw " + after);
+            check(Rule.MEM_10, s.engine.engineUsedBytes() == engine,
+                    "releases after close moved the engine counter from " + engine + " to " + s.engine.engineUsedBytes());
+            check(Rule.MEM_10, other.usedBytes() == page, "releases to a closed allocator moved the other's usedBytes() to " + other.usedBytes());
+            other.release(foreign);
+            theirs.close();
+        }
+    }
+
+    /** The allocator holds one page and the engine counter is {@code engine}, after {@code what}. */
+    private static void held(TckSubject s, SegmentAllocator allocator, long page, long engine, String what) {
+        check(Rule.MEM_10, allocator.usedBytes() == page,
+                what + " left usedBytes() at " + allocator.usedBytes() + "; one page of " + page + " bytes is still held");
+        check(Rule.MEM_10, s.engine.engineUsedBytes() == engine,
+                what + " moved the engine counter from " + engine + " to " + s.engine.engineUsedBytes());
     }
 
     private static Throwable thrown(Runnable action) {

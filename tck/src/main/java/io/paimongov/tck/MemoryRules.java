@@ -9,8 +9,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -184,84 +182,18 @@ abstract class MemoryRules extends TckBase {
         }
     }
 
-    @Property
+    @Example
     @Verifies(Rule.MEM_2)
-    void required_MEM2_concurrentUseNeverPassesTheCapacityAndEndsAtZero(
-            @ForAll @IntRange(min = 2, max = 4) int threads, @ForAll long seed) throws Exception {
+    void required_MEM2_racesAtTheLimitNeverPassTheCapacityAndLoseNoUpdate() throws Exception {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
-            long capacity = allocator.capacityBytes();
-            AtomicReference<String> violation = new AtomicReference<>();
-            CountDownLatch start = new CountDownLatch(1);
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                Random random = new Random(seed + t);
-                Thread worker = new Thread(() -> hammer(allocator, capacity, s, random, start, violation), "tck-mem2-" + t);
-                workers.add(worker);
-                worker.start();
-            }
-            start.countDown();
-            for (Thread w : workers) {
-                w.join();
-            }
-            check(Rule.MEM_2, violation.get() == null, violation.get());
+            String violation = new LimitRace(allocator, s, LimitRace.threadsForThisMachine(), settings().raceRounds(), 42).run();
+            check(Rule.MEM_2, violation == null, violation);
             check(Rule.MEM_2, allocator.usedBytes() == 0, "usedBytes() is " + allocator.usedBytes() + " after every thread gave everything back");
             check(Rule.MEM_2, s.engine.engineUsedBytes() == s.engineStart,
                     "the engine counter is at " + s.engine.engineUsedBytes() + " after every thread gave everything back; it started at " + s.engineStart);
             resources.close();
-        }
-    }
-
-    private static void hammer(
-            SegmentAllocator allocator,
-            long capacity,
-            TckSubject s,
-            Random random,
-            CountDownLatch start,
-            AtomicReference<String> violation) {
-        List<MemorySegment> pages = new ArrayList<>();
-        long reserved = 0;
-        try {
-            start.await();
-            for (int i = 0; i < 400; i++) {
-                switch (random.nextInt(4)) {
-                    case 0 -> {
-                        long n = 1 + random.nextInt((int) (capacity / 8));
-                        if (allocator.tryReserve(n)) {
-                            reserved += n;
-                        }
-                    }
-                    case 1 -> {
-                        allocator.release(reserved);
-                        reserved = 0;
-                    }
-                    case 2 -> {
-                        try {
-                            allocator.allocate(pages, 1 + random.nextInt(8));
-                        } catch (ResourceExhaustedException e) {
-                            // refusals are fine under contention
-                        }
-                    }
-                    default -> {
-                        allocator.release(new ArrayList<>(pages));
-                        pages.clear();
-                    }
-                }
-                long used = allocator.usedBytes();
-                long engine = s.engine.engineUsedBytes() - s.engineStart;
-                if (used > capacity) {
-                    violation.compareAndSet(null, "usedBytes() " + used + " passed the capacity " + capacity + " under concurrency");
-                }
-                if (engine > s.budgetBytes) {
-                    violation.compareAndSet(null, "the engine counter rose by " + engine + ", past its budget " + s.budgetBytes);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            allocator.release(pages);
-            allocator.release(reserved);
         }
     }
 
@@ -324,27 +256,43 @@ abstract class MemoryRules extends TckBase {
             for (int i = 0; i < count; i++) {
                 allocator.allocate(pages, 1);
             }
-            Set<MemorySegment> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
-            distinct.addAll(pages);
-            check(Rule.MEM_5, distinct.size() == pages.size(), "the same page object was handed out twice while live");
             int size = allocator.pageSize();
-            Random random = new Random(seed);
-            long[] marks = new long[pages.size()];
-            for (int i = 0; i < pages.size(); i++) {
-                MemorySegment page = pages.get(i);
+            for (MemorySegment page : pages) {
                 check(Rule.MEM_5, page.size() == size, "a page has " + page.size() + " bytes; pageSize() is " + size);
-                marks[i] = random.nextLong();
-                page.putLong(0, marks[i]);
-                page.putLong(size / 2, ~marks[i]);
-                page.putLong(size - 8, marks[i] ^ i);
             }
-            for (int i = 0; i < pages.size(); i++) {
-                MemorySegment page = pages.get(i);
-                boolean intact = page.getLong(0) == marks[i] && page.getLong(size / 2) == ~marks[i] && page.getLong(size - 8) == (marks[i] ^ i);
-                check(Rule.MEM_5, intact, "page #" + i + " lost what was written to it: it shares memory with another live page");
-            }
+            String shared = sharing(pages, size, seed);
+            check(Rule.MEM_5, shared == null, shared);
             allocator.release(pages);
             resources.close();
         }
+    }
+
+    /**
+     * Writes marks of its own (from {@code seed}) at the start, middle and end of every page and
+     * reads them all back; what shows that two live pages share an object or memory, or null when
+     * none do.
+     */
+    static String sharing(List<MemorySegment> pages, int size, long seed) {
+        Set<MemorySegment> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+        distinct.addAll(pages);
+        if (distinct.size() != pages.size()) {
+            return "the same page object was handed out twice while live";
+        }
+        Random random = new Random(seed);
+        long[] marks = new long[pages.size()];
+        for (int i = 0; i < pages.size(); i++) {
+            MemorySegment page = pages.get(i);
+            marks[i] = random.nextLong();
+            page.putLong(0, marks[i]);
+            page.putLong(size / 2, ~marks[i]);
+            page.putLong(size - 8, marks[i] ^ i);
+        }
+        for (int i = 0; i < pages.size(); i++) {
+            MemorySegment page = pages.get(i);
+            if (page.getLong(0) != marks[i] || page.getLong(size / 2) != ~marks[i] || page.getLong(size - 8) != (marks[i] ^ i)) {
+                return "page #" + i + " of " + pages.size() + " lost what was written to it: it shares memory with another live page";
+            }
+        }
+        return null;
     }
 }

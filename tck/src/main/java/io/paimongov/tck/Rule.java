@@ -15,8 +15,8 @@ public enum Rule {
             "tryReserve/allocate must refuse what does not fit; usedBytes() must be exactly live pages plus reservations."),
     MEM_2("MEM-2", true,
             clauses("ALLOC.6"),
-            "Under concurrent reserve/release/allocate/free from several threads, neither the allocator nor the engine passes the capacity, and both end at their start.",
-            "the capacity check and the update must be one atomic step (a lock or a compare-and-set), in the allocator and in the engine."),
+            "Threads started together at every step race for the last units below the capacity (reserve and allocate, released together or at random): what they are granted never passes the capacity, usedBytes() is exactly what they hold at every step, the engine never passes its budget, a worker thread never throws, and everything ends at its start.",
+            "the capacity check and the update must be one atomic step (a lock or a compare-and-set), in the allocator and in the engine; releases must not lose updates either."),
     MEM_3("MEM-3", true,
             clauses("ALLOC.5"),
             "A failed reservation leaves accounting unchanged, in the allocator and in the engine.",
@@ -45,6 +45,10 @@ public enum Rule {
             clauses("ALLOC.1"),
             "The allocator's capacity is positive and within governance.memory.budget, and its page size is a power of two of at least 4k.",
             "read governance.memory.budget and governance.memory.page-size from the options given to open()."),
+    MEM_10("MEM-10", true,
+            clauses("ALLOC.10"),
+            "Releasing a page twice, a page of another allocator, more bytes than are reserved, from another thread or after close changes nothing that is still held, in the allocator and in the engine, and no page is then handed out to two owners.",
+            "track live pages by identity (a release of a page that is not live does nothing; a free list must not take a page twice), clamp byte releases to what is reserved, and make release after close a no-op."),
     WRITE_1("WRITE-1", true,
             clauses("ALLOC.4"),
             "Random workloads (duplicate keys, deletes, partitions, buckets, merge engines, formats, budgets) commit exactly the reference model's table.",
@@ -159,6 +163,20 @@ public enum Rule {
     /** The id used in reports and docs, such as {@code MEM-1}. */
     public String id() {
         return id;
+    }
+
+    /**
+     * What the rule is about, from its id's prefix: {@code memory}, {@code write}, {@code spill},
+     * {@code cancel}, {@code metrics}, {@code discovery} or {@code compaction}; the class name of
+     * its JUnit XML test case.
+     */
+    public String subject() {
+        String prefix = id.substring(0, id.indexOf('-'));
+        return switch (prefix) {
+            case "MEM" -> "memory";
+            case "COMPACT" -> "compaction";
+            default -> prefix.toLowerCase(java.util.Locale.ROOT);
+        };
     }
 
     /** Whether an allocator must pass it; optional rules skip with a reason when they do not apply. */

@@ -14,10 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
@@ -64,41 +65,78 @@ public final class TckRunner {
 
     private static TckReport run(
             Class<? extends GovernanceVerification> verification, String provider, Collection<Rule> only, Path reportsDir) {
-        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
-        if (only.isEmpty()) {
-            request.selectors(DiscoverySelectors.selectClass(verification));
-        } else {
-            for (Rule rule : only) {
-                methodFor(verification, rule).ifPresent(m -> request.selectors(DiscoverySelectors.selectMethod(verification, m)));
-            }
-        }
         // jqwik keeps failed tries in a database it replays next time; a run must replay nothing from
         // an earlier one (another provider's samples), so the database lives only as long as the run.
         Path jqwikDir = temporaryDirectory();
-        request.configurationParameter("jqwik.database", jqwikDir.resolve("jqwik-database").toString())
-                .configurationParameter("jqwik.reporting.usejunitplatform", "true");
-        LauncherDiscoveryRequest discovery = request.build();
-        Collector collector = new Collector();
-        Launcher launcher = LauncherFactory.create();
-        List<TestExecutionListener> listeners = new ArrayList<>();
-        listeners.add(collector);
-        if (reportsDir != null) {
-            listeners.add(new org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener(reportsDir, new java.io.PrintWriter(System.err)));
-        }
+        long timeoutSeconds = TckSettings.fromSystemProperties().ruleTimeoutSeconds();
+        List<TckReport.RuleResult> results = new ArrayList<>();
         try {
-            launcher.execute(discovery, listeners.toArray(new TestExecutionListener[0]));
+            for (Rule rule : Rule.values()) {
+                if (!only.isEmpty() && !only.contains(rule)) {
+                    continue;
+                }
+                Optional<Method> method = methodFor(verification, rule);
+                results.add(method.isEmpty()
+                        ? new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, "the rule did not run", 0, Map.of())
+                        : runOne(verification, method.get(), rule, jqwikDir, timeoutSeconds));
+            }
         } finally {
             TckSubject.deleteTree(jqwikDir);
         }
-        List<TckReport.RuleResult> results = new ArrayList<>();
-        for (Rule rule : Rule.values()) {
-            if (!only.isEmpty() && !only.contains(rule)) {
-                continue;
-            }
-            TckReport.RuleResult r = collector.results.get(rule);
-            results.add(r != null ? r : new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, "the rule did not run", 0, Map.of()));
+        TckReport report = new TckReport(provider, results);
+        if (reportsDir != null) {
+            TckXml.write(report, reportsDir);
         }
-        return new TckReport(provider, results);
+        return report;
+    }
+
+    /**
+     * Runs one rule through its own launcher on a thread of its own and waits for it at most
+     * {@code timeoutSeconds}. A rule still running then fails with the stacks of the threads alive,
+     * its thread is interrupted and left behind (a daemon), and the run goes on with the next rule.
+     */
+    private static TckReport.RuleResult runOne(
+            Class<? extends GovernanceVerification> verification, Method method, Rule rule, Path jqwikDir, long timeoutSeconds) {
+        LauncherDiscoveryRequest discovery = LauncherDiscoveryRequestBuilder.request()
+                .selectors(DiscoverySelectors.selectMethod(verification, method))
+                .configurationParameter("jqwik.database", jqwikDir.resolve("jqwik-database").toString())
+                .configurationParameter("jqwik.reporting.usejunitplatform", "true")
+                .build();
+        Collector collector = new Collector();
+        AtomicReference<Throwable> crashed = new AtomicReference<>();
+        Thread runner = new Thread(() -> {
+            try {
+                LauncherFactory.create().execute(discovery, collector);
+            } catch (Throwable t) {
+                crashed.set(t);
+            }
+        }, "tck-rule-" + rule.id());
+        runner.setDaemon(true);
+        long start = System.nanoTime();
+        runner.start();
+        try {
+            runner.join(TimeUnit.SECONDS.toMillis(timeoutSeconds));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            runner.interrupt();
+            return failed(rule, "the run was interrupted while the rule ran", start);
+        }
+        if (runner.isAlive()) {
+            String stacks = ThreadStacks.of(runner);
+            runner.interrupt();
+            return failed(rule, "did not finish within " + timeoutSeconds + " s (" + TckSettings.RULE_TIMEOUT_S
+                    + "); it was interrupted and left behind. Threads alive at the timeout, the rule's first:\n" + stacks, start);
+        }
+        if (crashed.get() != null) {
+            return failed(rule, "the JUnit Platform launcher failed: " + ThreadStacks.causes(crashed.get()), start);
+        }
+        TckReport.RuleResult r = collector.results.get(rule);
+        return r != null ? r : failed(rule, "the rule did not run", start);
+    }
+
+    private static TckReport.RuleResult failed(Rule rule, String what, long startNanos) {
+        return new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, rule.fail(what),
+                (System.nanoTime() - startNanos) / 1_000_000, Map.of());
     }
 
     private static Path temporaryDirectory() {
@@ -149,6 +187,24 @@ public final class TckRunner {
         return line + "\n" + message.substring(0, at).trim();
     }
 
+    /**
+     * The failure or skip message of {@code rule}, its own line first; a throwable that is not the
+     * kit's (the provider or the runtime threw) becomes the rule's failure naming it and its causes.
+     */
+    static String ruleLine(Rule rule, TckReport.Status status, Throwable t) {
+        String message = String.valueOf(t.getMessage());
+        if (status != TckReport.Status.FAILED || message.contains("[" + rule.id() + "] ")) {
+            return leadWithRule(rule, message);
+        }
+        return rule.fail("threw " + ThreadStacks.causes(t).replace("\n  ", "; ")) + "\n" + stackOf(t);
+    }
+
+    private static String stackOf(Throwable t) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(out));
+        return out.toString();
+    }
+
     /** Collects one result per rule from the platform's events. */
     private static final class Collector implements TestExecutionListener {
         final Map<Rule, TckReport.RuleResult> results = new EnumMap<>(Rule.class);
@@ -164,10 +220,18 @@ public final class TckRunner {
                 Map<String, String> into = reported.computeIfAbsent(rule, r -> new java.util.concurrent.ConcurrentSkipListMap<>());
                 entry.getKeyValuePairs().forEach((key, value) -> {
                     if (value.contains("jqwik")) {
-                        value.lines()
+                        int samples = value.indexOf("Shrunk Sample");
+                        if (samples < 0) {
+                            samples = value.indexOf("Original Sample");
+                        }
+                        String table = samples < 0 ? value : value.substring(0, samples);
+                        table.lines()
                                 .map(line -> line.split("\\|")[0])
                                 .filter(cell -> cell.contains("="))
                                 .forEach(cell -> into.put(cell.substring(0, cell.indexOf('=')).strip(), cell.substring(cell.indexOf('=') + 1).strip()));
+                        if (samples >= 0) {
+                            into.put("samples", value.substring(samples).strip());
+                        }
                     } else {
                         into.put(key, value);
                     }
@@ -201,7 +265,7 @@ public final class TckRunner {
                         case ABORTED -> TckReport.Status.SKIPPED;
                         case FAILED -> t instanceof TestAbortedException ? TckReport.Status.SKIPPED : TckReport.Status.FAILED;
                     };
-            String message = t == null ? "" : leadWithRule(rule, String.valueOf(t.getMessage()));
+            String message = t == null ? "" : ruleLine(rule, status, t);
             results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), status, message, millis, reported.getOrDefault(rule, Map.of())));
         }
     }

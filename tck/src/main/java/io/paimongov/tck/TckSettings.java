@@ -12,20 +12,28 @@ package io.paimongov.tck;
  *       3, deep 50.
  *   <li>{@code governance.tck.rows}: the largest workload in rows; default 20000, deep 500000.
  *   <li>{@code governance.tck.cancel-bound-ms}: the most a cancel may take to be seen; default 5000.
+ *   <li>{@code governance.tck.race-rounds}: steps of MEM-2's race at the limit; default 20000, deep
+ *       1000000.
+ *   <li>{@code governance.tck.rule-timeout-s}: the most one rule may run before it fails with the
+ *       stacks of the threads alive; default 600, deep 7200.
  * </ul>
  */
-public record TckSettings(int tries, int writeTries, int rows, long cancelBoundMillis) {
+public record TckSettings(int tries, int writeTries, int rows, long cancelBoundMillis, int raceRounds, long ruleTimeoutSeconds) {
 
     public static final String TRIES = "governance.tck.tries";
     public static final String WRITE_TRIES = "governance.tck.write-tries";
     public static final String ROWS = "governance.tck.rows";
     public static final String CANCEL_BOUND_MS = "governance.tck.cancel-bound-ms";
+    public static final String RACE_ROUNDS = "governance.tck.race-rounds";
+    public static final String RULE_TIMEOUT_S = "governance.tck.rule-timeout-s";
 
     public TckSettings {
         positive(TRIES, tries);
         positive(WRITE_TRIES, writeTries);
         positive(ROWS, rows);
         positive(CANCEL_BOUND_MS, cancelBoundMillis);
+        positive(RACE_ROUNDS, raceRounds);
+        positive(RULE_TIMEOUT_S, ruleTimeoutSeconds);
     }
 
     /** The settings given as system properties, defaults where absent. */
@@ -34,7 +42,9 @@ public record TckSettings(int tries, int writeTries, int rows, long cancelBoundM
                 intProperty(TRIES, 50),
                 intProperty(WRITE_TRIES, 3),
                 intProperty(ROWS, 20_000),
-                intProperty(CANCEL_BOUND_MS, 5_000));
+                intProperty(CANCEL_BOUND_MS, 5_000),
+                intProperty(RACE_ROUNDS, 20_000),
+                intProperty(RULE_TIMEOUT_S, 600));
     }
 
     private static int intProperty(String key, int defaultValue) {

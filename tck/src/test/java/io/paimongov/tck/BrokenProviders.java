@@ -5,6 +5,7 @@ import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
@@ -24,16 +25,18 @@ public final class BrokenProviders {
 
     /** Which rule each broken provider must fail. */
     static final Map<String, Rule> FAULTS =
-            Map.of(
-                    "broken-over-budget", Rule.MEM_1,
-                    "broken-leaky", Rule.MEM_6,
-                    "broken-aliasing", Rule.MEM_5,
-                    "broken-partial", Rule.MEM_4,
-                    "broken-spill-leftover", Rule.SPILL_1,
-                    "broken-ignores-cancel", Rule.CANCEL_5,
-                    "broken-wrong-metrics", Rule.METRICS_3,
-                    "broken-closes-twice", Rule.MEM_7,
-                    "broken-after-close", Rule.MEM_8);
+            Map.ofEntries(
+                    Map.entry("broken-over-budget", Rule.MEM_1),
+                    Map.entry("broken-check-then-act", Rule.MEM_2),
+                    Map.entry("broken-double-free", Rule.MEM_10),
+                    Map.entry("broken-leaky", Rule.MEM_6),
+                    Map.entry("broken-aliasing", Rule.MEM_5),
+                    Map.entry("broken-partial", Rule.MEM_4),
+                    Map.entry("broken-spill-leftover", Rule.SPILL_1),
+                    Map.entry("broken-ignores-cancel", Rule.CANCEL_5),
+                    Map.entry("broken-wrong-metrics", Rule.METRICS_3),
+                    Map.entry("broken-closes-twice", Rule.MEM_7),
+                    Map.entry("broken-after-close", Rule.MEM_8));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {
@@ -48,6 +51,106 @@ public final class BrokenProviders {
                 @Override
                 public long capacityBytes() {
                     return capacity;
+                }
+            };
+        }
+    }
+
+    /**
+     * Checks the capacity, then takes: two threads that check at the same moment both take, and
+     * the allocator passes its capacity. Each step alone is correct (and locked).
+     */
+    public static final class CheckThenAct extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-check-then-act";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, Long.MAX_VALUE, new Engine(Long.MAX_VALUE)) {
+                @Override
+                public long capacityBytes() {
+                    return capacity;
+                }
+
+                @Override
+                public boolean tryReserve(long bytes) {
+                    return usedBytes() + bytes <= capacity && super.tryReserve(bytes);
+                }
+
+                @Override
+                public void allocate(List<MemorySegment> target, int pages) {
+                    long bytes = (long) pages * pageSize;
+                    if (usedBytes() + bytes > capacity) {
+                        throw ResourceExhaustedException.memory("broken-check-then-act", bytes, usedBytes(), capacity);
+                    }
+                    super.allocate(target, pages);
+                }
+            };
+        }
+    }
+
+    /**
+     * Blocks in {@code allocate} until {@link #RELEASE} opens, interrupt or not: the hang a kit run
+     * must survive. Not in {@link #FAULTS}: the kit's time limit fails it, whatever the rule.
+     */
+    public static final class BlocksForever extends ReferenceProvider {
+        /** Opened by the test that used it, so that its stuck threads end. */
+        static final java.util.concurrent.CountDownLatch RELEASE = new java.util.concurrent.CountDownLatch(1);
+
+        @Override
+        public String name() {
+            return "broken-blocks-forever";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                public void allocate(List<MemorySegment> target, int pages) {
+                    while (RELEASE.getCount() > 0) {
+                        try {
+                            RELEASE.await();
+                        } catch (InterruptedException ignored) {
+                            // a hung engine does not answer interrupts either
+                        }
+                    }
+                    throw ResourceExhaustedException.memory("broken-blocks-forever", (long) pages * pageSize, 0, capacity);
+                }
+            };
+        }
+    }
+
+    /**
+     * Keeps the memory of released pages in a free list for the next allocation, without asking
+     * whether the page was live: a page released twice is in the list twice and goes to two owners.
+     * Its books are right (the bookkeeping ignores the second release); its memory is not.
+     */
+    public static final class DoubleFree extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-double-free";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                private final java.util.Deque<byte[]> free = new java.util.ArrayDeque<>();
+
+                @Override
+                public void release(java.util.Collection<MemorySegment> pages) {
+                    synchronized (free) {
+                        pages.forEach(p -> free.push(p.getHeapMemory()));
+                    }
+                    super.release(pages);
+                }
+
+                @Override
+                protected MemorySegment newPage() {
+                    synchronized (free) {
+                        return MemorySegment.wrap(free.isEmpty() ? new byte[pageSize] : free.pop());
+                    }
                 }
             };
         }

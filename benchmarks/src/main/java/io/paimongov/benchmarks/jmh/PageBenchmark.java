@@ -62,6 +62,12 @@ public class PageBenchmark {
         return pair.providerPage();
     }
 
+    /** A page through the runtime's page pool over the provider: its accounting and boundary checks on top. */
+    @Benchmark
+    public Object poolPage() {
+        return pair.poolPage();
+    }
+
     /** A page through the engine's own call. */
     @Benchmark
     public Object enginePage() {

@@ -1,5 +1,6 @@
 package io.paimongov.runtime.memory;
 
+import io.paimongov.spi.AllocatorContractException;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.ArrayDeque;
@@ -30,6 +31,15 @@ import org.apache.paimon.memory.MemorySegmentPool;
  * #close()} must run only after the Paimon write is closed, since Paimon keeps using pages it has
  * not returned.
  *
+ * <p>Boundary checks. Every page taken from the engine is checked before Paimon sees it: exactly
+ * the one page asked for, of {@link SegmentAllocator#pageSize()} bytes, not live in this pool
+ * already, and (heap pages) not over the memory of another live page; and {@code usedBytes()} not
+ * below zero. A page that fails is not handed out: the call throws {@link
+ * AllocatorContractException}, which fails the write (a page of the wrong size would otherwise
+ * have Paimon write past its rows or lose them, and commit the result). Cost: one identity-set
+ * insert per page taken from the engine (cached pages are not checked again), measured in
+ * {@code PageBenchmark.poolPage}.
+ *
  * <p><b>Thread-safety:</b> thread-safe. The pool's lock guards only its own lists; the engine's
  * allocator is never called under it, so an engine that calls back into the runtime to spill while
  * holding its own lock cannot deadlock with a writer. <b>Who calls:</b> Paimon's writers on the
@@ -45,6 +55,8 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
     private final int pageSize;
     private final ArrayDeque<MemorySegment> cached = new ArrayDeque<>();
     private final Set<MemorySegment> owned = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The arrays of the live heap pages in {@link #owned}: two live pages over one array alias. */
+    private final Set<byte[]> heapMemory = Collections.newSetFromMap(new IdentityHashMap<>());
     private final LongAdder denied = new LongAdder();
     private int floor;
     private boolean closed;
@@ -119,16 +131,56 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             pages.shrink(pageSize);
             return null;
         }
+        if (got.size() != 1 || got.get(0) == null || got.get(0).size() != pageSize) {
+            String what = got.size() != 1
+                    ? "allocate(target, 1) added " + got.size() + " pages"
+                    : got.get(0) == null ? "allocate(target, 1) added null" : "a page of " + got.get(0).size() + " bytes; pageSize() is " + pageSize;
+            String clause = got.size() != 1 ? "ALLOC.3" : "ALLOC.4";
+            got.removeIf(java.util.Objects::isNull);
+            allocator.release(got);
+            pages.shrink(pageSize);
+            throw new AllocatorContractException(allocator, clause, what);
+        }
         MemorySegment page = got.get(0);
         synchronized (this) {
             if (!closed) {
-                owned.add(page);
+                admit(page);
                 return page;
             }
         }
         allocator.release(got);
         pages.shrink(pageSize);
         return null;
+    }
+
+    /** Records a page taken from the engine as owned, after the checks that need the live pages. */
+    private void admit(MemorySegment page) {
+        String twice = owned.contains(page)
+                ? "a page still live in this write was handed out again"
+                : !page.isOffHeap() && heapMemory.contains(page.getHeapMemory())
+                        ? "a new page is over the memory of a page still live in this write"
+                        : null;
+        long used = allocator.usedBytes();
+        if (twice == null && used < 0) {
+            twice = "usedBytes() is " + used;
+        }
+        if (twice != null) {
+            // Not given back: its memory belongs to the live page too.
+            pages.shrink(pageSize);
+            throw new AllocatorContractException(allocator, used < 0 ? "ALLOC.2" : "ALLOC.4", twice);
+        }
+        owned.add(page);
+        if (!page.isOffHeap()) {
+            heapMemory.add(page.getHeapMemory());
+        }
+    }
+
+    /** Forgets {@code page}, given back to the engine. Under the pool's lock. */
+    private void forget(MemorySegment page) {
+        owned.remove(page);
+        if (!page.isOffHeap()) {
+            heapMemory.remove(page.getHeapMemory());
+        }
     }
 
     /**
@@ -190,7 +242,7 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             if (free.isEmpty()) {
                 return 0;
             }
-            free.forEach(owned::remove);
+            free.forEach(this::forget);
         }
         allocator.release(free);
         long bytes = (long) free.size() * pageSize;
@@ -223,6 +275,7 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             cached.clear();
             all = new ArrayList<>(owned);
             owned.clear();
+            heapMemory.clear();
         }
         if (!all.isEmpty()) {
             allocator.release(all);

@@ -3,6 +3,8 @@ package io.paimongov.runtime.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.spi.AllocatorContractException;
+import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.WriteCancelledException;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,5 +125,94 @@ class GovernedSegmentPoolTest {
     /** Pages the pool keeps for reuse: those it took from the engine minus the {@code held} ones the test uses. */
     private static int cached(GovernedSegmentPool pool, int held) {
         return pool.ownedPages() - held;
+    }
+
+    /** A heap allocator with one fault at a time, for the pool's boundary checks. */
+    private static final class FaultyAllocator extends HeapPagedAllocator {
+        int pageBytes = 4096;
+        byte[] shared;
+        MemorySegment same;
+        long usedOffset;
+
+        FaultyAllocator() {
+            super("faulty", "faulty pages", 4096, 8 * 4096, null);
+        }
+
+        @Override
+        protected MemorySegment newPage() {
+            if (same != null) {
+                return same;
+            }
+            return MemorySegment.wrap(shared != null ? shared : new byte[pageBytes]);
+        }
+
+        @Override
+        public long usedBytes() {
+            return super.usedBytes() + usedOffset;
+        }
+
+        @Override
+        protected boolean reserveBytes(long bytes) {
+            return true;
+        }
+
+        @Override
+        protected void unreserveBytes(long bytes) {}
+    }
+
+    @Test
+    void aPageOfAnotherSizeFailsWithTheAllocatorNamedAndIsGivenBack() {
+        FaultyAllocator faulty = new FaultyAllocator();
+        faulty.pageBytes = 8192;
+        MemoryBudget b = new MemoryBudget(faulty);
+        GovernedSegmentPool pool = new GovernedSegmentPool(b, () -> {});
+
+        assertThatThrownBy(pool::nextSegment)
+                .isInstanceOf(AllocatorContractException.class)
+                .hasMessage("the allocator " + FaultyAllocator.class.getName()
+                        + " broke ALLOC.4 of docs/spi.md: a page of 8192 bytes; pageSize() is 4096")
+                .extracting(e -> ((AllocatorContractException) e).clause()).isEqualTo("ALLOC.4");
+        assertThat(faulty.usedBytes()).as("the page went back to the allocator").isZero();
+        assertThat(b.reservedBytes()).isZero();
+        assertThat(pool.ownedPages()).isZero();
+    }
+
+    @Test
+    void aPageHandedOutAgainWhileLiveFails() {
+        FaultyAllocator faulty = new FaultyAllocator();
+        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+        faulty.same = pool.nextSegment();
+
+        assertThatThrownBy(pool::nextSegment)
+                .isInstanceOf(AllocatorContractException.class)
+                .hasMessageEndingWith("broke ALLOC.4 of docs/spi.md: a page still live in this write was handed out again");
+        assertThat(pool.ownedPages()).isEqualTo(1);
+    }
+
+    @Test
+    void aNewPageOverTheMemoryOfALivePageFails() {
+        FaultyAllocator faulty = new FaultyAllocator();
+        faulty.shared = new byte[4096];
+        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+        MemorySegment first = pool.nextSegment();
+
+        assertThatThrownBy(pool::nextSegment)
+                .isInstanceOf(AllocatorContractException.class)
+                .hasMessageEndingWith("a new page is over the memory of a page still live in this write");
+        // Once the first page went back to the engine, its memory may come again.
+        pool.returnAll(List.of(first));
+        assertThat(pool.releaseCached()).isEqualTo(4096);
+        assertThat(pool.nextSegment()).isNotNull();
+    }
+
+    @Test
+    void negativeUsedBytesFail() {
+        FaultyAllocator faulty = new FaultyAllocator();
+        faulty.usedOffset = -3 * 4096;
+        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+
+        assertThatThrownBy(pool::nextSegment)
+                .isInstanceOf(AllocatorContractException.class)
+                .hasMessageEndingWith("broke ALLOC.2 of docs/spi.md: usedBytes() is -8192");
     }
 }

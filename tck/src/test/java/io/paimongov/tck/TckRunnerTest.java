@@ -1,0 +1,104 @@
+package io.paimongov.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/** The runner's time limit and its reports, against providers of the kit's own tests. */
+class TckRunnerTest {
+
+    @TempDir Path reports;
+
+    @AfterAll
+    static void releaseTheStuckThreads() {
+        BrokenProviders.BlocksForever.RELEASE.countDown();
+    }
+
+    /**
+     * MEM-4 hangs in allocate; the run fails it at the time limit with the stuck thread's stack,
+     * goes on with MEM-9, and still writes the report of both.
+     */
+    @Test
+    void aHungRuleFailsWithTheStuckStacksAndTheRunGoesOn() throws Exception {
+        String before = System.getProperty(TckSettings.RULE_TIMEOUT_S);
+        System.setProperty(TckSettings.RULE_TIMEOUT_S, "3");
+        TckReport report;
+        try {
+            report = TckRunner.runDiscovered("broken-blocks-forever", getClass().getClassLoader(), Set.of(Rule.MEM_4, Rule.MEM_9), reports);
+        } finally {
+            if (before == null) {
+                System.clearProperty(TckSettings.RULE_TIMEOUT_S);
+            } else {
+                System.setProperty(TckSettings.RULE_TIMEOUT_S, before);
+            }
+        }
+
+        TckReport.RuleResult hung = report.rule("MEM-4");
+        assertEquals(TckReport.Status.FAILED, hung.status());
+        String m = hung.message();
+        assertTrue(m.startsWith("[MEM-4] did not finish within 3 s (governance.tck.rule-timeout-s)"), m);
+        assertTrue(m.contains("\"tck-rule-MEM-4\"") && m.contains("BrokenProviders$BlocksForever"), m);
+        assertTrue(hung.millis() >= 3000, "ran " + hung.millis() + " ms");
+        assertEquals(TckReport.Status.PASSED, report.rule("MEM-9").status(), report.rule("MEM-9").message());
+
+        Document xml = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(reports.resolve("TEST-tck.memory.xml").toFile());
+        NodeList cases = xml.getElementsByTagName("testcase");
+        assertEquals(2, cases.getLength());
+        Element first = (Element) cases.item(0);
+        assertEquals("memory", first.getAttribute("classname"));
+        assertEquals("MEM-4", first.getAttribute("name"));
+        assertEquals(m, first.getElementsByTagName("failure").item(0).getTextContent());
+        assertEquals(0, ((Element) cases.item(1)).getElementsByTagName("failure").getLength());
+        try (var files = Files.list(reports)) {
+            assertEquals(List.of("TEST-tck.memory.xml"), files.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    /** A failed property keeps jqwik's samples, in the report and in the XML, to reproduce it. */
+    @Test
+    void aFailedPropertyKeepsItsSamplesAndSeed() throws Exception {
+        TckReport report = TckRunner.runDiscovered("broken-aliasing", getClass().getClassLoader(), Set.of(Rule.MEM_5), reports);
+
+        TckReport.RuleResult r = report.rule("MEM-5");
+        assertEquals(TckReport.Status.FAILED, r.status());
+        String samples = r.reported().get("samples");
+        assertTrue(samples != null && samples.contains("Sample") && samples.contains("count"), String.valueOf(r.reported()));
+        assertTrue(r.reported().containsKey("seed"), String.valueOf(r.reported()));
+        Document xml = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(reports.resolve("TEST-tck.memory.xml").toFile());
+        String out = xml.getElementsByTagName("system-out").item(0).getTextContent();
+        assertTrue(out.contains("seed = " + r.reported().get("seed")) && out.contains(samples), out);
+    }
+
+    /** What the provider throws is the rule's failure, first line the rule id, with the causes. */
+    @Test
+    void anExceptionOfTheProviderFailsTheRuleUnderItsId() {
+        Throwable thrown = new IllegalStateException("engine refused", new java.io.IOException("quota"));
+        String line = TckRunner.ruleLine(Rule.MEM_4, TckReport.Status.FAILED, thrown);
+        String first = line.substring(0, line.indexOf('\n'));
+        assertEquals(Rule.MEM_4.fail("threw java.lang.IllegalStateException: engine refused; caused by java.io.IOException: quota"), first);
+        assertTrue(line.contains("at io.paimongov.tck.TckRunnerTest.anExceptionOfTheProviderFailsTheRuleUnderItsId"), line);
+        // The kit's own failures keep their line.
+        AssertionError kit = new AssertionError(Rule.MEM_4.fail("allocate(5 pages) with room for 2 did not throw"));
+        assertEquals(kit.getMessage(), TckRunner.ruleLine(Rule.MEM_4, TckReport.Status.FAILED, kit));
+    }
+
+    @Test
+    void everyRuleHasOneOfTheSevenSubjects() {
+        Set<String> subjects = Set.of("memory", "write", "spill", "cancel", "metrics", "discovery", "compaction");
+        for (Rule rule : Rule.values()) {
+            assertTrue(subjects.contains(rule.subject()), rule.id() + ": " + rule.subject());
+            assertTrue(rule.id().toLowerCase(java.util.Locale.ROOT).startsWith(rule.subject().substring(0, 3)), rule.id());
+        }
+    }
+}
