@@ -88,6 +88,11 @@ final class BenchScaleCommand implements Callable<Integer> {
             + ScaleRunner.Settings.DEFAULT_REPEATS + "; 1 for one run each).")
     int repeats;
 
+    @Option(names = "--min-series-seconds", paramLabel = "S", defaultValue = "" + ScaleRunner.MIN_SERIES_SECONDS, description = "A pair runs"
+            + " more rounds than --repeats, up to 15, while either side's timed seconds add up to less than this (default "
+            + ScaleRunner.MIN_SERIES_SECONDS + "; 0 runs --repeats rounds).")
+    double minSeriesSeconds;
+
     @Option(names = "--no-spill", description = "Skip the spill series.")
     boolean noSpill;
 
@@ -107,7 +112,8 @@ final class BenchScaleCommand implements Callable<Integer> {
         ScaleGrid grid = grid();
         ScaleRunner.Settings settings;
         try {
-            settings = new ScaleRunner.Settings(timeoutSeconds != null ? timeoutSeconds : quick ? 120 : 300, sampleMillis, repeats);
+            settings = new ScaleRunner.Settings(timeoutSeconds != null ? timeoutSeconds : quick ? 120 : 300, sampleMillis, repeats,
+                    minSeriesSeconds);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -26,18 +26,19 @@ class BenchScaleCommandTest {
         Path out = dir.resolve("out");
         CliRun run = CliRun.of("bench", "scale", "--json", "--writers", "8", "--formats", "parquet", "--tables", "pk", "--rows",
                 Integer.toString(ROWS), "--row-bytes", "16", "--budget", "16m", "--timeout-seconds", "120", "--sample-millis", "200", "--spill-min-budget", "1k",
-                "--repeats", "1", "--out", out.toString(), "--work-dir", dir.resolve("work").toString());
+                "--repeats", "1", "--min-series-seconds", "0", "--out", out.toString(), "--work-dir", dir.resolve("work").toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode json = run.json();
         for (String key : new String[] {
             "quick", "cores", "allCellsSurvived", "governedNeverWorse", "maxHeapDriftAbs", "maxPeakOverBudget", "minSpillThroughputRatio",
             "maxSpillBytesRatio", "cellCount", "governedSurvivedCells", "plainSurvivedCells", "timeoutSeconds", "sampleMillis", "baselines",
-            "cells", "spill", "seconds", "chart", "repeats"}) {
+            "cells", "spill", "seconds", "chart", "repeats", "minSeriesSeconds"}) {
             assertThat(json.has(key)).as(key).isTrue();
         }
         assertThat(json.get("cellCount").asInt()).isEqualTo(1);
         assertThat(json.get("timeoutSeconds").asLong()).isEqualTo(120);
         assertThat(json.get("repeats").asInt()).isEqualTo(1);
+        assertThat(json.get("minSeriesSeconds").asDouble()).isZero();
         JsonNode cell = json.get("cells").get(0);
         assertThat(cell.get("table").asText()).isEqualTo("pk");
         assertThat(cell.get("format").asText()).isEqualTo("parquet");

@@ -42,6 +42,11 @@ public record RunSeries(List<ChildRun> runs) {
         return new RunSeries(more);
     }
 
+    /** The timed seconds of its runs added up ({@code nanos}; a failed run adds nothing). */
+    double timedSeconds() {
+        return runs.stream().filter(ChildRun::survived).mapToLong(r -> r.value("nanos")).sum() / 1e9;
+    }
+
     /** Whether every run survived. */
     public boolean survived() {
         return runs.stream().allMatch(ChildRun::survived);

@@ -31,6 +31,7 @@ public record ScaleReport(
         m.put("timeoutSeconds", settings.timeoutSeconds());
         m.put("sampleMillis", settings.sampleMillis());
         m.put("repeats", settings.repeats());
+        m.put("minSeriesSeconds", settings.minSeriesSeconds());
         m.put("baselines", baselines.stream().map(ScaleRunner.Baseline::toMap).toList());
         m.put("cells", cells.stream().map(CellResult::toMap).toList());
         m.put("spill", spills.stream().map(SpillResult::toMap).toList());

@@ -42,9 +42,17 @@ public final class ScaleRunner {
      * @param timeoutSeconds the most one writing child may run; it is killed and reported not
      *     survived after that
      * @param sampleMillis pause between the writing children's live-heap samples
-     * @param repeats how many times each side of a pair runs when both survive their first run
+     * @param repeats how many times each side of a pair runs when both survive their first run, at
+     *     least
+     * @param minSeriesSeconds the timed seconds each side of a pair adds up to before its rounds
+     *     stop ({@link ScaleRunner#MIN_SERIES_SECONDS} by default; 0 runs {@code repeats} rounds)
      */
-    public record Settings(long timeoutSeconds, long sampleMillis, int repeats) {
+    public record Settings(long timeoutSeconds, long sampleMillis, int repeats, double minSeriesSeconds) {
+
+        /** Settings with {@link ScaleRunner#MIN_SERIES_SECONDS}. */
+        public Settings(long timeoutSeconds, long sampleMillis, int repeats) {
+            this(timeoutSeconds, sampleMillis, repeats, MIN_SERIES_SECONDS);
+        }
 
         /**
          * The repeats of a pair unless --repeats says otherwise: on this project's 2-core machines a
@@ -62,6 +70,9 @@ public final class ScaleRunner {
             }
             if (sampleMillis < 1) {
                 throw new IllegalArgumentException("--sample-millis must be at least 1, not " + sampleMillis);
+            }
+            if (!(minSeriesSeconds >= 0)) {
+                throw new IllegalArgumentException("--min-series-seconds must not be negative, not " + minSeriesSeconds);
             }
         }
     }
@@ -108,7 +119,7 @@ public final class ScaleRunner {
             long xmx = xmx(cell.budgetBytes(), b.bytes());
             Path dir = workDir.resolve("cell-" + n);
             Pair runs = pair(() -> write("governed", cell, xmx, dir.resolve("governed"), settings),
-                    () -> write("plain", cell, xmx, dir.resolve("plain"), settings), settings.repeats());
+                    () -> write("plain", cell, xmx, dir.resolve("plain"), settings), settings.repeats(), settings.minSeriesSeconds());
             BenchTables.deleteTree(dir);
             RunSeries governed = runs.a();
             RunSeries plain = runs.b();
@@ -128,7 +139,7 @@ public final class ScaleRunner {
             // Both with the in-memory write's heap: the series compares spilling with not spilling, not heaps.
             long heap = spillXmx(inMemoryBudget, b.bytes());
             Pair runs = pair(() -> write("governed", base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings),
-                    () -> write("governed", spilling, heap, dir.resolve("spilling"), settings), settings.repeats());
+                    () -> write("governed", spilling, heap, dir.resolve("spilling"), settings), settings.repeats(), settings.minSeriesSeconds());
             BenchTables.deleteTree(dir);
             RunSeries inMemory = runs.a();
             RunSeries spilled = runs.b();
@@ -151,13 +162,27 @@ public final class ScaleRunner {
     record Pair(RunSeries a, RunSeries b) {}
 
     /**
-     * Runs {@code a} then {@code b}; when both survived, {@code repeats - 1} more rounds, {@code b}
-     * first in every other one, until a run fails.
+     * The least timed seconds each side of a pair adds up to before its rounds stop (when it has
+     * run {@code --repeats} times). A write of a third of a second moves by a fifth from one child
+     * to the next, so the median of five such runs moved its cell's ratio from 0.80 to 1.05
+     * between grids (append Avro, 8 writers: 10 alternating pairs by hand gave 0.94); a side
+     * whose runs are short runs more of them, chosen by time and never by the result.
      */
-    static Pair pair(Child a, Child b, int repeats) throws Exception {
+    public static final double MIN_SERIES_SECONDS = 3.0;
+
+    /** The most rounds a short pair runs to reach {@link #MIN_SERIES_SECONDS}. */
+    public static final int MAX_ROUNDS = 15;
+
+    /**
+     * Runs {@code a} then {@code b}; when both survived, more rounds, {@code b} first in every other
+     * one, until a run fails: {@code repeats} rounds in all, and more while either side's timed
+     * seconds add up to less than {@code minSeconds}, up to {@link #MAX_ROUNDS}.
+     */
+    static Pair pair(Child a, Child b, int repeats, double minSeconds) throws Exception {
         RunSeries first = RunSeries.of(a.run());
         RunSeries second = RunSeries.of(b.run());
-        for (int round = 1; round < repeats && first.survived() && second.survived(); round++) {
+        for (int round = 1; (round < repeats || (round < MAX_ROUNDS && tooShort(first, second, minSeconds)))
+                && first.survived() && second.survived(); round++) {
             boolean bFirst = round % 2 == 1;
             if (bFirst) {
                 second = second.and(b.run());
@@ -168,6 +193,11 @@ public final class ScaleRunner {
             }
         }
         return new Pair(first, second);
+    }
+
+    /** Whether either side's timed seconds add up to less than {@code minSeconds}. */
+    private static boolean tooShort(RunSeries first, RunSeries second, double minSeconds) {
+        return Math.min(first.timedSeconds(), second.timedSeconds()) < minSeconds;
     }
 
     /**

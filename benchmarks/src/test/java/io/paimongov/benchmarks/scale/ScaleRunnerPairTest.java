@@ -14,19 +14,41 @@ class ScaleRunnerPairTest {
     private final List<String> order = new ArrayList<>();
 
     private ScaleRunner.Child child(String name, boolean... survives) {
+        return child(name, 1_000_000_000L, survives);
+    }
+
+    /** A child whose runs are timed at {@code nanos} each (plus their index). */
+    private ScaleRunner.Child child(String name, long nanos, boolean... survives) {
         int[] calls = {0};
         return () -> {
             int i = calls[0]++;
             order.add(name);
             return i < survives.length && !survives[i]
                     ? ChildRun.failed(name + " failed", 1)
-                    : ChildRun.survived(1, Map.of("rows", 1L, "nanos", 1_000L + i));
+                    : ChildRun.survived(1, Map.of("rows", 1L, "nanos", nanos + i));
         };
+    }
+
+    /** Sides of 0.3 s run until both add up to 3 s: 10 rounds (the 10th reaches 3.0 s), not 5. */
+    @Test
+    void shortSidesRunUntilTheirTimeAddsUp() throws Exception {
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a", 300_000_000L), child("b", 300_000_000L), 5, ScaleRunner.MIN_SERIES_SECONDS);
+        assertThat(pair.a().runs()).hasSize(10);
+        assertThat(pair.b().runs()).hasSize(10);
+        assertThat(pair.a().timedSeconds()).isGreaterThanOrEqualTo(ScaleRunner.MIN_SERIES_SECONDS);
+    }
+
+    /** A side of 0.1 s stops at the round cap; one long side does not shorten the other's rounds. */
+    @Test
+    void roundsStopAtTheCap() throws Exception {
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a", 100_000_000L), child("b", 5_000_000_000L), 5, ScaleRunner.MIN_SERIES_SECONDS);
+        assertThat(pair.a().runs()).hasSize(ScaleRunner.MAX_ROUNDS);
+        assertThat(pair.b().runs()).hasSize(ScaleRunner.MAX_ROUNDS);
     }
 
     @Test
     void sidesAlternateWhichGoesFirst() throws Exception {
-        ScaleRunner.Pair pair = ScaleRunner.pair(child("a"), child("b"), 4);
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a"), child("b"), 4, ScaleRunner.MIN_SERIES_SECONDS);
         assertThat(order).containsExactly("a", "b", "b", "a", "a", "b", "b", "a");
         assertThat(pair.a().runs()).hasSize(4);
         assertThat(pair.b().runs()).hasSize(4);
@@ -34,7 +56,7 @@ class ScaleRunnerPairTest {
 
     @Test
     void aPairWhoseFirstRunFailedIsNotRepeated() throws Exception {
-        ScaleRunner.Pair pair = ScaleRunner.pair(child("a"), child("b", false), 3);
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a"), child("b", false), 3, ScaleRunner.MIN_SERIES_SECONDS);
         assertThat(order).containsExactly("a", "b");
         assertThat(pair.b().survived()).isFalse();
         assertThat(pair.b().reason()).isEqualTo("b failed");
@@ -42,7 +64,7 @@ class ScaleRunnerPairTest {
 
     @Test
     void repeatsStopAtTheFirstFailure() throws Exception {
-        ScaleRunner.Pair pair = ScaleRunner.pair(child("a", true, false), child("b"), 5);
+        ScaleRunner.Pair pair = ScaleRunner.pair(child("a", true, false), child("b"), 5, ScaleRunner.MIN_SERIES_SECONDS);
         // Round 1 runs b then a; a fails there, so no round 2.
         assertThat(order).containsExactly("a", "b", "b", "a");
         assertThat(pair.a().survived()).isFalse();

@@ -21,7 +21,7 @@ class ScaleRunnerTest {
     @Test
     void aSmallCellSurvivesGovernedAndPlainWithTheNumbersItWasAsked() throws Exception {
         ScaleCell cell = new ScaleCell(ScaleTable.PK, "parquet", 16, 3_000, 16, 16L << 20);
-        ScaleReport report = ScaleRunner.run(new ScaleGrid(List.of(cell), List.of()), dir, new ScaleRunner.Settings(120, 200, 2), line -> {});
+        ScaleReport report = ScaleRunner.run(new ScaleGrid(List.of(cell), List.of()), dir, new ScaleRunner.Settings(120, 200, 2, 0), line -> {});
 
         assertThat(report.baselines()).hasSize(1);
         long baseline = report.baselines().get(0).bytes();
