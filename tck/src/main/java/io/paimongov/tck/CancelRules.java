@@ -50,6 +50,10 @@ abstract class CancelRules extends SpillRules {
         if (run.outcome == TckRun.Outcome.COMMITTED && !run.cancelledMidWrite()) {
             return;
         }
+        // A write cancelled while rows were still to come that commits anyway published what it
+        // should not have: its snapshot and files are the leftovers this rule is about.
+        check(Rule.CANCEL_2, run.outcome != TckRun.Outcome.COMMITTED,
+                "the write was cancelled while rows were still to be written, yet it committed: " + run.describe());
         check(Rule.CANCEL_2, run.problemsAbout("snapshot", "data files").isEmpty(),
                 "after a cancel: " + run.problemsAbout("snapshot", "data files"));
     }

@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,6 +80,9 @@ final class TckRun {
     String scopePermissions;
     long peakScopeBytes;
     private Set<String> engineTempBefore;
+    private Set<String> spillRootBefore;
+    /** Threads alive before the write opened: the ones after close that are not here were started for it. */
+    private Set<Thread> threadsBefore;
     /** Inconsistencies seen in live snapshots while the write ran, and how many were taken. */
     final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
     int liveSamples;
@@ -100,6 +104,8 @@ final class TckRun {
     static TckRun run(TckSubject s, Workload w, String name, GovernanceOptions options, Plan plan) throws Exception {
         TckRun run = new TckRun();
         run.engineTempBefore = listTree(s.dir.resolve("engine"));
+        run.spillRootBefore = listTree(s.spillRoot);
+        run.threadsBefore = liveThreads();
         run.table = w.createTable(s.warehouse, name);
         if (plan.event() == Event.FAIL_ALLOCATION) {
             s.provider.failAllocationAt.set(plan.at());
@@ -292,7 +298,16 @@ final class TckRun {
         if (engineNow != s.engineStart) {
             problems.add("the engine's memory counter is at " + engineNow + " bytes; it started at " + s.engineStart);
         }
+        // The whole spill root the write was given, not only its own scope: whatever is new there.
+        Set<String> spillRoot = listTree(s.spillRoot);
+        spillRoot.removeAll(spillRootBefore);
+        if (!spillRoot.isEmpty()) {
+            problems.add("left in the spill root " + s.spillRoot + ": " + spillRoot);
+        }
         for (Path root : spillRoots(s)) {
+            if (root.equals(s.spillRoot)) {
+                continue;
+            }
             try (Stream<Path> children = Files.list(root)) {
                 children.filter(p -> p.getFileName().toString().startsWith(SpillScope.PREFIX))
                         .forEach(p -> problems.add("spill scope left behind: " + p));
@@ -318,7 +333,33 @@ final class TckRun {
                 problems.add("thread '" + t.getName() + "' is still running");
             }
         }
+        // Any other thread started while the write ran (by the allocator, the engine's factory, the
+        // runtime or Paimon) must have ended too; the JVM's own and the kit's are not judged.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (Thread t : liveThreads()) {
+            if (threadsBefore.contains(t) || s.provider.threads().contains(t) || notTheWrites(t)) {
+                continue;
+            }
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (t.isAlive()) {
+                problems.add("thread '" + t.getName() + "', started while the write ran, is still running");
+            }
+        }
         return problems;
+    }
+
+    private static Set<Thread> liveThreads() {
+        Set<Thread> threads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        threads.addAll(Thread.getAllStackTraces().keySet());
+        return threads;
+    }
+
+    /**
+     * Threads that are not the write's to end: the kit's own ({@code tck-}), and the JVM's and
+     * JDK's shared ones that start on first use and live as long as the JVM.
+     */
+    static boolean notTheWrites(Thread t) {
+        return t == Thread.currentThread() || t.getName().startsWith("tck-") || ThreadStacks.jvmThread(t);
     }
 
     static List<Path> spillRoots(TckSubject s) {

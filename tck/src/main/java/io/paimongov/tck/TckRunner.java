@@ -29,7 +29,11 @@ import org.opentest4j.TestAbortedException;
 /**
  * Runs the kit through the JUnit Platform launcher and reports rule by rule: against a {@link
  * GovernanceVerification} subclass, or against a provider found by name with {@link
- * java.util.ServiceLoader} (also in a vendor's jar, through the class loader given).
+ * java.util.ServiceLoader} (also in a vendor's jar, through the class loader given). Each rule runs
+ * through a launcher of its own on a daemon thread, under the time limit {@link
+ * TckSettings#RULE_TIMEOUT_S}: a rule past it fails with the stacks of the live threads and the run
+ * goes on. Every failure message starts with its rule id. With a reports directory it writes
+ * JUnit XML ({@link TckXml}).
  *
  * <p>Not thread-safe: one run at a time per JVM (a discovered provider is handed to the
  * verification through a static slot).
@@ -77,7 +81,7 @@ public final class TckRunner {
                 }
                 Optional<Method> method = methodFor(verification, rule);
                 results.add(method.isEmpty()
-                        ? new TckReport.RuleResult(rule.id(), rule.required(), TckReport.Status.FAILED, "the rule did not run", 0, Map.of())
+                        ? failed(rule, "the rule did not run: " + verification.getName() + " has no method for it", System.nanoTime())
                         : runOne(verification, method.get(), rule, jqwikDir, timeoutSeconds));
             }
         } finally {

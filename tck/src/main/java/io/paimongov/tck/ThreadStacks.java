@@ -11,9 +11,16 @@ final class ThreadStacks {
     /** Frames printed per thread; the top of a stuck stack is what tells where it is stuck. */
     static final int FRAMES = 40;
 
-    /** The JVM's own threads, which say nothing about a stuck rule. */
-    private static final Set<String> JVM_THREADS =
-            Set.of("Reference Handler", "Finalizer", "Signal Dispatcher", "Common-Cleaner", "Notification Thread", "Attach Listener");
+    /** The JVM's and the JDK's shared threads, which live as long as the JVM and belong to no write. */
+    private static final Set<String> JVM_THREADS = Set.of(
+            "Reference Handler", "Finalizer", "Signal Dispatcher", "Common-Cleaner", "Notification Thread", "Attach Listener",
+            "process reaper", "surefire-forkedjvm-command-thread", "surefire-forkedjvm-ping-30s");
+
+    /** Whether {@code t} is one of the JVM's or the JDK's shared threads (the common fork-join pool, JFR's). */
+    static boolean jvmThread(Thread t) {
+        String name = t.getName();
+        return JVM_THREADS.contains(name) || name.startsWith("ForkJoinPool.commonPool-worker-") || name.startsWith("JFR ");
+    }
 
     private ThreadStacks() {}
 
@@ -23,7 +30,7 @@ final class ThreadStacks {
         List<Thread> threads = new ArrayList<>();
         threads.add(first);
         all.keySet().stream()
-                .filter(t -> t != first && t != Thread.currentThread() && !JVM_THREADS.contains(t.getName()))
+                .filter(t -> t != first && t != Thread.currentThread() && !jvmThread(t))
                 .sorted((a, b) -> a.getName().compareTo(b.getName()))
                 .forEach(threads::add);
         StringBuilder out = new StringBuilder();

@@ -29,6 +29,7 @@ public final class BrokenProviders {
                     Map.entry("broken-over-budget", Rule.MEM_1),
                     Map.entry("broken-check-then-act", Rule.MEM_2),
                     Map.entry("broken-double-free", Rule.MEM_10),
+                    Map.entry("broken-thread-leak", Rule.CANCEL_4),
                     Map.entry("broken-leaky", Rule.MEM_6),
                     Map.entry("broken-aliasing", Rule.MEM_5),
                     Map.entry("broken-partial", Rule.MEM_4),
@@ -153,6 +154,36 @@ public final class BrokenProviders {
                     }
                 }
             };
+        }
+    }
+
+    /**
+     * Starts a housekeeping thread of its own for every write and never stops it: a thread the
+     * allocator started is alive after the write closed. Not one made through the engine's
+     * compaction factory, which the kit watched before.
+     */
+    public static final class ThreadLeak extends ReferenceProvider {
+        /** Opened after the kit's tests, so that the leaked threads end. */
+        static final java.util.concurrent.CountDownLatch RELEASE = new java.util.concurrent.CountDownLatch(1);
+        private static final AtomicInteger WRITES = new AtomicInteger();
+
+        @Override
+        public String name() {
+            return "broken-thread-leak";
+        }
+
+        @Override
+        public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
+            Thread housekeeping = new Thread(() -> {
+                try {
+                    RELEASE.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "broken-housekeeping-" + WRITES.incrementAndGet());
+            housekeeping.setDaemon(true);
+            housekeeping.start();
+            return super.open(options, environment);
         }
     }
 

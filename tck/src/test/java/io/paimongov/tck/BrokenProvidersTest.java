@@ -18,6 +18,11 @@ class BrokenProvidersTest {
 
     private final ClassLoader loader = getClass().getClassLoader();
 
+    @org.junit.jupiter.api.AfterAll
+    static void endTheLeakedThreads() {
+        BrokenProviders.ThreadLeak.RELEASE.countDown();
+    }
+
     @TestFactory
     Stream<DynamicTest> eachBrokenProviderFailsTheRuleThatNamesItsFault() {
         return BrokenProviders.FAULTS.entrySet().stream()
