@@ -142,6 +142,12 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             throw new AllocatorContractException(allocator, clause, what);
         }
         MemorySegment page = got.get(0);
+        // Read outside the pool's lock, as every call into the allocator.
+        long used = allocator.usedBytes();
+        if (used < 0) {
+            pages.shrink(pageSize);
+            throw new AllocatorContractException(allocator, "ALLOC.2", "usedBytes() is " + used);
+        }
         synchronized (this) {
             if (!closed) {
                 admit(page);
@@ -160,14 +166,10 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
                 : !page.isOffHeap() && heapMemory.contains(page.getHeapMemory())
                         ? "a new page is over the memory of a page still live in this write"
                         : null;
-        long used = allocator.usedBytes();
-        if (twice == null && used < 0) {
-            twice = "usedBytes() is " + used;
-        }
         if (twice != null) {
             // Not given back: its memory belongs to the live page too.
             pages.shrink(pageSize);
-            throw new AllocatorContractException(allocator, used < 0 ? "ALLOC.2" : "ALLOC.4", twice);
+            throw new AllocatorContractException(allocator, "ALLOC.4", twice);
         }
         owned.add(page);
         if (!page.isOffHeap()) {
