@@ -160,6 +160,11 @@ public enum Rule {
         return List.of(ids);
     }
 
+    /** The rule whose id is {@code id} exactly (such as {@code MEM-1}); empty when there is none. */
+    public static java.util.Optional<Rule> byId(String id) {
+        return java.util.Arrays.stream(values()).filter(r -> r.id.equals(id)).findFirst();
+    }
+
     /** The id used in reports and docs, such as {@code MEM-1}. */
     public String id() {
         return id;

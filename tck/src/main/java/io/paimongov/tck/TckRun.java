@@ -349,9 +349,7 @@ final class TckRun {
     }
 
     private static Set<Thread> liveThreads() {
-        Set<Thread> threads = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        threads.addAll(Thread.getAllStackTraces().keySet());
-        return threads;
+        return new java.util.HashSet<>(Thread.getAllStackTraces().keySet());
     }
 
     /**

@@ -200,7 +200,7 @@ public final class TckRunner {
         if (status != TckReport.Status.FAILED || message.contains("[" + rule.id() + "] ")) {
             return leadWithRule(rule, message);
         }
-        return rule.fail("threw " + ThreadStacks.causes(t).replace("\n  ", "; ")) + "\n" + stackOf(t);
+        return rule.fail("threw " + ThreadStacks.causes(t)) + "\n" + stackOf(t);
     }
 
     private static String stackOf(Throwable t) {

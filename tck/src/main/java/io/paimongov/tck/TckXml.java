@@ -30,7 +30,7 @@ final class TckXml {
      */
     static void write(TckReport report, Path dir) {
         Map<String, List<TckReport.RuleResult>> bySubject = report.rules().stream()
-                .collect(Collectors.groupingBy(r -> subjectOf(r.id()), TreeMap::new, Collectors.toList()));
+                .collect(Collectors.groupingBy(r -> Rule.byId(r.id()).orElseThrow().subject(), TreeMap::new, Collectors.toList()));
         try {
             Files.createDirectories(dir);
             for (Map.Entry<String, List<TckReport.RuleResult>> e : bySubject.entrySet()) {
@@ -40,15 +40,6 @@ final class TckXml {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the kit's JUnit XML reports to " + dir, e);
         }
-    }
-
-    private static String subjectOf(String id) {
-        for (Rule rule : Rule.values()) {
-            if (rule.id().equals(id)) {
-                return rule.subject();
-            }
-        }
-        throw new IllegalArgumentException("no rule " + id);
     }
 
     static String suite(String provider, String subject, List<TckReport.RuleResult> rules) {

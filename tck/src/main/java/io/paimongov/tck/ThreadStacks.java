@@ -50,12 +50,12 @@ final class ThreadStacks {
         return out.toString();
     }
 
-    /** {@code t} and its causes, one per line: "type: message". */
+    /** {@code t} and its causes on one line: "type: message; caused by type: message ...". */
     static String causes(Throwable t) {
         StringBuilder out = new StringBuilder(String.valueOf(t));
         int depth = 0;
         for (Throwable c = t.getCause(); c != null && c != t && depth < 20; c = c.getCause(), depth++) {
-            out.append("\n  caused by ").append(c);
+            out.append("; caused by ").append(c);
         }
         return out.toString();
     }

@@ -166,7 +166,8 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         }
         this.block = block;
         this.runCodec = codec(runCompression);
-        this.mergeCodec = codec(mergeCompression);
+        // One codec, and one set of native contexts, when both are the same.
+        this.mergeCodec = mergeCompression.equals(runCompression) ? runCodec : codec(mergeCompression);
         List<DataType> types = rowType.getFieldTypes();
         this.comparator = CodeGenUtils.newRecordComparator(types, keyFields, true);
         this.serializer = new BinaryRowSerializer(rowType.getFieldCount());

@@ -99,7 +99,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
                 return;
             }
             CompressOptions compression = (CompressOptions) SORT_COMPRESSION.get(writer);
-            CompressOptions runCompression = new CompressOptions(runCodec, compression.zstdLevel());
+            CompressOptions runCompression = WriteFootprint.spillRunCompression(runCodec, compression);
             if (!readsBack(compression) || !readsBack(runCompression)) {
                 return;
             }

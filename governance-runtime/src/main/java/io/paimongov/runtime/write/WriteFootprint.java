@@ -322,7 +322,12 @@ public record WriteFootprint(
      * merged}, the codec of its merged runs (the table's {@code spill-compression}).
      */
     CompressOptions spillRunCompression(CompressOptions merged) {
-        return new CompressOptions(spillRunCodec, merged.zstdLevel());
+        return spillRunCompression(spillRunCodec, merged);
+    }
+
+    /** The codec {@code runCodec} at the level of {@code merged}. */
+    static CompressOptions spillRunCompression(String runCodec, CompressOptions merged) {
+        return new CompressOptions(runCodec, merged.zstdLevel());
     }
 
     /**
