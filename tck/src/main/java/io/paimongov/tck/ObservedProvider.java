@@ -8,6 +8,7 @@ import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MemoryRelief;
 import io.paimongov.spi.MetricsReporter;
+import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.runtime.config.GovernanceOptions;
@@ -94,12 +95,14 @@ final class ObservedProvider implements GovernanceProvider {
         final AtomicLong usedAfterClose = new AtomicLong();
         final AtomicInteger closes = new AtomicInteger();
         final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        /** Requests the allocator refused: allocate threw ResourceExhaustedException or tryReserve said false. */
+        final AtomicLong refusals = new AtomicLong();
         private final SegmentAllocator memory;
         private final CompactionThreads compaction;
 
         Observed(EngineResources vendor) {
             this.vendor = vendor;
-            this.memory = new ObservedAllocator(vendor.memory());
+            this.memory = new ObservedAllocator(vendor.memory(), refusals);
             CompactionThreads given = vendor.compaction();
             ThreadFactory recording =
                     task -> {
@@ -154,9 +157,11 @@ final class ObservedProvider implements GovernanceProvider {
 
     private final class ObservedAllocator implements SegmentAllocator {
         private final SegmentAllocator vendor;
+        private final AtomicLong refusals;
 
-        ObservedAllocator(SegmentAllocator vendor) {
+        ObservedAllocator(SegmentAllocator vendor, AtomicLong refusals) {
             this.vendor = vendor;
+            this.refusals = refusals;
         }
 
         @Override
@@ -180,7 +185,12 @@ final class ObservedProvider implements GovernanceProvider {
             if (at > 0 && allocations.incrementAndGet() == at) {
                 throw new IllegalStateException("failure injected by the TCK at page allocation " + at);
             }
-            vendor.allocate(target, pages);
+            try {
+                vendor.allocate(target, pages);
+            } catch (ResourceExhaustedException e) {
+                refusals.incrementAndGet();
+                throw e;
+            }
             checkCapacity();
         }
 
@@ -194,6 +204,8 @@ final class ObservedProvider implements GovernanceProvider {
             boolean granted = vendor.tryReserve(bytes);
             if (granted) {
                 checkCapacity();
+            } else {
+                refusals.incrementAndGet();
             }
             return granted;
         }

@@ -5,7 +5,8 @@ import net.jqwik.api.lifecycle.SkipExecutionHook;
 
 /**
  * Skips an optional rule, with its reason, when the verification does not declare the capability
- * it needs. The capability is read from a fresh instance of the verification class, before the
+ * it needs, and a rule of the engine side ({@link EngineRules#NEED_ENGINE}) when the provider has
+ * no standalone engine. Both are read from a fresh instance of the verification class, before the
  * rule runs; a skipped rule is reported as skipped, never as passed.
  */
 public final class OptionalRules implements SkipExecutionHook {
@@ -13,7 +14,9 @@ public final class OptionalRules implements SkipExecutionHook {
     @Override
     public SkipResult shouldBeSkipped(LifecycleContext context) {
         Verifies verifies = context.findAnnotation(Verifies.class).orElse(null);
-        if (verifies == null || verifies.value().required() || context.optionalContainerClass().isEmpty()) {
+        if (verifies == null
+                || (verifies.value().required() && !EngineRules.NEED_ENGINE.contains(verifies.value()))
+                || context.optionalContainerClass().isEmpty()) {
             return SkipResult.doNotSkip();
         }
         Class<?> container = context.optionalContainerClass().get();
@@ -30,6 +33,10 @@ public final class OptionalRules implements SkipExecutionHook {
                     case METRICS_3 -> verification.supports(Capability.ENGINE_METRICS)
                             ? null
                             : "the verification declares no readable engine metrics (Capability.ENGINE_METRICS)";
+                    case MEM_11, MEM_12, MEM_13 -> verification.hasStandaloneEngine()
+                            ? null
+                            : "the provider has no standalone engine (GovernanceProvider.standalone is empty), so the kit"
+                                    + " cannot make one tighter than the budget, share it or shrink it";
                     default -> null;
                 };
         return reason == null ? SkipResult.doNotSkip() : SkipResult.skip("[" + rule.id() + "] skipped: " + reason);

@@ -27,6 +27,23 @@ abstract class TckBase {
         return provider().standalone(budgetBytes, tempDir);
     }
 
+    /** Whether {@link #engine} gives an engine: opens one of 1 MiB in a temp directory and closes it. */
+    final boolean hasStandaloneEngine() {
+        Path dir;
+        try {
+            dir = java.nio.file.Files.createTempDirectory("paimon-gov-tck-probe-");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        try {
+            Optional<StandaloneEngine> engine = engine(1L << 20, dir);
+            engine.ifPresent(StandaloneEngine::close);
+            return engine.isPresent();
+        } finally {
+            TckSubject.deleteTree(dir);
+        }
+    }
+
     /** Whether the verification declares {@code capability}; the optional rules that need it skip otherwise. */
     abstract boolean supports(Capability capability);
 
@@ -35,11 +52,17 @@ abstract class TckBase {
     }
 
     final TckSubject subject(long budgetBytes) {
+        return subject(budgetBytes, budgetBytes);
+    }
+
+    /** A subject whose writes have {@code budgetBytes} each, on an engine of {@code engineBytes}. */
+    final TckSubject subject(long budgetBytes, long engineBytes) {
         return new TckSubject(
                 provider(),
                 (observed, budget, dir) ->
                         engine(budget, dir).orElseGet(() -> TckSubject.defaultEngine(observed, budget, dir)),
-                budgetBytes);
+                budgetBytes,
+                engineBytes);
     }
 
     /** Fails {@code rule} unless {@code ok}. */

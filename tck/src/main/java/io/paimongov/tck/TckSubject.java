@@ -26,12 +26,19 @@ final class TckSubject implements AutoCloseable {
     final ObservedProvider provider;
     final StandaloneEngine engine;
     final long budgetBytes;
+    /** The engine's memory: the budget, unless a rule makes the engine tighter or shares it. */
+    final long engineBytes;
     final Path dir;
     final Path spillRoot;
     final Path warehouse;
     final long engineStart;
 
     TckSubject(GovernanceProvider vendor, EngineFactory factory, long budgetBytes) {
+        this(vendor, factory, budgetBytes, budgetBytes);
+    }
+
+    /** A subject whose writes have {@code budgetBytes} each on an engine of {@code engineBytes}. */
+    TckSubject(GovernanceProvider vendor, EngineFactory factory, long budgetBytes, long engineBytes) {
         try {
             this.dir = Files.createTempDirectory("paimon-gov-tck-");
             this.spillRoot = Files.createDirectories(dir.resolve("spill"));
@@ -42,10 +49,11 @@ final class TckSubject implements AutoCloseable {
         }
         this.provider = new ObservedProvider(vendor);
         this.budgetBytes = budgetBytes;
-        this.engine = factory.create(provider, budgetBytes, dir.resolve("engine"));
+        this.engineBytes = engineBytes;
+        this.engine = factory.create(provider, engineBytes, dir.resolve("engine"));
         this.engineStart = engine.engineUsedBytes();
         provider.engineCounter = engine::engineUsedBytes;
-        provider.engineLimit = engineStart + budgetBytes;
+        provider.engineLimit = engineStart + engineBytes;
     }
 
     /** Makes the standalone engine of a subject; see {@link GovernanceVerification#engine}. */
@@ -76,6 +84,14 @@ final class TckSubject implements AutoCloseable {
             values.put(extra[i], extra[i + 1]);
         }
         return GovernanceOptions.of(values);
+    }
+
+    /**
+     * Whether the kit reads a real engine: false when the provider has no standalone engine and
+     * the "engine counter" is the allocators' own word ({@link ProviderCountedEngine}).
+     */
+    boolean hasEngine() {
+        return !(engine instanceof ProviderCountedEngine);
     }
 
     EngineEnvironment environment() {

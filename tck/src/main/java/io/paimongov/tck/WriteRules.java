@@ -11,7 +11,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /** WRITE-*: real Paimon writes through the provider commit exactly what they should, in budget. */
-abstract class WriteRules extends LifecycleRules {
+abstract class WriteRules extends EngineRules {
 
     /**
      * From the smallest budget every table of {@link #workloads()} fits in (a primary-key Parquet

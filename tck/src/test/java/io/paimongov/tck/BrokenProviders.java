@@ -37,7 +37,11 @@ public final class BrokenProviders {
                     Map.entry("broken-ignores-cancel", Rule.CANCEL_5),
                     Map.entry("broken-wrong-metrics", Rule.METRICS_3),
                     Map.entry("broken-closes-twice", Rule.MEM_7),
-                    Map.entry("broken-after-close", Rule.MEM_8));
+                    Map.entry("broken-after-close", Rule.MEM_8),
+                    // the engine side: BrokenEngineProviders
+                    Map.entry("broken-untyped-refusal", Rule.MEM_11),
+                    Map.entry("broken-engine-overcommit", Rule.MEM_12),
+                    Map.entry("broken-partial-grant-kept", Rule.MEM_13));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {

@@ -59,6 +59,18 @@ class BrokenProvidersTest {
     }
 
     @Test
+    void theEngineRulesAreSkippedWithTheirReasonWhenThereIsNoEngine() {
+        Set<Rule> rules = Set.of(Rule.MEM_11, Rule.MEM_12, Rule.MEM_13);
+        TckReport report = TckRunner.runDiscovered("no-engine", loader, rules, null);
+        for (Rule rule : rules) {
+            TckReport.RuleResult result = report.rule(rule.id());
+            assertEquals(TckReport.Status.SKIPPED, result.status(), result.toString());
+            assertTrue(result.message().startsWith("[" + rule.id() + "] skipped: the provider has no standalone engine"), result.message());
+        }
+        assertTrue(!report.requiredPassed(), "a provider whose required rules were skipped conforms");
+    }
+
+    @Test
     void optionalRulesAreSkippedWithTheirReasonNeverPassed() {
         TckReport report = TckRunner.runDiscovered("no-engine", loader, Set.of(Rule.CANCEL_5, Rule.METRICS_3), null);
         for (Rule rule : Set.of(Rule.CANCEL_5, Rule.METRICS_3)) {

@@ -1,0 +1,83 @@
+package io.paimongov.tck;
+
+/**
+ * Providers broken on the engine side only: each keeps its own accounting right, so with an engine
+ * as large as the budget (every rule but MEM-11 to MEM-13) the engine never refuses and nothing
+ * shows.
+ */
+public final class BrokenEngineProviders {
+
+    private BrokenEngineProviders() {}
+
+    /** Lets the engine's refusal escape as the engine's own error instead of ResourceExhaustedException. */
+    public static final class UntypedRefusal extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-untyped-refusal";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                protected boolean reserveBytes(long bytes) {
+                    if (!engine.take(bytes)) {
+                        throw new IllegalStateException("engine out of memory: " + bytes + " bytes asked, "
+                                + (engine.capacity - engine.used.get()) + " free");
+                    }
+                    return true;
+                }
+            };
+        }
+    }
+
+    /**
+     * Checks only its own capacity and takes from the engine without the engine's limit: one write
+     * per engine never shows it; several writes on one engine together pass the engine's memory.
+     */
+    public static final class EngineOvercommit extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-engine-overcommit";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                protected boolean reserveBytes(long bytes) {
+                    engine.used.addAndGet(bytes);
+                    return true;
+                }
+            };
+        }
+    }
+
+    /**
+     * When the engine has less free than asked it grants what it has, as Spark's does; this
+     * allocator refuses the request but keeps that part, so every refusal of a shrunk engine leaks.
+     */
+    public static final class PartialGrantKept extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-partial-grant-kept";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                protected boolean reserveBytes(long bytes) {
+                    if (engine.take(bytes)) {
+                        return true;
+                    }
+                    long part = engine.capacity - engine.used.get();
+                    if (part > 0) {
+                        engine.take(part);
+                    }
+                    return false;
+                }
+            };
+        }
+    }
+}
