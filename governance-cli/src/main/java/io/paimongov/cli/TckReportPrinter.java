@@ -60,6 +60,7 @@ final class TckReportPrinter {
         json.put("message", rule.message());
         json.put("millis", rule.millis());
         json.put("reported", rule.reported());
+        json.put("output", rule.output());
         return json;
     }
 

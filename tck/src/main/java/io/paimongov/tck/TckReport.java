@@ -26,10 +26,24 @@ public record TckReport(String provider, List<RuleResult> rules) {
      * @param millis how long the rule ran
      * @param reported what the rule's properties reported, such as jqwik's {@code seed} and {@code
      *     tries} and the kit's {@code cancel latency ms}; later values of a key replace earlier ones
+     * @param output what the rule printed while it ran (logs of the write, the engine, jqwik), kept
+     *     here rather than printed; empty when nothing was
      */
-    public record RuleResult(String id, boolean required, Status status, String message, long millis, Map<String, String> reported) {
+    public record RuleResult(
+            String id, boolean required, Status status, String message, long millis, Map<String, String> reported, String output) {
         public RuleResult {
             reported = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(reported));
+            output = output == null ? "" : output;
+        }
+
+        /** A result with nothing printed. */
+        public RuleResult(String id, boolean required, Status status, String message, long millis, Map<String, String> reported) {
+            this(id, required, status, message, millis, reported, "");
+        }
+
+        /** This result with {@code printed} as its output. */
+        RuleResult withOutput(String printed) {
+            return new RuleResult(id, required, status, message, millis, reported, printed);
         }
     }
 

@@ -32,8 +32,9 @@ import org.opentest4j.TestAbortedException;
  * java.util.ServiceLoader} (also in a vendor's jar, through the class loader given). Each rule runs
  * through a launcher of its own on a daemon thread, under the time limit {@link
  * TckSettings#RULE_TIMEOUT_S}: a rule past it fails with the stacks of the live threads and the run
- * goes on. Every failure message starts with its rule id. With a reports directory it writes
- * JUnit XML ({@link TckXml}).
+ * goes on. Every failure message starts with its rule id. What a rule prints while it runs (the
+ * logs of the faults it causes on purpose) is kept in its result ({@link RuleOutput}), not printed.
+ * With a reports directory it writes JUnit XML ({@link TckXml}).
  *
  * <p>Not thread-safe: one run at a time per JVM (a discovered provider is handed to the
  * verification through a static slot).
@@ -80,9 +81,17 @@ public final class TckRunner {
                     continue;
                 }
                 Optional<Method> method = methodFor(verification, rule);
-                results.add(method.isEmpty()
-                        ? failed(rule, "the rule did not run: " + verification.getName() + " has no method for it", System.nanoTime())
-                        : runOne(verification, method.get(), rule, jqwikDir, timeoutSeconds));
+                if (method.isEmpty()) {
+                    results.add(failed(rule, "the rule did not run: " + verification.getName() + " has no method for it", System.nanoTime()));
+                    continue;
+                }
+                TckReport.RuleResult result;
+                String printed;
+                try (RuleOutput output = RuleOutput.capture()) {
+                    result = runOne(verification, method.get(), rule, jqwikDir, timeoutSeconds);
+                    printed = output.text();
+                }
+                results.add(result.withOutput(printed));
             }
         } finally {
             TckSubject.deleteTree(jqwikDir);

@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
  * ...): a test case per rule, its class name the rule's {@link Rule#subject() subject} and its
  * name the rule id; a failed rule's message in {@code <failure>}, a skipped rule's reason in
  * {@code <skipped>}, what the rule reported (jqwik's seed and tries, the kit's own values) in
- * {@code <system-out>}. Written from the report the run collected, so a rule that timed out is in
- * it too. Stateless.
+ * {@code <system-out>}, what it printed while it ran (logs) in {@code <system-err>}. Written from
+ * the report the run collected, so a rule that timed out is in it too. Stateless.
  */
 final class TckXml {
 
@@ -57,7 +57,7 @@ final class TckXml {
             String out = r.reported().isEmpty()
                     ? ""
                     : r.reported().entrySet().stream().map(e -> e.getKey() + " = " + e.getValue()).collect(Collectors.joining("\n"));
-            if (r.status() == TckReport.Status.PASSED && out.isEmpty()) {
+            if (r.status() == TckReport.Status.PASSED && out.isEmpty() && r.output().isEmpty()) {
                 x.append("/>\n");
                 continue;
             }
@@ -70,6 +70,9 @@ final class TckXml {
             }
             if (!out.isEmpty()) {
                 x.append("    <system-out>").append(escape(out)).append("</system-out>\n");
+            }
+            if (!r.output().isEmpty()) {
+                x.append("    <system-err>").append(escape(r.output())).append("</system-err>\n");
             }
             x.append("  </testcase>\n");
         }

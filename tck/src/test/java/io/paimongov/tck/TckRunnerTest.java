@@ -101,4 +101,34 @@ class TckRunnerTest {
             assertTrue(rule.id().toLowerCase(java.util.Locale.ROOT).startsWith(rule.subject().substring(0, 3)), rule.id());
         }
     }
+    /**
+     * A passing rule whose provider prints to both streams and logs a warning with a stack trace:
+     * the console gets none of it, the rule's result and its JUnit XML get all of it.
+     */
+    @Test
+    void whatARulePrintsGoesIntoItsResultNotTheConsole() throws Exception {
+        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = System.out;
+        java.io.PrintStream err = System.err;
+        java.io.PrintStream into = new java.io.PrintStream(console, true, java.nio.charset.StandardCharsets.UTF_8);
+        TckReport report;
+        System.setOut(into);
+        System.setErr(into);
+        try {
+            report = TckRunner.runDiscovered("noisy", getClass().getClassLoader(), Set.of(Rule.MEM_3), reports);
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+        TckReport.RuleResult result = report.rule("MEM-3");
+        assertEquals(TckReport.Status.PASSED, result.status(), result.message());
+        String printed = console.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(!printed.contains(NoisyProvider.LINE), "printed on the console: " + printed);
+        for (String expected : List.of(NoisyProvider.LINE + " (out)", NoisyProvider.LINE + " (err)", NoisyProvider.LINE + " (log)",
+                "java.lang.IllegalStateException: an expected fault")) {
+            assertTrue(result.output().contains(expected), "not in the rule's output: " + expected + "; output: " + result.output());
+        }
+        String xml = Files.readString(reports.resolve("TEST-tck.memory.xml"));
+        assertTrue(xml.contains("<system-err>") && xml.contains("an expected fault"), xml);
+    }
 }
