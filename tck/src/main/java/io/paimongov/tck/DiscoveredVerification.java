@@ -2,12 +2,6 @@ package io.paimongov.tck;
 
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.StandaloneEngine;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * The verification {@link TckRunner#runDiscovered} runs: the provider a name found, capabilities
@@ -34,8 +28,8 @@ public final class DiscoveredVerification extends GovernanceVerification {
     @Override
     boolean supports(Capability capability) {
         return switch (capability) {
-            case ENGINE_CANCELLATION -> probe(engine -> engine.cancel("tck: does this engine cancel?"));
-            case ENGINE_METRICS -> probe(DiscoveredVerification::readsMetricsBack);
+            case ENGINE_CANCELLATION -> probeEngine(engine -> engine.cancel("tck: does this engine cancel?"));
+            case ENGINE_METRICS -> probeEngine(DiscoveredVerification::readsMetricsBack);
         };
     }
 
@@ -45,26 +39,6 @@ public final class DiscoveredVerification extends GovernanceVerification {
             return engine.getClass().getMethod("reportedMetrics").getDeclaringClass() != StandaloneEngine.class;
         } catch (NoSuchMethodException e) {
             return false;
-        }
-    }
-
-    private boolean probe(Predicate<StandaloneEngine> test) {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("paimon-gov-tck-probe-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        try {
-            Optional<StandaloneEngine> engine = provider().standalone(4 << 20, dir);
-            if (engine.isEmpty()) {
-                return false;
-            }
-            try (StandaloneEngine e = engine.get()) {
-                return test.test(e);
-            }
-        } finally {
-            TckSubject.deleteTree(dir);
         }
     }
 }

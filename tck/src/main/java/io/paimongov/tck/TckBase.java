@@ -27,8 +27,16 @@ abstract class TckBase {
         return provider().standalone(budgetBytes, tempDir);
     }
 
-    /** Whether {@link #engine} gives an engine: opens one of 1 MiB in a temp directory and closes it. */
+    /** Whether {@link #engine} gives an engine at all. */
     final boolean hasStandaloneEngine() {
+        return probeEngine(engine -> true);
+    }
+
+    /**
+     * {@code test} on a fresh engine of 4 MiB in a temp directory of its own, closed and removed
+     * afterwards; false when {@link #engine} gives none.
+     */
+    final boolean probeEngine(java.util.function.Predicate<StandaloneEngine> test) {
         Path dir;
         try {
             dir = java.nio.file.Files.createTempDirectory("paimon-gov-tck-probe-");
@@ -36,9 +44,13 @@ abstract class TckBase {
             throw new java.io.UncheckedIOException(e);
         }
         try {
-            Optional<StandaloneEngine> engine = engine(1L << 20, dir);
-            engine.ifPresent(StandaloneEngine::close);
-            return engine.isPresent();
+            Optional<StandaloneEngine> engine = engine(4L << 20, dir);
+            if (engine.isEmpty()) {
+                return false;
+            }
+            try (StandaloneEngine e = engine.get()) {
+                return test.test(e);
+            }
         } finally {
             TckSubject.deleteTree(dir);
         }
