@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.tck.Rule;
 import io.paimongov.tck.TckReport;
 import io.paimongov.tck.TckReport.RuleResult;
 import io.paimongov.tck.TckReport.Status;
@@ -56,6 +57,7 @@ final class TckReportPrinter {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("id", rule.id());
         json.put("required", rule.required());
+        json.put("stochastic", Rule.byId(rule.id()).map(Rule::stochastic).orElse(false));
         json.put("status", rule.status().name());
         json.put("message", rule.message());
         json.put("millis", rule.millis());

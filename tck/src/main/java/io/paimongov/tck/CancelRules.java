@@ -1,5 +1,7 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.spi.WriteCancelledException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -9,22 +11,12 @@ import net.jqwik.api.Reporter;
 import net.jqwik.api.constraints.IntRange;
 
 /** CANCEL-*: a cancel at any point stops the write promptly and leaves nothing behind. */
-abstract class CancelRules extends SpillRules {
-
-    /** A cancel at a random point: a row, or some milliseconds into prepareCommit. */
-    final TckRun cancelled(int percent, boolean inPrepare, long seed) throws Exception {
-        Sized sized = spilling(seed);
-        TckRun.Plan plan =
-                inPrepare
-                        ? new TckRun.Plan(TckRun.Event.CANCEL_IN_PREPARE, percent % 20)
-                        : new TckRun.Plan(TckRun.Event.CANCEL_AT_ROW, sized.workload().rows() * percent / 100);
-        return write(sized, plan);
-    }
+interface CancelRules extends TckWrites {
 
     @Property
     @Heavy
     @Verifies(Rule.CANCEL_1)
-    void required_CANCEL1_aCancelIsSeenWithinTheBound(
+    default void required_CANCEL1_aCancelIsSeenWithinTheBound(
             @ForAll @IntRange(min = 1, max = 99) int percent, @ForAll boolean inPrepare, @ForAll long seed, Reporter reporter)
             throws Exception {
         TckRun run = cancelled(percent, inPrepare, seed);
@@ -44,7 +36,7 @@ abstract class CancelRules extends SpillRules {
     @Property
     @Heavy
     @Verifies(Rule.CANCEL_2)
-    void required_CANCEL2_noSnapshotAndNoDataFileAfterACancel(
+    default void required_CANCEL2_noSnapshotAndNoDataFileAfterACancel(
             @ForAll @IntRange(min = 1, max = 99) int percent, @ForAll boolean inPrepare, @ForAll long seed) throws Exception {
         TckRun run = cancelled(percent, inPrepare, seed);
         if (run.outcome == TckRun.Outcome.COMMITTED && !run.cancelledMidWrite()) {
@@ -61,7 +53,7 @@ abstract class CancelRules extends SpillRules {
     @Property
     @Heavy
     @Verifies(Rule.CANCEL_3)
-    void required_CANCEL3_reservationsAndEngineMemoryAreBackAfterACancel(
+    default void required_CANCEL3_reservationsAndEngineMemoryAreBackAfterACancel(
             @ForAll @IntRange(min = 1, max = 99) int percent, @ForAll boolean inPrepare, @ForAll long seed) throws Exception {
         TckRun run = cancelled(percent, inPrepare, seed);
         List<String> memory = run.problemsAbout("reserved", "memory counter", "allocator held");
@@ -71,7 +63,7 @@ abstract class CancelRules extends SpillRules {
     @Property
     @Heavy
     @Verifies(Rule.CANCEL_4)
-    void required_CANCEL4_noThreadIsLeftRunningAfterACancel(
+    default void required_CANCEL4_noThreadIsLeftRunningAfterACancel(
             @ForAll @IntRange(min = 1, max = 99) int percent, @ForAll boolean inPrepare, @ForAll long seed) throws Exception {
         TckRun run = cancelled(percent, inPrepare, seed);
         List<String> threads = run.problems.stream().filter(p -> p.startsWith("thread")).toList();
@@ -81,7 +73,7 @@ abstract class CancelRules extends SpillRules {
     @Property
     @Heavy
     @Verifies(Rule.CANCEL_5)
-    void optional_CANCEL5_theEnginesOwnCancelStopsTheWrite(@ForAll @IntRange(min = 1, max = 99) int percent, @ForAll long seed)
+    default void optional_CANCEL5_theEnginesOwnCancelStopsTheWrite(@ForAll @IntRange(min = 1, max = 99) int percent, @ForAll long seed)
             throws Exception {
         Sized sized = spilling(seed);
         TckRun run = write(sized, new TckRun.Plan(TckRun.Event.ENGINE_CANCEL_AT_ROW, sized.workload().rows() * percent / 100));

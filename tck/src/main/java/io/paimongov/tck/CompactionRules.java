@@ -1,5 +1,7 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
@@ -20,14 +22,14 @@ import org.apache.paimon.table.sink.BatchWriteBuilder;
  * 8 buckets gets a level-0 backlog from plain write-only commits; a governed write with two
  * compaction threads then touches every bucket and commits, draining the backlog.
  */
-abstract class CompactionRules extends DiscoveryRules {
+interface CompactionRules extends TckContext {
 
-    private static final int BUCKETS = 8;
+    int BUCKETS = 8;
 
     /** The drain's metrics, the table, and whether it holds what it should. */
     record Drain(MetricsSnapshot metrics, boolean contentRight, int engineMaxThreads) {}
 
-    final Drain drain(String threads) throws Exception {
+    default Drain drain(String threads) throws Exception {
         Workload shape = new Workload(1, 1, 1, 1, BUCKETS, "deduplicate", "parquet", 32);
         try (TckSubject s = subject(32L << 20)) {
             FileStoreTable table = shape.createTable(s.warehouse, "compact");
@@ -65,7 +67,7 @@ abstract class CompactionRules extends DiscoveryRules {
 
     @Example
     @Verifies(Rule.COMPACT_1)
-    void required_COMPACT1_neverTwoCompactionsOfOneBucketAtOnce() throws Exception {
+    default void required_COMPACT1_neverTwoCompactionsOfOneBucketAtOnce() throws Exception {
         Drain d = drain("2");
         MetricsSnapshot m = d.metrics();
         check(Rule.COMPACT_1, m.compactionCount() >= BUCKETS,
@@ -77,7 +79,7 @@ abstract class CompactionRules extends DiscoveryRules {
 
     @Example
     @Verifies(Rule.COMPACT_2)
-    void required_COMPACT2_concurrencyStaysWithinTheThreadSetting() throws Exception {
+    default void required_COMPACT2_concurrencyStaysWithinTheThreadSetting() throws Exception {
         Drain d = drain("2");
         MetricsSnapshot m = d.metrics();
         long bound = Math.min(2, d.engineMaxThreads());

@@ -26,7 +26,7 @@ public final class DiscoveredVerification extends GovernanceVerification {
     }
 
     @Override
-    boolean supports(Capability capability) {
+    public boolean supports(Capability capability) {
         return switch (capability) {
             case ENGINE_CANCELLATION -> probeEngine(engine -> engine.cancel("tck: does this engine cancel?"));
             case ENGINE_METRICS -> probeEngine(DiscoveredVerification::readsMetricsBack);

@@ -1,12 +1,14 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.runtime.Providers;
 import net.jqwik.api.Example;
 
 /** DISCOVERY-*: the provider is found by name and refuses what it cannot honour. */
-abstract class DiscoveryRules extends MetricsRules {
+interface DiscoveryRules extends TckContext {
 
     private ClassLoader loader() {
         return provider().getClass().getClassLoader();
@@ -14,7 +16,7 @@ abstract class DiscoveryRules extends MetricsRules {
 
     @Example
     @Verifies(Rule.DISCOVERY_1)
-    void required_DISCOVERY1_theProviderIsFoundByName() {
+    default void required_DISCOVERY1_theProviderIsFoundByName() {
         String name = provider().name();
         GovernanceProvider found;
         try {
@@ -28,7 +30,7 @@ abstract class DiscoveryRules extends MetricsRules {
 
     @Example
     @Verifies(Rule.DISCOVERY_2)
-    void required_DISCOVERY2_anUnknownNameListsTheAvailableOnes() {
+    default void required_DISCOVERY2_anUnknownNameListsTheAvailableOnes() {
         String unknown = provider().name() + "-no-such-provider";
         try {
             Providers.load(unknown, loader());
@@ -42,7 +44,7 @@ abstract class DiscoveryRules extends MetricsRules {
 
     @Example
     @Verifies(Rule.DISCOVERY_3)
-    void required_DISCOVERY3_anUnknownKeyOfTheProvidersOwnIsRejected() {
+    default void required_DISCOVERY3_anUnknownKeyOfTheProvidersOwnIsRejected() {
         String key = "governance." + provider().name() + ".no-such-key";
         try (TckSubject s = subject(4 << 20)) {
             EngineResources opened;

@@ -1,5 +1,7 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.PreparedCommit;
@@ -31,19 +33,19 @@ import org.apache.paimon.memory.MemorySegment;
  * engine's own counter, so it needs the provider's standalone engine; without one {@link
  * OptionalRules} skips it with that reason (and the provider does not conform).
  */
-abstract class EngineRules extends LifecycleRules {
+interface EngineRules extends LifecycleRules {
 
     /** MEM-11's engine: a quarter of the budget. */
-    static final long TIGHT_ENGINE = MEM_BUDGET / 4;
+    long TIGHT_ENGINE = MEM_BUDGET / 4;
     /** MEM-12's engine, and the budget of each of its writes. */
-    static final long SHARED_ENGINE = 2L << 20;
-    static final int SHARING_WRITES = 3;
+    long SHARED_ENGINE = 2L << 20;
+    int SHARING_WRITES = 3;
     /** The rules that read the provider's own engine; {@link OptionalRules} skips them without one. */
-    static final java.util.Set<Rule> NEED_ENGINE = java.util.EnumSet.of(Rule.MEM_11, Rule.MEM_12, Rule.MEM_13);
+    java.util.Set<Rule> NEED_ENGINE = java.util.EnumSet.of(Rule.MEM_11, Rule.MEM_12, Rule.MEM_13);
 
     @Example
     @Verifies(Rule.MEM_11)
-    void required_MEM11_anEngineTighterThanTheBudgetRefusesTheTypedWay() {
+    default void required_MEM11_anEngineTighterThanTheBudgetRefusesTheTypedWay() {
         try (TckSubject s = subject(MEM_BUDGET, TIGHT_ENGINE)) {
             EngineResources resources;
             try {
@@ -89,7 +91,7 @@ abstract class EngineRules extends LifecycleRules {
 
     @Example
     @Verifies(Rule.MEM_12)
-    void required_MEM12_writesSharingAnEngineNeverHoldMoreThanIt() throws Exception {
+    default void required_MEM12_writesSharingAnEngineNeverHoldMoreThanIt() throws Exception {
         try (TckSubject s = subject(SHARED_ENGINE, SHARED_ENGINE)) {
             List<EngineResources> writes = new ArrayList<>();
             List<List<MemorySegment>> held = new ArrayList<>();
@@ -148,7 +150,7 @@ abstract class EngineRules extends LifecycleRules {
     @Property
     @Heavy
     @Verifies(Rule.MEM_13)
-    void required_MEM13_aWriteWhoseEngineShrinksCommitsOrFailsTypedAndGivesAllBack(
+    default void required_MEM13_aWriteWhoseEngineShrinksCommitsOrFailsTypedAndGivesAllBack(
             @ForAll @IntRange(min = 1, max = 10) int percent, @ForAll @IntRange(min = 0, max = 25) int leavePercent, @ForAll long seed,
             Reporter reporter) throws Exception {
         int rows = settings().rows();

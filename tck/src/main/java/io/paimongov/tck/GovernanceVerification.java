@@ -1,9 +1,6 @@
 package io.paimongov.tck;
 
 import io.paimongov.spi.GovernanceProvider;
-import java.util.EnumSet;
-import java.util.Objects;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -24,16 +21,19 @@ import java.util.function.Supplier;
  * #engine} is overridden. An optional rule whose {@link Capability} is not declared is skipped with
  * its reason, never passed.
  *
+ * <p>The rules of one subject alone run in that subject's class instead: {@link MemoryVerification}
+ * (MEM-*), {@link WriteVerification}, {@link SpillVerification}, {@link CancelVerification}, {@link
+ * MetricsVerification}, {@link DiscoveryVerification}, {@link CompactionVerification}, each
+ * extended the same way.
+ *
  * <p>Every failure message starts with the rule id ({@code [MEM-4] ...}) and ends with where to
  * look. Tries and sizes come from system properties ({@link TckSettings}). Each test makes its own
  * engine, temp directory and tables, and removes them.
  *
  * <p>JUnit makes one instance per test; the supplier may be called from the test's thread only.
  */
-public abstract class GovernanceVerification extends CompactionRules {
-
-    private final Supplier<? extends GovernanceProvider> provider;
-    private final Set<Capability> capabilities;
+public abstract class GovernanceVerification extends TckBase
+        implements EngineRules, WriteRules, SpillRules, CancelRules, MetricsRules, DiscoveryRules, CompactionRules {
 
     /**
      * @param provider makes the provider under test; called once per use, so it may return a new
@@ -41,17 +41,6 @@ public abstract class GovernanceVerification extends CompactionRules {
      * @param capabilities what the provider's engine can do beyond the required rules
      */
     protected GovernanceVerification(Supplier<? extends GovernanceProvider> provider, Capability... capabilities) {
-        this.provider = Objects.requireNonNull(provider, "provider");
-        this.capabilities = capabilities.length == 0 ? EnumSet.noneOf(Capability.class) : EnumSet.of(capabilities[0], capabilities);
-    }
-
-    @Override
-    protected final GovernanceProvider provider() {
-        return Objects.requireNonNull(provider.get(), "the provider supplier returned null");
-    }
-
-    @Override
-    boolean supports(Capability capability) {
-        return capabilities.contains(capability);
+        super(provider, capabilities);
     }
 }

@@ -1,5 +1,8 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.MemoryRules.sharing;
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.SegmentAllocator;
@@ -13,11 +16,11 @@ import org.apache.paimon.memory.MemorySegment;
  * close, the capacity and page size the options ask for, and releases that are repeated or
  * misdirected.
  */
-abstract class LifecycleRules extends MemoryRules {
+interface LifecycleRules extends MemoryRules {
 
     @Example
     @Verifies(Rule.MEM_6)
-    void required_MEM6_closingReturnsTheEnginesMemory() {
+    default void required_MEM6_closingReturnsTheEnginesMemory() {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
@@ -41,7 +44,7 @@ abstract class LifecycleRules extends MemoryRules {
 
     @Example
     @Verifies(Rule.MEM_7)
-    void required_MEM7_closeIsIdempotent() {
+    default void required_MEM7_closeIsIdempotent() {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             List<MemorySegment> pages = new ArrayList<>();
@@ -60,7 +63,7 @@ abstract class LifecycleRules extends MemoryRules {
 
     @Example
     @Verifies(Rule.MEM_8)
-    void required_MEM8_useAfterCloseFailsWithATypedError() {
+    default void required_MEM8_useAfterCloseFailsWithATypedError() {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
@@ -76,7 +79,7 @@ abstract class LifecycleRules extends MemoryRules {
 
     @Example
     @Verifies(Rule.MEM_9)
-    void required_MEM9_capacityAndPageSizeFollowTheOptions() {
+    default void required_MEM9_capacityAndPageSizeFollowTheOptions() {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
@@ -91,7 +94,7 @@ abstract class LifecycleRules extends MemoryRules {
 
     @Example
     @Verifies(Rule.MEM_10)
-    void required_MEM10_repeatedOrMisdirectedReleasesChangeNothingHeld() throws Exception {
+    default void required_MEM10_repeatedOrMisdirectedReleasesChangeNothingHeld() throws Exception {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources mine = s.open();
             EngineResources theirs = s.open();

@@ -1,5 +1,7 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
@@ -26,9 +28,9 @@ import org.apache.paimon.memory.MemorySegment;
  * SegmentAllocator} directly against a reference model. The lifecycle rules (MEM-6 to MEM-9) are
  * in {@link LifecycleRules}.
  */
-abstract class MemoryRules extends TckBase {
+interface MemoryRules extends TckContext {
 
-    static final long MEM_BUDGET = 4L << 20;
+    long MEM_BUDGET = 4L << 20;
 
     /** The allocator of one open write and a reference model of what it must hold. */
     static final class AllocatorModel implements AutoCloseable {
@@ -113,7 +115,7 @@ abstract class MemoryRules extends TckBase {
 
     @Property
     @Verifies(Rule.MEM_1)
-    void required_MEM1_accountingFollowsTheModelAndNeverPassesTheCapacity(
+    default void required_MEM1_accountingFollowsTheModelAndNeverPassesTheCapacity(
             @ForAll("allocatorChains") ActionChain<AllocatorModel> chain) {
         AllocatorModel last = null;
         try {
@@ -127,7 +129,7 @@ abstract class MemoryRules extends TckBase {
     }
 
     @Provide
-    Arbitrary<ActionChain<AllocatorModel>> allocatorChains() {
+    default Arbitrary<ActionChain<AllocatorModel>> allocatorChains() {
         return ActionChain.<AllocatorModel>startWith(() -> new AllocatorModel(subject(MEM_BUDGET)))
                 .withAction(new Reserve())
                 .withAction(new ReleaseReservation())
@@ -136,7 +138,7 @@ abstract class MemoryRules extends TckBase {
                 .withMaxTransformations(60);
     }
 
-    private static final class Reserve implements Action.Independent<AllocatorModel> {
+    final class Reserve implements Action.Independent<AllocatorModel> {
         @Override
         public Arbitrary<Transformer<AllocatorModel>> transformer() {
             return Arbitraries.longs()
@@ -145,7 +147,7 @@ abstract class MemoryRules extends TckBase {
         }
     }
 
-    private static final class ReleaseReservation implements Action.Dependent<AllocatorModel> {
+    final class ReleaseReservation implements Action.Dependent<AllocatorModel> {
         @Override
         public boolean precondition(AllocatorModel m) {
             return !m.reservations.isEmpty();
@@ -159,14 +161,14 @@ abstract class MemoryRules extends TckBase {
         }
     }
 
-    private static final class Allocate implements Action.Independent<AllocatorModel> {
+    final class Allocate implements Action.Independent<AllocatorModel> {
         @Override
         public Arbitrary<Transformer<AllocatorModel>> transformer() {
             return Arbitraries.integers().between(1, 24).map(n -> Transformer.mutate("allocate " + n + " pages", m -> m.allocate(n)));
         }
     }
 
-    private static final class Free implements Action.Dependent<AllocatorModel> {
+    final class Free implements Action.Dependent<AllocatorModel> {
         @Override
         public boolean precondition(AllocatorModel m) {
             return !m.pages.isEmpty();
@@ -184,7 +186,7 @@ abstract class MemoryRules extends TckBase {
 
     @Example
     @Verifies(Rule.MEM_2)
-    void required_MEM2_racesAtTheLimitNeverPassTheCapacityAndLoseNoUpdate() throws Exception {
+    default void required_MEM2_racesAtTheLimitNeverPassTheCapacityAndLoseNoUpdate() throws Exception {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
@@ -199,7 +201,7 @@ abstract class MemoryRules extends TckBase {
 
     @Example
     @Verifies(Rule.MEM_3)
-    void required_MEM3_aFailedReservationLeavesAccountingUnchanged() {
+    default void required_MEM3_aFailedReservationLeavesAccountingUnchanged() {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
@@ -218,7 +220,7 @@ abstract class MemoryRules extends TckBase {
 
     @Example
     @Verifies(Rule.MEM_4)
-    void required_MEM4_pageAllocationIsAllOrNothing() {
+    default void required_MEM4_pageAllocationIsAllOrNothing() {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();
             SegmentAllocator allocator = resources.memory();
@@ -247,7 +249,7 @@ abstract class MemoryRules extends TckBase {
 
     @Property
     @Verifies(Rule.MEM_5)
-    void required_MEM5_pagesHaveThePageSizeAreWritableAndNeverAlias(
+    default void required_MEM5_pagesHaveThePageSizeAreWritableAndNeverAlias(
             @ForAll @IntRange(min = 2, max = 40) int count, @ForAll long seed) {
         try (TckSubject s = subject(MEM_BUDGET)) {
             EngineResources resources = s.open();

@@ -1,5 +1,7 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Optional;
 import net.jqwik.api.Example;
@@ -7,12 +9,12 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
 /** METRICS-*: the snapshot is consistent, exact where it says exact, and reaches the engine. */
-abstract class MetricsRules extends CancelRules {
+interface MetricsRules extends TckWrites {
 
     @Property
     @Heavy
     @Verifies(Rule.METRICS_1)
-    void required_METRICS1_theSnapshotIsConsistent(@ForAll("sizedWorkloads") Sized sized) throws Exception {
+    default void required_METRICS1_theSnapshotIsConsistent(@ForAll("sizedWorkloads") Sized sized) throws Exception {
         TckRun run = plainWrite(sized);
         MetricsSnapshot m = run.metrics;
         check(Rule.METRICS_1, m.inputRows() == run.rowsWritten, "inputRows is " + m.inputRows() + "; " + run.rowsWritten + " rows were written");
@@ -31,7 +33,7 @@ abstract class MetricsRules extends CancelRules {
 
     @Example
     @Verifies(Rule.METRICS_2)
-    void required_METRICS2_exactFieldsAreExact() throws Exception {
+    default void required_METRICS2_exactFieldsAreExact() throws Exception {
         TckRun run = write(spilling(12), TckRun.Plan.none());
         MetricsSnapshot m = run.metrics;
         check(Rule.METRICS_2, run.outcome == TckRun.Outcome.COMMITTED, "the write did not commit: " + run.describe());
@@ -45,7 +47,7 @@ abstract class MetricsRules extends CancelRules {
 
     @Example
     @Verifies(Rule.METRICS_3)
-    void optional_METRICS3_theEngineReceivesTheFinalSnapshot() throws Exception {
+    default void optional_METRICS3_theEngineReceivesTheFinalSnapshot() throws Exception {
         Sized sized = spilling(13);
         try (TckSubject s = subject(sized.budgetBytes())) {
             TckRun run = TckRun.run(s, sized.workload(), "t", s.options("governance.memory.page-size", sized.pageSize()), TckRun.Plan.none());

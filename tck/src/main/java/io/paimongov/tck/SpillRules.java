@@ -1,5 +1,7 @@
 package io.paimongov.tck;
 
+import static io.paimongov.tck.TckContext.check;
+
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.runtime.config.GovernanceOptions;
@@ -14,17 +16,11 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /** SPILL-*: spill stays in its scope, within its budget, and goes away on every path. */
-abstract class SpillRules extends WriteRules {
-
-    /** A workload that spills under 4m (Avro: its file writer is the smallest measured; 4m holds its 8 writers' first pages at the 64k pages some engines force). */
-    final Sized spilling(long seed) {
-        int rows = Math.max(60_000, settings().rows());
-        return new Sized(new Workload(seed, rows, rows, 2, 4, "deduplicate", "avro", 64), "4m", "16k");
-    }
+interface SpillRules extends TckWrites {
 
     @Example
     @Verifies(Rule.SPILL_1)
-    void required_SPILL1_aSuccessfulSpillingWriteLeavesNothing() throws Exception {
+    default void required_SPILL1_aSuccessfulSpillingWriteLeavesNothing() throws Exception {
         TckRun run = write(spilling(1), TckRun.Plan.none());
         check(Rule.SPILL_1, run.outcome == TckRun.Outcome.COMMITTED, "the write did not commit: " + run.describe());
         check(Rule.SPILL_1, run.metrics.spillBytes() > 0, "the write was meant to spill and did not; the budget is not enforced");
@@ -34,7 +30,7 @@ abstract class SpillRules extends WriteRules {
     @Property
     @Heavy
     @Verifies(Rule.SPILL_2)
-    void required_SPILL2_aFailureAtARandomPointLeavesNothing(
+    default void required_SPILL2_aFailureAtARandomPointLeavesNothing(
             @ForAll boolean atAllocation, @ForAll @IntRange(min = 1, max = 400) int at, @ForAll long seed) throws Exception {
         Sized sized = spilling(seed);
         TckRun.Plan plan =
@@ -49,7 +45,7 @@ abstract class SpillRules extends WriteRules {
 
     @Example
     @Verifies(Rule.SPILL_3)
-    void required_SPILL3_anAbortLeavesNothingAndPublishesNothing() throws Exception {
+    default void required_SPILL3_anAbortLeavesNothingAndPublishesNothing() throws Exception {
         TckRun run = write(spilling(3), new TckRun.Plan(TckRun.Event.ABORT, 0));
         check(Rule.SPILL_3, run.outcome == TckRun.Outcome.ABORTED, "the write did not reach the abort: " + run.describe());
         check(Rule.SPILL_3, run.problems.isEmpty(), "after an abort, left behind: " + run.problems);
@@ -58,7 +54,7 @@ abstract class SpillRules extends WriteRules {
     @Property
     @Heavy
     @Verifies(Rule.SPILL_4)
-    void required_SPILL4_aCancelLeavesNoSpill(@ForAll @IntRange(min = 1, max = 99) int percent, @ForAll long seed)
+    default void required_SPILL4_aCancelLeavesNoSpill(@ForAll @IntRange(min = 1, max = 99) int percent, @ForAll long seed)
             throws Exception {
         Sized sized = spilling(seed);
         TckRun run = write(sized, new TckRun.Plan(TckRun.Event.CANCEL_AT_ROW, sized.workload().rows() * percent / 100));
@@ -68,7 +64,7 @@ abstract class SpillRules extends WriteRules {
 
     @Example
     @Verifies(Rule.SPILL_5)
-    void required_SPILL5_theSpillByteBudgetHolds() throws Exception {
+    default void required_SPILL5_theSpillByteBudgetHolds() throws Exception {
         long limit = 1 << 20;
         Sized sized = spilling(5);
         TckRun run = write(sized, TckRun.Plan.none(), GovernanceOptions.SPILL_MAX_BYTES, "1m");
@@ -88,7 +84,7 @@ abstract class SpillRules extends WriteRules {
 
     @Example
     @Verifies(Rule.SPILL_6)
-    void required_SPILL6_scopesAreOwnerOnlyUnderTheSpillRoots() throws Exception {
+    default void required_SPILL6_scopesAreOwnerOnlyUnderTheSpillRoots() throws Exception {
         TckRun run = write(spilling(6), TckRun.Plan.none());
         check(Rule.SPILL_6, run.scopePermissions != null, "the spill scope was never seen on disk during the write");
         check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions);
@@ -106,7 +102,7 @@ abstract class SpillRules extends WriteRules {
 
     @Example
     @Verifies(Rule.SPILL_7)
-    void required_SPILL7_scopesOfADeadProcessAreSwept() throws Exception {
+    default void required_SPILL7_scopesOfADeadProcessAreSwept() throws Exception {
         try (TckSubject s = subject(4 << 20)) {
             List<Path> roots;
             try (EngineResources resources = s.open()) {

@@ -3,20 +3,46 @@ package io.paimongov.tck;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.StandaloneEngine;
 import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.PropagationMode;
 
 /**
- * What every rule group shares: the vendor's factory and capabilities (declared through {@link
- * GovernanceVerification}'s constructor), the settings, and the way a rule fails or skips.
+ * The base of every verification class: the vendor's provider supplier and declared capabilities,
+ * the engine each test runs on, and the kit's lifecycle hooks (tries, optional rules). Vendors
+ * extend {@link GovernanceVerification} (every rule) or one subject's class ({@link
+ * MemoryVerification}, {@link WriteVerification}, {@link SpillVerification}, {@link
+ * CancelVerification}, {@link MetricsVerification}, {@link DiscoveryVerification}, {@link
+ * CompactionVerification}); the constructor is the kit's.
+ *
+ * <p>JUnit makes one instance per test; the supplier may be called from the test's thread only.
  */
 @AddLifecycleHook(value = TckTries.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 @AddLifecycleHook(value = OptionalRules.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
-abstract class TckBase {
+public abstract class TckBase implements TckContext {
 
-    /** The provider under test. */
-    protected abstract GovernanceProvider provider();
+    private final Supplier<? extends GovernanceProvider> provider;
+    private final Set<Capability> capabilities;
+
+    TckBase(Supplier<? extends GovernanceProvider> provider, Capability... capabilities) {
+        this.provider = Objects.requireNonNull(provider, "provider");
+        this.capabilities = capabilities.length == 0 ? EnumSet.noneOf(Capability.class) : EnumSet.of(capabilities[0], capabilities);
+    }
+
+    /** The provider the supplier gives; called once per use. */
+    @Override
+    public final GovernanceProvider provider() {
+        return Objects.requireNonNull(provider.get(), "the provider supplier returned null");
+    }
+
+    @Override
+    public boolean supports(Capability capability) {
+        return capabilities.contains(capability);
+    }
 
     /**
      * A standalone engine with {@code budgetBytes} of memory and its temp space under {@code
@@ -25,6 +51,21 @@ abstract class TckBase {
      */
     protected Optional<StandaloneEngine> engine(long budgetBytes, Path tempDir) {
         return provider().standalone(budgetBytes, tempDir);
+    }
+
+    @Override
+    public final TckSubject subject(long budgetBytes) {
+        return subject(budgetBytes, budgetBytes);
+    }
+
+    @Override
+    public final TckSubject subject(long budgetBytes, long engineBytes) {
+        return new TckSubject(
+                provider(),
+                (observed, budget, dir) ->
+                        engine(budget, dir).orElseGet(() -> TckSubject.defaultEngine(observed, budget, dir)),
+                budgetBytes,
+                engineBytes);
     }
 
     /** Whether {@link #engine} gives an engine at all. */
@@ -55,33 +96,4 @@ abstract class TckBase {
             TckSubject.deleteTree(dir);
         }
     }
-
-    /** Whether the verification declares {@code capability}; the optional rules that need it skip otherwise. */
-    abstract boolean supports(Capability capability);
-
-    final TckSettings settings() {
-        return TckSettings.fromSystemProperties();
-    }
-
-    final TckSubject subject(long budgetBytes) {
-        return subject(budgetBytes, budgetBytes);
-    }
-
-    /** A subject whose writes have {@code budgetBytes} each, on an engine of {@code engineBytes}. */
-    final TckSubject subject(long budgetBytes, long engineBytes) {
-        return new TckSubject(
-                provider(),
-                (observed, budget, dir) ->
-                        engine(budget, dir).orElseGet(() -> TckSubject.defaultEngine(observed, budget, dir)),
-                budgetBytes,
-                engineBytes);
-    }
-
-    /** Fails {@code rule} unless {@code ok}. */
-    static void check(Rule rule, boolean ok, String what) {
-        if (!ok) {
-            throw new AssertionError(rule.fail(what));
-        }
-    }
-
 }

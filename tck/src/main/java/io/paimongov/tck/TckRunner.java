@@ -43,8 +43,12 @@ public final class TckRunner {
 
     private TckRunner() {}
 
-    /** Runs every rule of {@code verification}, or only {@code only} when it is not empty. */
-    public static TckReport run(Class<? extends GovernanceVerification> verification, String provider, Collection<Rule> only) {
+    /**
+     * Runs every rule {@code verification} holds ({@link GovernanceVerification}: all; a subject's
+     * class such as {@link MemoryVerification}: that subject's), or only {@code only} when it is not
+     * empty; a rule asked for that the class does not hold fails as not run.
+     */
+    public static TckReport run(Class<? extends TckBase> verification, String provider, Collection<Rule> only) {
         return run(verification, provider, only, null);
     }
 
@@ -69,7 +73,7 @@ public final class TckRunner {
     }
 
     private static TckReport run(
-            Class<? extends GovernanceVerification> verification, String provider, Collection<Rule> only, Path reportsDir) {
+            Class<? extends TckBase> verification, String provider, Collection<Rule> only, Path reportsDir) {
         // jqwik keeps failed tries in a database it replays next time; a run must replay nothing from
         // an earlier one (another provider's samples), so the database lives only as long as the run.
         Path jqwikDir = temporaryDirectory();
@@ -77,10 +81,11 @@ public final class TckRunner {
         List<TckReport.RuleResult> results = new ArrayList<>();
         try {
             for (Rule rule : Rule.values()) {
-                if (!only.isEmpty() && !only.contains(rule)) {
+                Optional<Method> method = methodFor(verification, rule);
+                // Every rule the class holds (one subject's class holds that subject's), or those asked for.
+                if (only.isEmpty() ? method.isEmpty() : !only.contains(rule)) {
                     continue;
                 }
-                Optional<Method> method = methodFor(verification, rule);
                 if (method.isEmpty()) {
                     results.add(failed(rule, "the rule did not run: " + verification.getName() + " has no method for it", System.nanoTime()));
                     continue;
@@ -109,7 +114,7 @@ public final class TckRunner {
      * its thread is interrupted and left behind (a daemon), and the run goes on with the next rule.
      */
     private static TckReport.RuleResult runOne(
-            Class<? extends GovernanceVerification> verification, Method method, Rule rule, Path jqwikDir, long timeoutSeconds) {
+            Class<? extends TckBase> verification, Method method, Rule rule, Path jqwikDir, long timeoutSeconds) {
         LauncherDiscoveryRequest discovery = LauncherDiscoveryRequestBuilder.request()
                 .selectors(DiscoverySelectors.selectMethod(verification, method))
                 .configurationParameter("jqwik.database", jqwikDir.resolve("jqwik-database").toString())
@@ -160,13 +165,12 @@ public final class TckRunner {
         }
     }
 
+    /** The rule's method among the verification's: each subject's rules are default methods of its interface. */
     private static Optional<Method> methodFor(Class<?> type, Rule rule) {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            for (Method m : c.getDeclaredMethods()) {
-                Verifies v = m.getAnnotation(Verifies.class);
-                if (v != null && v.value() == rule) {
-                    return Optional.of(m);
-                }
+        for (Method m : type.getMethods()) {
+            Verifies v = m.getAnnotation(Verifies.class);
+            if (v != null && v.value() == rule) {
+                return Optional.of(m);
             }
         }
         return Optional.empty();

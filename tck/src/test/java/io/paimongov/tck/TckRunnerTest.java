@@ -131,4 +131,21 @@ class TckRunnerTest {
         String xml = Files.readString(reports.resolve("TEST-tck.memory.xml"));
         assertTrue(xml.contains("<system-err>") && xml.contains("an expected fault"), xml);
     }
+    /** A subject's verification class runs that subject's rules and no other. */
+    @Test
+    void aSubjectsClassRunsItsRulesAlone() {
+        TckReport report = TckRunner.run(ReferenceDiscovery.class, "reference", Set.of());
+        assertEquals(List.of("DISCOVERY-1", "DISCOVERY-2", "DISCOVERY-3"), report.rules().stream().map(TckReport.RuleResult::id).toList());
+        assertTrue(report.requiredPassed(), report.toString());
+        TckReport.RuleResult other = TckRunner.run(ReferenceDiscovery.class, "reference", Set.of(Rule.MEM_3)).rule("MEM-3");
+        assertEquals(TckReport.Status.FAILED, other.status());
+        assertTrue(other.message().startsWith("[MEM-3] the rule did not run: "), other.message());
+    }
+
+    /** The DISCOVERY rules alone, against the reference provider. */
+    public static final class ReferenceDiscovery extends DiscoveryVerification {
+        public ReferenceDiscovery() {
+            super(ReferenceProvider::new);
+        }
+    }
 }
