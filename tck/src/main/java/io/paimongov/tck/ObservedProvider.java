@@ -11,7 +11,6 @@ import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.spi.SpillLocations;
-import io.paimongov.runtime.config.GovernanceOptions;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -6,8 +6,6 @@ import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Assume;
 import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
@@ -22,7 +20,7 @@ interface TckWrites extends TckContext {
      * table needs about 5m: the measured open file writer, one compaction task and the spill
      * channels; see docs/performance.md, "Measured footprints") to an ample one.
      */
-    String[] BUDGETS = {"6m", "8m", "16m", "64m"};
+    java.util.List<String> BUDGETS = java.util.List.of("6m", "8m", "16m", "64m");
     /** The small budget of WRITE-2. */
     String SMALL = "6m";
 
