@@ -1,9 +1,9 @@
 package io.paimongov.tck;
 
 /**
- * Providers broken on the engine side only: each keeps its own accounting right, so with an engine
- * as large as the budget (every rule but MEM-11 to MEM-13) the engine never refuses and nothing
- * shows.
+ * Providers broken between the allocator and its engine: each keeps its own accounting right, so
+ * only a rule that reads the engine's counter at the right moment sees it. The first three show
+ * only when the engine is tighter than the budget (MEM-11 to MEM-13).
  */
 public final class BrokenEngineProviders {
 
@@ -75,6 +75,31 @@ public final class BrokenEngineProviders {
                     if (part > 0) {
                         engine.take(part);
                     }
+                    return false;
+                }
+            };
+        }
+    }
+
+    /**
+     * Reserves from the engine before it checks its own capacity and does not give the engine's
+     * part back when it then refuses: its own books stay right, the engine loses memory.
+     */
+    public static final class RefusalKeepsEnginePart extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-refusal-keeps-engine-part";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                public boolean tryReserve(long bytes) {
+                    if (super.tryReserve(bytes)) {
+                        return true;
+                    }
+                    engine.take(Math.min(bytes, engine.capacity - engine.used.get()));
                     return false;
                 }
             };

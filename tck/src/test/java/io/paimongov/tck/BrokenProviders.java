@@ -41,7 +41,8 @@ public final class BrokenProviders {
                     // the engine side: BrokenEngineProviders
                     Map.entry("broken-untyped-refusal", Rule.MEM_11),
                     Map.entry("broken-engine-overcommit", Rule.MEM_12),
-                    Map.entry("broken-partial-grant-kept", Rule.MEM_13));
+                    Map.entry("broken-partial-grant-kept", Rule.MEM_13),
+                    Map.entry("broken-refusal-keeps-engine-part", Rule.MEM_3));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {
