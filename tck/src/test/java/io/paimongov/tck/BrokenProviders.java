@@ -37,7 +37,16 @@ public final class BrokenProviders {
                     Map.entry("broken-ignores-cancel", Rule.CANCEL_5),
                     Map.entry("broken-wrong-metrics", Rule.METRICS_3),
                     Map.entry("broken-closes-twice", Rule.MEM_7),
-                    Map.entry("broken-after-close", Rule.MEM_8));
+                    Map.entry("broken-after-close", Rule.MEM_8),
+                    // write, discovery and compaction: BrokenWriteProviders, BrokenDiscoveryProviders, BrokenCompactionProviders
+                    Map.entry("broken-scribbles", Rule.WRITE_1),
+                    Map.entry("broken-zeroes-previous", Rule.WRITE_2),
+                    Map.entry("broken-overstates-capacity", Rule.WRITE_3),
+                    Map.entry("broken-renames-itself", Rule.DISCOVERY_1),
+                    Map.entry("broken-Mixed-Case", Rule.DISCOVERY_2),
+                    Map.entry("broken-accepts-unknown-keys", Rule.DISCOVERY_3),
+                    Map.entry("broken-runs-twice", Rule.COMPACT_1),
+                    Map.entry("broken-overstates-threads", Rule.COMPACT_2));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {
