@@ -11,62 +11,55 @@ import org.apache.paimon.memory.MemorySegment;
 /**
  * Providers broken in what a real write gets from them (WRITE-*), one thing each. Their pages have
  * the right size and are never live twice, so the runtime's boundary checks let them through: only
- * the content a write commits shows the fault.
+ * the content a write commits shows the fault. The page faults zero whole pages, on the writing
+ * thread: Paimon reads its pages without bounds checks, and bytes of any other value where it keeps
+ * lengths and offsets send its reads outside the page (out of memory errors, a crashed JVM); zeros
+ * keep every read inside the page, so the write only commits wrong rows or fails.
  */
 public final class BrokenWriteProviders {
 
     private BrokenWriteProviders() {}
 
     /**
-     * Keeps its bookkeeping in the pages it handed out: on every grant (a page or a reservation) it
-     * writes the number of grants so far into the first 8 bytes of every page still live.
+     * Clears its live pages after it got pages back: once a release came in, its next allocation
+     * zeroes every page it has out, meaning to clean the pages it will hand out again. Only a write
+     * that gives pages back while it runs (one under a small budget) is hit.
      */
-    public static final class Scribbles extends ReferenceProvider {
+    public static final class ClearsAfterRelease extends ReferenceProvider {
         @Override
         public String name() {
-            return "broken-scribbles";
+            return "broken-clears-after-release";
         }
 
         @Override
         Allocator allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
-                private long grants;
+                private boolean released;
 
                 @Override
                 public void allocate(List<MemorySegment> target, int pages) {
                     int before = target.size();
                     super.allocate(target, pages);
                     synchronized (live) {
-                        scribble();
+                        if (released) {
+                            byte[] zeros = new byte[pageSize()];
+                            for (MemorySegment page : live) {
+                                page.put(0, zeros, 0, zeros.length);
+                            }
+                            released = false;
+                        }
                         live.addAll(target.subList(before, target.size()));
                     }
-                }
-
-                @Override
-                public boolean tryReserve(long bytes) {
-                    boolean granted = super.tryReserve(bytes);
-                    if (granted) {
-                        synchronized (live) {
-                            scribble();
-                        }
-                    }
-                    return granted;
                 }
 
                 @Override
                 public void release(Collection<MemorySegment> pages) {
                     synchronized (live) {
                         pages.forEach(live::remove);
+                        released = true;
                     }
                     super.release(pages);
-                }
-
-                private void scribble() {
-                    grants++;
-                    for (MemorySegment page : live) {
-                        page.putLong(0, grants);
-                    }
                 }
             };
         }
