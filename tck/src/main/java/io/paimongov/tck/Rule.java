@@ -55,7 +55,7 @@ public enum Rule {
             "pages must keep their contents while live; a page handed to Paimon must not be reused by the engine until released."),
     WRITE_2("WRITE-2", true,
             clauses("ALLOC.4"),
-            "A write under a small budget (it spills) and the same write under an ample budget each commit exactly the reference model's table.",
+            "A write under a small budget (6m, 16k pages) and the same write under an ample one (256m, 64k pages) each commit exactly the reference model's table.",
             "spilling must not lose or corrupt rows: check that pages stay valid across spills and that released pages are not still in use."),
     WRITE_3("WRITE-3", true,
             clauses("ALLOC.1", "ALLOC.6"),

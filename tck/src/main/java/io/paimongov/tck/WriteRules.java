@@ -9,6 +9,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 
 /** WRITE-*: real Paimon writes through the provider commit exactly what they should, in budget. */
 abstract class WriteRules extends LifecycleRules {
@@ -92,7 +93,13 @@ abstract class WriteRules extends LifecycleRules {
         return all;
     }
 
-    @Property
+    /*
+     * WRITE-1 and WRITE-2 do not shrink: each shrinking step writes a table again, and the seed in
+     * the message reproduces the rows. The faults they find are pages whose content changes, which
+     * Paimon reads without bounds checks: every further write of such an allocator risks reads
+     * outside the heap (a crashed JVM reports nothing).
+     */
+    @Property(shrinking = ShrinkingMode.OFF)
     @Heavy
     @Verifies(Rule.WRITE_1)
     void required_WRITE1_randomWorkloadsCommitTheReferenceModel(@ForAll("sizedWorkloads") Sized sized) throws Exception {
@@ -103,20 +110,21 @@ abstract class WriteRules extends LifecycleRules {
                 "the table holds " + run.content.size() + " rows that differ from the model's " + expected.size() + "; " + sized);
     }
 
-    @Property
+    @Property(shrinking = ShrinkingMode.OFF)
     @Heavy
     @Verifies(Rule.WRITE_2)
     void required_WRITE2_aSmallBudgetCommitsWhatAnAmpleOneDoes(@ForAll("workloads") Workload workload) throws Exception {
+        // Each write against the model, not the two with each other: one allocator that corrupts
+        // both could make them agree. The small one is judged before the ample one is written.
+        Map<Long, Workload.Value> expected = workload.model();
         TckRun small = write(new Sized(workload, SMALL, "16k"), TckRun.Plan.none());
         assumeBudgetFits(small);
-        TckRun ample = write(new Sized(workload, "256m", "64k"), TckRun.Plan.none());
         check(Rule.WRITE_2, small.outcome == TckRun.Outcome.COMMITTED, "the " + SMALL + " write did not commit: " + small.describe());
-        check(Rule.WRITE_2, ample.outcome == TckRun.Outcome.COMMITTED, "the 256m write did not commit: " + ample.describe());
-        // Each against the model: one allocator that corrupts both writes could make them agree.
-        Map<Long, Workload.Value> expected = workload.model();
         check(Rule.WRITE_2, Workload.sameContent(small.content, expected),
                 "the " + SMALL + " write (" + small.metrics.spillBytes() + " bytes spilled) holds " + small.content.size()
                         + " rows that differ from the model's " + expected.size() + "; " + workload.describe());
+        TckRun ample = write(new Sized(workload, "256m", "64k"), TckRun.Plan.none());
+        check(Rule.WRITE_2, ample.outcome == TckRun.Outcome.COMMITTED, "the 256m write did not commit: " + ample.describe());
         check(Rule.WRITE_2, Workload.sameContent(ample.content, expected),
                 "the 256m write holds " + ample.content.size() + " rows that differ from the model's " + expected.size()
                         + " (the " + SMALL + " write holds the model's); " + workload.describe());
