@@ -67,6 +67,8 @@ final class OwnJvm {
                 .filter(k -> k.startsWith("governance."))
                 .sorted()
                 .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
+        // A crash report goes to the temp directory, not into the module being built.
+        command.add("-XX:ErrorFile=" + Path.of(System.getProperty("java.io.tmpdir"), "tck-own-jvm-hs_err_pid%p.log"));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(OwnJvm.class.getName());
