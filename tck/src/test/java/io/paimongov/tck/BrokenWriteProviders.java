@@ -14,7 +14,7 @@ import org.apache.paimon.memory.MemorySegment;
  * the content a write commits shows the fault. They zero whole pages, on the writing thread, which
  * keeps most of Paimon's reads inside the page; but Paimon reads its pages without bounds checks,
  * and a row whose start was zeroed while its end was not can still send a read outside the heap:
- * about one run in five of these providers crashed its JVM (see {@link #MAY_CRASH}).
+ * one run of these providers in five to ten crashed its JVM here (see {@link #MAY_CRASH}).
  */
 public final class BrokenWriteProviders {
 
