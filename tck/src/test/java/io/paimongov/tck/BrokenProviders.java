@@ -40,7 +40,7 @@ public final class BrokenProviders {
                     Map.entry("broken-after-close", Rule.MEM_8),
                     // write, discovery and compaction: BrokenWriteProviders, BrokenDiscoveryProviders, BrokenCompactionProviders
                     Map.entry("broken-wipes-live-pages", Rule.WRITE_1),
-                    Map.entry("broken-zeroes-previous", Rule.WRITE_2),
+                    Map.entry("broken-zeroes-first-page", Rule.WRITE_2),
                     Map.entry("broken-overstates-capacity", Rule.WRITE_3),
                     Map.entry("broken-renames-itself", Rule.DISCOVERY_1),
                     Map.entry("broken-Mixed-Case", Rule.DISCOVERY_2),

@@ -1,6 +1,5 @@
 package io.paimongov.tck;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -24,7 +23,7 @@ public final class BrokenWriteProviders {
      * The providers whose fault can crash the JVM that runs them; {@code BrokenProvidersTest} runs
      * them in a JVM of their own ({@link OwnJvm}).
      */
-    static final Set<String> MAY_CRASH = Set.of("broken-wipes-live-pages", "broken-zeroes-previous");
+    static final Set<String> MAY_CRASH = Set.of("broken-wipes-live-pages", "broken-zeroes-first-page");
 
     /**
      * Means to hand out clean pages, and clears its whole list of pages for it: every allocation
@@ -66,31 +65,31 @@ public final class BrokenWriteProviders {
     }
 
     /**
-     * Means to clear each new page but clears the one it handed out before it: every allocation
-     * zeroes the previous page, which the write still holds.
+     * Takes the first page it hands out for a scratch page of its own, though the write holds it:
+     * every later allocation zeroes that page.
      */
-    public static final class ZeroesPrevious extends ReferenceProvider {
+    public static final class ZeroesFirstPage extends ReferenceProvider {
         @Override
         public String name() {
-            return "broken-zeroes-previous";
+            return "broken-zeroes-first-page";
         }
 
         @Override
         Allocator allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
-                private final List<MemorySegment> previous = new ArrayList<>();
+                private MemorySegment first;
 
                 @Override
                 public void allocate(List<MemorySegment> target, int pages) {
                     int before = target.size();
                     super.allocate(target, pages);
-                    synchronized (previous) {
-                        byte[] zeros = new byte[pageSize()];
-                        for (MemorySegment page : previous) {
-                            page.put(0, zeros, 0, zeros.length);
+                    synchronized (this) {
+                        if (first == null) {
+                            first = target.get(before);
+                        } else {
+                            byte[] zeros = new byte[pageSize()];
+                            first.put(0, zeros, 0, zeros.length);
                         }
-                        previous.clear();
-                        previous.addAll(target.subList(before, target.size()));
                     }
                 }
             };
