@@ -3,12 +3,19 @@ package io.paimongov.tck;
 import static io.paimongov.tck.TckContext.check;
 
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import net.jqwik.api.Example;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
@@ -19,45 +26,112 @@ import org.apache.paimon.table.sink.BatchWriteBuilder;
 
 /**
  * COMPACT-*: parallel compaction keeps each bucket serial and stays within its threads. A table of
- * 8 buckets gets a level-0 backlog from plain write-only commits; a governed write with two
+ * 8 buckets gets a level-0 backlog from plain write-only commits; a governed write with a number of
  * compaction threads then touches every bucket and commits, draining the backlog.
+ *
+ * <p>The engine's thread factory is judged from outside the runtime: the kit hands the factory
+ * the runtime's runnable inside one of its own ({@link ObservedProvider}) and counts how often each
+ * thread ran it and how many threads were inside theirs at once. A thread pool's worker stays in
+ * its runnable until the pool shuts down, so with a correct factory every thread it made runs its
+ * runnable once and all of them are inside at once. A thread that never runs its runnable leaves
+ * the task the pool gave it undone and the write waiting for it: the drain runs on a thread of the
+ * kit, which watches for that.
  */
 interface CompactionRules extends TckContext {
 
     int BUCKETS = 8;
+    /** How long a started compaction thread may stay out of its runnable before the write counts as stuck. */
+    long STUCK_SECONDS = 30;
 
-    /** The drain's metrics, the table, and whether it holds what it should. */
-    record Drain(MetricsSnapshot metrics, boolean contentRight, int engineMaxThreads) {}
+    /** The drain's metrics, whether the table holds what it should, and what the kit saw of the factory's threads. */
+    record Drain(MetricsSnapshot metrics, boolean contentRight, List<Thread> threads, Map<Thread, Integer> runs, int peakThreads) {}
 
-    default Drain drain(String threads) throws Exception {
-        Workload shape = new Workload(1, 1, 1, 1, BUCKETS, "deduplicate", "parquet", 32);
+    /**
+     * Drains the backlog with {@code threads} as the task-threads setting, on a thread of the
+     * kit's; fails {@code rule} when a thread of the engine's factory ended, or stayed {@value
+     * #STUCK_SECONDS} s after it started, without running its runnable.
+     */
+    default Drain drain(Rule rule, int threads) throws Exception {
         try (TckSubject s = subject(32L << 20)) {
-            FileStoreTable table = shape.createTable(s.warehouse, "compact");
-            Map<Long, Workload.Value> model = new HashMap<>();
-            Random random = new Random(17);
-            FileStoreTable writeOnly = table.copy(Map.of("write-only", "true"));
-            for (int commit = 0; commit < 6; commit++) {
-                BatchWriteBuilder builder = writeOnly.newBatchWriteBuilder();
-                try (BatchTableWrite write = builder.newWrite(); BatchTableCommit committer = builder.newCommit()) {
-                    for (int i = 0; i < 1500; i++) {
-                        put(write, model, random.nextInt(4000), "c" + commit + "-" + i);
+            FutureTask<Drain> drain = new FutureTask<>(() -> drainIn(s, threads));
+            Thread drainer = new Thread(drain, "tck-compact-drain");
+            drainer.setDaemon(true);
+            drainer.start();
+            Map<Thread, Long> seenStarted = new IdentityHashMap<>();
+            while (true) {
+                try {
+                    return drain.get(50, TimeUnit.MILLISECONDS);
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof Exception cause ? cause : e;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    String stuck = stuckThread(s.provider, seenStarted);
+                    if (stuck != null) {
+                        drainer.interrupt();
+                        drainer.join(5_000);
+                        throw new AssertionError(rule.fail(stuck));
                     }
-                    committer.commit(write.prepareCommit());
                 }
             }
-            ResourceContext context =
-                    ResourceContext.open(
-                            "tck-compact", s.provider, s.options(GovernanceOptions.COMPACTION_TASK_THREADS, threads), s.environment());
-            int engineMax = s.provider.opened().get(s.provider.opened().size() - 1).vendor.compaction().maxThreads();
-            try (GovernedTableWrite write = GovernedTableWrite.batch(table, context)) {
-                for (int k = 0; k < 400; k++) {
-                    write.write(GenericRow.of(0, k, BinaryString.fromString("drain-" + k), (long) k));
-                    model.put(Workload.key(0, k), new Workload.Value("drain-" + k, (long) k));
-                }
-                write.prepareCommit().commit();
-            }
-            return new Drain(context.snapshot(), Workload.read(table).equals(model), engineMax);
         }
+    }
+
+    /** A thread of the factory that will not run its runnable, described; null while there is none. */
+    private static String stuckThread(ObservedProvider provider, Map<Thread, Long> seenStarted) {
+        long now = System.nanoTime();
+        for (Thread t : provider.threads()) {
+            if (t == null || provider.runs(t) > 0 || t.getState() == Thread.State.NEW) {
+                continue;
+            }
+            if (t.getState() == Thread.State.TERMINATED) {
+                return "thread '" + t.getName() + "' of the engine's compaction factory ended without running the task it was given"
+                        + "; the write waits for that task";
+            }
+            long since = seenStarted.computeIfAbsent(t, x -> now);
+            if (now - since > TimeUnit.SECONDS.toNanos(STUCK_SECONDS)) {
+                return "thread '" + t.getName() + "' of the engine's compaction factory was started and has not run the task it was given "
+                        + STUCK_SECONDS + " s later (it is " + t.getState() + "; " + provider.peakRunningThreads()
+                        + " of the factory's threads ran at once); the write waits for that task";
+            }
+        }
+        return null;
+    }
+
+    private Drain drainIn(TckSubject s, int threads) throws Exception {
+        Workload shape = new Workload(1, 1, 1, 1, BUCKETS, "deduplicate", "parquet", 32);
+        FileStoreTable table = shape.createTable(s.warehouse, "compact");
+        Map<Long, Workload.Value> model = new HashMap<>();
+        Random random = new Random(17);
+        FileStoreTable writeOnly = table.copy(Map.of("write-only", "true"));
+        for (int commit = 0; commit < 6; commit++) {
+            BatchWriteBuilder builder = writeOnly.newBatchWriteBuilder();
+            try (BatchTableWrite write = builder.newWrite(); BatchTableCommit committer = builder.newCommit()) {
+                for (int i = 0; i < 1500; i++) {
+                    put(write, model, random.nextInt(4000), "c" + commit + "-" + i);
+                }
+                committer.commit(write.prepareCommit());
+            }
+        }
+        ResourceContext context =
+                ResourceContext.open(
+                        "tck-compact", s.provider, s.options(GovernanceOptions.COMPACTION_TASK_THREADS, Integer.toString(threads)), s.environment());
+        try (GovernedTableWrite write = GovernedTableWrite.batch(table, context)) {
+            for (int k = 0; k < 400; k++) {
+                write.write(GenericRow.of(0, k, BinaryString.fromString("drain-" + k), (long) k));
+                model.put(Workload.key(0, k), new Workload.Value("drain-" + k, (long) k));
+            }
+            write.prepareCommit().commit();
+        }
+        // The pool shut down with the write; its threads end with their runnables (10 s at most each).
+        List<Thread> made = new ArrayList<>();
+        Map<Thread, Integer> runs = new IdentityHashMap<>();
+        for (Thread t : s.provider.threads()) {
+            if (t != null) {
+                t.join(10_000);
+                made.add(t);
+                runs.put(t, s.provider.runs(t));
+            }
+        }
+        return new Drain(context.snapshot(), Workload.read(table).equals(model), made, runs, s.provider.peakRunningThreads());
     }
 
     private static void put(BatchTableWrite write, Map<Long, Workload.Value> model, int k, String v) throws Exception {
@@ -65,30 +139,48 @@ interface CompactionRules extends TckContext {
         model.put(Workload.key(0, k), new Workload.Value(v, (long) k));
     }
 
+    /** What the provider's engine says it allows a write: maxThreads() of a freshly opened write's resources. */
+    private int engineMaxThreads() {
+        try (TckSubject s = subject(32L << 20)) {
+            EngineResources probe = s.open();
+            try {
+                return probe.compaction().maxThreads();
+            } finally {
+                probe.close();
+            }
+        }
+    }
+
     @Example
     @Verifies(Rule.COMPACT_1)
     default void required_COMPACT1_neverTwoCompactionsOfOneBucketAtOnce() throws Exception {
-        Drain d = drain("2");
+        Drain d = drain(Rule.COMPACT_1, 2);
         MetricsSnapshot m = d.metrics();
         check(Rule.COMPACT_1, m.compactionCount() >= BUCKETS,
                 "only " + m.compactionCount() + " compactions completed for " + BUCKETS + " buckets with a backlog");
         check(Rule.COMPACT_1, m.compactionBucketOverlaps() == 0,
                 m.compactionBucketOverlaps() + " times two compactions of one bucket ran at once");
+        for (Thread t : d.threads()) {
+            int runs = d.runs().get(t);
+            check(Rule.COMPACT_1, runs == 1 || t.isAlive(),
+                    "thread '" + t.getName() + "' of the engine's compaction factory ran the runnable it was given " + runs + " times");
+        }
         check(Rule.COMPACT_1, d.contentRight(), "after compaction the table does not hold what was written");
     }
 
     @Example
     @Verifies(Rule.COMPACT_2)
     default void required_COMPACT2_concurrencyStaysWithinTheThreadSetting() throws Exception {
-        Drain d = drain("2");
-        MetricsSnapshot m = d.metrics();
-        long bound = Math.min(2, d.engineMaxThreads());
-        check(Rule.COMPACT_2, m.compactionThreads() == bound,
-                "the thread bound is " + m.compactionThreads() + "; task-threads=2 and the engine allows " + d.engineMaxThreads());
-        check(Rule.COMPACT_2, m.compactionPeakRunning() <= bound,
-                m.compactionPeakRunning() + " compactions ran at once; the bound is " + bound);
-        check(Rule.COMPACT_2, m.compactionPeakRunning() == bound,
-                "at most " + m.compactionPeakRunning() + " compactions ran at once with " + BUCKETS + " buckets of backlog and a bound of " + bound
-                        + ": the engine's thread factory did not give the threads");
+        int engineMax = engineMaxThreads();
+        int setting = Math.min(engineMax, BUCKETS);
+        Drain d = drain(Rule.COMPACT_2, setting);
+        check(Rule.COMPACT_2, d.threads().size() <= setting,
+                "the engine's factory was asked for " + d.threads().size() + " threads; task-threads=" + setting + " and maxThreads() is " + engineMax);
+        check(Rule.COMPACT_2, d.peakThreads() <= setting,
+                d.peakThreads() + " of the factory's threads ran at once; task-threads=" + setting + " and maxThreads() is " + engineMax);
+        check(Rule.COMPACT_2, d.peakThreads() == setting,
+                "at most " + d.peakThreads() + " of the factory's threads (" + d.threads().size() + " made) ran at once with " + BUCKETS
+                        + " buckets of backlog, task-threads=" + setting + " and maxThreads() " + engineMax
+                        + ": the engine does not give the threads it says it allows");
     }
 }

@@ -22,7 +22,8 @@ import org.apache.paimon.memory.MemorySegment;
 /**
  * The provider under test as the kit sees it: every call passes through to the vendor's provider
  * unchanged, while the kit records what it needs to judge (what the allocator held at close, the
- * threads the engine's factory made, grants past the capacity) and can inject one failure.
+ * threads the engine's factory made, how often each ran its runnable and how many ran at once,
+ * grants past the capacity) and can inject one failure.
  *
  * <p>Thread-safe.
  */
@@ -31,6 +32,10 @@ final class ObservedProvider implements GovernanceProvider {
     private final GovernanceProvider vendor;
     private final List<Observed> opened = new CopyOnWriteArrayList<>();
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
+    /** Per thread of {@link #threads}: how many times it ran the runnable the factory was given. */
+    private final java.util.Map<Thread, AtomicInteger> runs = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicInteger inRunnable = new AtomicInteger();
+    private final AtomicInteger peakInRunnable = new AtomicInteger();
     private final AtomicLong capacityViolations = new AtomicLong();
     private final AtomicLong engineViolations = new AtomicLong();
     /** The engine's own counter and the most it may show; set by the subject. */
@@ -70,6 +75,25 @@ final class ObservedProvider implements GovernanceProvider {
         return List.copyOf(threads);
     }
 
+    /**
+     * Times {@code thread}, made by an engine's compaction factory, has entered the runnable it was
+     * made with; 0 for a thread the factory did not make.
+     */
+    int runs(Thread thread) {
+        AtomicInteger n = runs.get(thread);
+        return n == null ? 0 : n.get();
+    }
+
+    /** The most threads of the compaction factories that were inside their runnables at once. */
+    int peakRunningThreads() {
+        return peakInRunnable.get();
+    }
+
+    /** The largest capacityBytes() of the allocators opened so far; 0 before the first. */
+    long largestCapacity() {
+        return opened.stream().mapToLong(o -> o.vendor.memory().capacityBytes()).max().orElse(0);
+    }
+
     /** Times an allocator's usedBytes() passed its capacityBytes() right after a grant. */
     long capacityViolations() {
         return capacityViolations.get();
@@ -105,8 +129,22 @@ final class ObservedProvider implements GovernanceProvider {
             CompactionThreads given = vendor.compaction();
             ThreadFactory recording =
                     task -> {
-                        Thread t = given.threadFactory().newThread(task);
+                        // The factory gets the runtime's runnable inside one that counts its runs and
+                        // how many of the factory's threads are inside their runnables at once.
+                        AtomicInteger count = new AtomicInteger();
+                        Thread t = given.threadFactory().newThread(() -> {
+                            count.incrementAndGet();
+                            peakInRunnable.accumulateAndGet(inRunnable.incrementAndGet(), Math::max);
+                            try {
+                                task.run();
+                            } finally {
+                                inRunnable.decrementAndGet();
+                            }
+                        });
                         threads.add(t);
+                        if (t != null) {
+                            runs.put(t, count);
+                        }
                         return t;
                     };
             this.compaction = CompactionThreads.of(recording, given.maxThreads());

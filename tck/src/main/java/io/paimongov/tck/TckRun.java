@@ -97,6 +97,8 @@ final class TckRun {
     java.util.Map<Long, Workload.Value> content = java.util.Map.of();
     long engineViolations;
     long capacityViolations;
+    /** The largest capacityBytes() an allocator of the write stated. */
+    long capacityBytes;
     boolean scopeUnderRoots;
 
     private TckRun() {}

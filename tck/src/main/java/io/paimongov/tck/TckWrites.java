@@ -67,6 +67,7 @@ interface TckWrites extends TckContext {
             run.content = run.outcome == TckRun.Outcome.COMMITTED ? Workload.read(run.table) : Map.of();
             run.engineViolations = s.provider.engineViolations();
             run.capacityViolations = s.provider.capacityViolations();
+            run.capacityBytes = s.provider.largestCapacity();
             run.scopeUnderRoots = run.scope != null && TckRun.spillRoots(s).contains(run.scope.getParent());
             return run;
         }

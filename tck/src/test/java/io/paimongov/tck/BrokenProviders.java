@@ -42,7 +42,16 @@ public final class BrokenProviders {
                     Map.entry("broken-untyped-refusal", Rule.MEM_11),
                     Map.entry("broken-engine-overcommit", Rule.MEM_12),
                     Map.entry("broken-partial-grant-kept", Rule.MEM_13),
-                    Map.entry("broken-refusal-keeps-engine-part", Rule.MEM_3));
+                    Map.entry("broken-refusal-keeps-engine-part", Rule.MEM_3),
+                    // write, discovery and compaction: BrokenWriteProviders, BrokenDiscoveryProviders, BrokenCompactionProviders
+                    Map.entry("broken-wipes-live-pages", Rule.WRITE_1),
+                    Map.entry("broken-zeroes-first-page", Rule.WRITE_2),
+                    Map.entry("broken-overstates-capacity", Rule.WRITE_3),
+                    Map.entry("broken-renames-itself", Rule.DISCOVERY_1),
+                    Map.entry("broken-Mixed-Case", Rule.DISCOVERY_2),
+                    Map.entry("broken-accepts-unknown-keys", Rule.DISCOVERY_3),
+                    Map.entry("broken-runs-twice", Rule.COMPACT_1),
+                    Map.entry("broken-overstates-threads", Rule.COMPACT_2));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {

@@ -29,8 +29,9 @@ class BrokenProvidersTest {
                 .sorted(Map.Entry.comparingByKey())
                 .map(fault -> DynamicTest.dynamicTest(fault.getKey() + " fails " + fault.getValue().id(), () -> {
                     Rule rule = fault.getValue();
-                    TckReport report = TckRunner.runDiscovered(fault.getKey(), loader, Set.of(rule), null);
-                    TckReport.RuleResult result = report.rule(rule.id());
+                    TckReport.RuleResult result = BrokenWriteProviders.MAY_CRASH.contains(fault.getKey())
+                            ? OwnJvm.run(fault.getKey(), rule)
+                            : TckRunner.runDiscovered(fault.getKey(), loader, Set.of(rule), null).rule(rule.id());
                     assertEquals(TckReport.Status.FAILED, result.status(), fault.getKey() + " passed " + rule.id() + ": " + result);
                     assertTrue(result.message().startsWith("[" + rule.id() + "] "), "message: " + result.message());
                     assertTrue(result.message().contains("if this fails, check: " + rule.ifFails()), "message: " + result.message());

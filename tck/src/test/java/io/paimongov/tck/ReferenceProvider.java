@@ -31,7 +31,7 @@ public class ReferenceProvider implements GovernanceProvider {
 
     @Override
     public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
-        options.rejectUnknownKeys(name(), List.of());
+        validate(options);
         Engine engine = environment.find(Engine.class).orElseGet(() -> new Engine(options.budgetBytes()));
         return resources(
                 allocator(options.pageSize(), options.budgetBytes(), engine),
@@ -40,12 +40,22 @@ public class ReferenceProvider implements GovernanceProvider {
                 environment.metricsOrNone());
     }
 
+    /** Rejects every key of its own namespace: it has none (PROV.3). */
+    void validate(ProviderOptions options) {
+        options.rejectUnknownKeys(name(), List.of());
+    }
+
     Allocator allocator(int pageSize, long capacity, Engine engine) {
         return new Allocator(pageSize, capacity, engine);
     }
 
     EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
-        return new PagedResources(memory, spill, cancel, metrics, CompactionThreads.daemons("reference-compaction-", 2));
+        return new PagedResources(memory, spill, cancel, metrics, compaction());
+    }
+
+    /** The engine's compaction threads: daemons, two at most. */
+    CompactionThreads compaction() {
+        return CompactionThreads.daemons("reference-compaction-", 2);
     }
 
     @Override
