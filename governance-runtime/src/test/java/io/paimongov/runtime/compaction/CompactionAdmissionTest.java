@@ -158,10 +158,14 @@ class CompactionAdmissionTest {
                             }
                         });
         waiter.start();
-        Thread.sleep(50);
+        // The cancel comes once the task waits for memory, not after a guessed pause: otherwise the
+        // task could meet the cancel before it ever waited.
+        awaitWaiting(admission, 1);
         cancelled.set(true);
         waiter.join(5_000);
+        assertThat(waiter.isAlive()).as("the waiting task ended").isFalse();
         assertThat(error.get()).isInstanceOf(WriteCancelledException.class);
+        assertThat(admission.waits()).as("the task waited before it was cancelled").isEqualTo(1);
         assertThat(admission.waitingTasks()).isZero();
         first.close();
         assertThat(budget.reservedBytes()).isZero();
