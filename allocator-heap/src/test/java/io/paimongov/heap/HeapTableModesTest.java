@@ -73,7 +73,7 @@ class HeapTableModesTest {
             h.writeAndCommit(table, h.options(budget, "governance.memory.page-size", "16k"), w.rows());
             MetricsSnapshot m = h.context.snapshot();
             assertThat(TestTables.read(table)).as(mode + " under " + budget).isEqualTo(w.expected());
-            assertThat(m.peakReservedBytes()).isLessThanOrEqualTo(m.budgetBytes());
+            h.assertPeakWithin(budget, m);
             assertThat(m.reservedBytes()).isZero();
             assertThat(h.provider.lastOpened().usedAtClose()).isZero();
             assertThat(h.spillScopes()).isEmpty();
@@ -172,7 +172,7 @@ class HeapTableModesTest {
         assertThat(readAll(table)).as("every row once").isEqualTo(rows.size());
         assertThat(TestTables.read(table)).isEqualTo(model);
         MetricsSnapshot m = h.context.snapshot();
-        assertThat(m.peakReservedBytes()).isLessThanOrEqualTo(m.budgetBytes());
+        h.assertPeakWithin(budget, m);
         assertThat(m.reservedBytes()).isZero();
         return m;
     }

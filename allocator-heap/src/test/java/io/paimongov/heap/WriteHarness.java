@@ -9,6 +9,7 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,6 +69,20 @@ final class WriteHarness {
         try (GovernedTableWrite write = batchWriting(table, options, rows)) {
             write.prepareCommit().commit();
         }
+    }
+
+    /**
+     * The last write's peak against its budget as configured ({@code budget} in MiB, such as "4m"),
+     * not the budget the write reports, and against the allocator's own exact peak, which the
+     * write's accounting must cover.
+     */
+    void assertPeakWithin(String budget, MetricsSnapshot m) {
+        assertThat(budget).as("a budget in MiB").matches("\\d+m");
+        long budgetBytes = Long.parseLong(budget.substring(0, budget.length() - 1)) << 20;
+        long allocatorPeak = provider.lastOpened().peakUsedBytes().orElseThrow();
+        assertThat(allocatorPeak).as("the allocator's peak").isPositive().isLessThanOrEqualTo(budgetBytes);
+        assertThat(m.peakReservedBytes()).as("the accounted peak").isGreaterThanOrEqualTo(allocatorPeak)
+                .isLessThanOrEqualTo(budgetBytes);
     }
 
     /** Zero reservations, the engine's memory back to zero, no spill scope, spill files or data files. */

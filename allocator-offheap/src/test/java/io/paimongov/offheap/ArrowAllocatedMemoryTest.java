@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -103,33 +102,33 @@ class ArrowAllocatedMemoryTest {
         Writes h = new Writes(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
         Workload w = workload(47);
-        AtomicLong written = new AtomicLong();
+        int cancelAt = w.rows().size() / 2;
         GovernedTableWrite write = h.batch(table, h.options("offheap", "2m", "governance.memory.page-size", "16k"),
                 environment(Long.MAX_VALUE));
-        Thread canceller =
-                new Thread(
-                        () -> {
-                            while (written.get() < w.rows().size() / 2) {
-                                Thread.onSpinWait();
-                            }
-                            write.cancel("test: cancel mid-write");
-                        });
-        canceller.start();
+        int written = 0;
+        long heldAtCancel = -1;
         try {
-            assertThatThrownBy(() -> {
-                        for (InternalRow row : w.rows()) {
-                            write.write(row);
-                            written.incrementAndGet();
-                        }
-                        write.prepareCommit().commit();
-                    })
-                    .isInstanceOf(WriteCancelledException.class)
-                    .hasMessage("write cancelled: test: cancel mid-write");
+            for (InternalRow row : w.rows()) {
+                if (written == cancelAt) {
+                    // Another thread cancels between two rows and is done before the writer goes on,
+                    // so the cancel lands mid-write however the threads are scheduled.
+                    heldAtCancel = engine.getAllocatedMemory();
+                    Thread canceller = new Thread(() -> write.cancel("test: cancel mid-write"));
+                    canceller.start();
+                    canceller.join();
+                }
+                write.write(row);
+                written++;
+            }
+            write.prepareCommit().commit();
+            throw new AssertionError("the write went on after the cancel and committed");
+        } catch (WriteCancelledException e) {
+            assertThat(e).hasMessage("write cancelled: test: cancel mid-write");
         } finally {
             write.close();
-            canceller.join();
         }
-        assertThat(written.get()).isLessThan(w.rows().size());
+        assertThat(heldAtCancel).as("Arrow memory the write held when it was cancelled").isPositive();
+        assertThat(written).as("no row was accepted after the cancel").isEqualTo(cancelAt);
         assertThat(h.context.snapshot().cancellations()).isEqualTo(1);
         assertThat(table.snapshotManager().latestSnapshot()).isNull();
         assertThat(h.spillScopes()).isEmpty();

@@ -112,7 +112,9 @@ class SparkLocalJobTest {
     @Test
     void aCancelledJobLeavesNoSnapshotNoSpillFilesAndNoMemory() throws Exception {
         FileStoreTable table = TestTables.primaryKeyTable(dir, "t", 2, "parquet");
-        Ops ops = new Ops(2, 2_000_000, 100_000);
+        // 100,000 rows of about 100 bytes per task pass the 2m budget many times: the write has
+        // spilled before the cancel.
+        Ops ops = new Ops(2, 200_000, 50_000);
         String location = table.location().toString();
         Map<String, String> governance = Map.of("governance.memory.budget", "2m", "governance.memory.page-size", "16k");
         writing = new CountDownLatch(ops.partitions);
@@ -130,7 +132,7 @@ class SparkLocalJobTest {
         try {
             assertThatThrownBy(() -> spark.parallelize(slices(ops), ops.partitions)
                     .mapPartitions(s -> List.of(GovernedPaimonWriter.writePartition(
-                            signalAfter(ops.rows(s.next()), 20_000), location, governance)).iterator())
+                            holdAfterUntilKilled(ops.rows(s.next()), 100_000), location, governance)).iterator())
                     .collect())
                     .hasMessageContaining("cancelled");
         } finally {
@@ -186,17 +188,25 @@ class SparkLocalJobTest {
         });
     }
 
-    /** Rows that count the latch down after {@code at} rows and then slow down, so a cancel lands mid-write. */
-    private static Iterator<InternalRow> signalAfter(Iterator<InternalRow> rows, int at) {
+    /**
+     * Rows that, after {@code at} rows, count the latch down and hand out no further row until Spark
+     * has marked the task killed: the cancel lands mid-write whatever the speed of the machine, and
+     * the write meets it at its next row. Spark marks the task before it interrupts the thread.
+     */
+    private static Iterator<InternalRow> holdAfterUntilKilled(Iterator<InternalRow> rows, int at) {
         return onEachRow(rows, seen -> {
-            if (seen == at) {
-                writing.countDown();
+            if (seen != at + 1) {
+                return;
             }
-            if (seen > at && seen % 1000 == 0) {
+            writing.countDown();
+            TaskContext task = TaskContext.get();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!task.isInterrupted() && System.nanoTime() < deadline) {
                 try {
-                    Thread.sleep(1);
+                    Thread.sleep(5);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                    return;
                 }
             }
         });

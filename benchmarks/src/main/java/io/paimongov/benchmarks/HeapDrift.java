@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.apache.paimon.table.FileStoreTable;
 
 /**
@@ -69,20 +70,36 @@ public final class HeapDrift {
         }
     }
 
-    private record Sample(long heapBytes, long accountedBytes) {}
+    /** One sample: live heap above the baseline, and the write's {@code reservedBytes} read right after. */
+    record Sample(long heapBytes, long accountedBytes) {}
 
     private HeapDrift() {}
 
     /** One warm-up write and one sampled write of {@code rows} rows under {@code budgetBytes}. */
     public static Result run(Path workDir, int rows, int buckets, int valueBytes, long budgetBytes, long sampleMillis)
             throws Exception {
-        write(workDir.resolve("warm-up"), rows / 4, buckets, valueBytes, budgetBytes, null);
+        return run(workDir, rows, buckets, valueBytes, budgetBytes, sampleMillis, HeapDrift::liveHeapBytes);
+    }
+
+    /**
+     * {@link #run(Path, int, int, int, long, long)} with the live-heap reading given: what it returns
+     * depends on when the collector runs, so a test gives known readings to check what the run
+     * makes of them.
+     */
+    static Result run(Path workDir, int rows, int buckets, int valueBytes, long budgetBytes, long sampleMillis,
+            LongSupplier liveHeap) throws Exception {
+        write(workDir.resolve("warm-up"), rows / 4, buckets, valueBytes, budgetBytes, null, liveHeap);
         BenchTables.deleteTree(workDir.resolve("warm-up"));
-        Sampler sampler = new Sampler(sampleMillis);
-        MetricsSnapshot m = write(workDir.resolve("sampled"), rows, buckets, valueBytes, budgetBytes, sampler);
-        long after = liveHeapBytes() - sampler.baseline;
-        List<Sample> samples = sampler.samples;
+        Sampler sampler = new Sampler(sampleMillis, liveHeap);
+        MetricsSnapshot m = write(workDir.resolve("sampled"), rows, buckets, valueBytes, budgetBytes, sampler, liveHeap);
+        long after = liveHeap.getAsLong() - sampler.baseline;
         BenchTables.deleteTree(workDir.resolve("sampled"));
+        return summarize(budgetBytes, m.peakReservedBytes(), m.spillCount(), sampler.samples, after);
+    }
+
+    /** The result of a write's metrics and its samples: peak heap, and the mean drift of the samples that had memory accounted. */
+    static Result summarize(long budgetBytes, long peakAccountedBytes, long spillCount, List<Sample> samples,
+            long heapLeftAfterCloseBytes) {
         long peakHeap = samples.stream().mapToLong(Sample::heapBytes).max().orElse(0);
         double meanDrift =
                 samples.stream()
@@ -90,15 +107,16 @@ public final class HeapDrift {
                         .mapToDouble(s -> (double) (s.heapBytes() - s.accountedBytes()) / s.accountedBytes())
                         .average()
                         .orElse(0);
-        return new Result(budgetBytes, m.peakReservedBytes(), peakHeap, samples.size(), meanDrift, m.spillCount(), after);
+        return new Result(budgetBytes, peakAccountedBytes, peakHeap, samples.size(), meanDrift, spillCount,
+                heapLeftAfterCloseBytes);
     }
 
-    private static MetricsSnapshot write(Path dir, int rows, int buckets, int valueBytes, long budgetBytes, Sampler sampler)
-            throws Exception {
+    private static MetricsSnapshot write(Path dir, int rows, int buckets, int valueBytes, long budgetBytes, Sampler sampler,
+            LongSupplier liveHeap) throws Exception {
         FileStoreTable table = BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(buckets));
         BenchTables.Rows generator = new BenchTables.Rows(7, rows, valueBytes);
         if (sampler != null) {
-            sampler.baseline = liveHeapBytes();
+            sampler.baseline = liveHeap.getAsLong();
         }
         GovernedTableWrite write = BenchTables.governedWrite(table, "heap-drift", budgetBytes, dir, Map.of());
         Thread thread = sampler == null ? null : sampler.start(write);
@@ -129,11 +147,13 @@ public final class HeapDrift {
     private static final class Sampler {
         private final List<Sample> samples = new ArrayList<>();
         private final long everyMillis;
+        private final LongSupplier liveHeap;
         private final AtomicBoolean running = new AtomicBoolean(true);
         private volatile long baseline;
 
-        Sampler(long everyMillis) {
+        Sampler(long everyMillis, LongSupplier liveHeap) {
             this.everyMillis = everyMillis;
+            this.liveHeap = liveHeap;
         }
 
         Thread start(GovernedTableWrite write) {
@@ -145,7 +165,7 @@ public final class HeapDrift {
 
         private void loop(GovernedTableWrite write) {
             while (running.get()) {
-                long heap = liveHeapBytes() - baseline;
+                long heap = liveHeap.getAsLong() - baseline;
                 long accounted = write.metrics().reservedBytes();
                 if (running.get()) {
                     samples.add(new Sample(heap, accounted));

@@ -84,7 +84,8 @@ class CompactionAdmissionTest {
         CompactionAdmission.Lease first = admission.acquire(null, () -> {});
         Waiter second = waitingTask(admission);
         assertThat(second.started().getCount()).as("the second task waits: no room for its memory").isEqualTo(1);
-        assertThat(budget.peakBytes()).isLessThanOrEqualTo(budget.capacityBytes());
+        // 400 KiB of pages and the first task's 512 KiB; the second's 512 KiB would pass the 1 MiB.
+        assertThat(budget.peakBytes()).isEqualTo((400 << 10) + (512 << 10));
         first.close();
         second.finish();
         assertThat(admission.waits()).isEqualTo(1);
@@ -158,10 +159,14 @@ class CompactionAdmissionTest {
                             }
                         });
         waiter.start();
-        Thread.sleep(50);
+        // The cancel comes once the task waits for memory, not after a guessed pause: otherwise the
+        // task could meet the cancel before it ever waited.
+        awaitWaiting(admission, 1);
         cancelled.set(true);
         waiter.join(5_000);
+        assertThat(waiter.isAlive()).as("the waiting task ended").isFalse();
         assertThat(error.get()).isInstanceOf(WriteCancelledException.class);
+        assertThat(admission.waits()).as("the task waited before it was cancelled").isEqualTo(1);
         assertThat(admission.waitingTasks()).isZero();
         first.close();
         assertThat(budget.reservedBytes()).isZero();

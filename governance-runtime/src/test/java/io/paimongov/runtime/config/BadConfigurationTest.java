@@ -129,14 +129,26 @@ class BadConfigurationTest {
         Path readOnly = Files.createDirectory(dir.resolve("read-only"));
         Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r-x------"));
         try {
-            assumeThat(Files.isWritable(readOnly))
-                    .as("this user bypasses permissions (root); SpillSecurityTest covers a root that refuses at open")
-                    .isFalse();
-            assertThatThrownBy(() -> GovernanceOptions.of(Map.of(GovernanceOptions.SPILL_DIRS, readOnly.toString())))
-                    .hasMessage("'governance.spill.dirs' names '" + readOnly + "', which this process cannot write to");
+            Path unwritable = Files.isWritable(readOnly) ? refusedEvenToRoot() : readOnly;
+            assertThatThrownBy(() -> GovernanceOptions.of(Map.of(GovernanceOptions.SPILL_DIRS, unwritable.toString())))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("'governance.spill.dirs' names '" + unwritable + "', which this process cannot write to");
         } finally {
             Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("rwx------"));
         }
+    }
+
+    /**
+     * A directory that even root cannot write to, for a user that bypasses file permissions (root,
+     * as in CI): Linux's {@code /proc/sys} is mode 0555 and the kernel applies that mode to root
+     * too, so creating a file there fails for every user. Skips only where neither applies.
+     */
+    private static Path refusedEvenToRoot() {
+        Path sysctl = Path.of("/proc/sys");
+        assumeThat(Files.isDirectory(sysctl) && !Files.isWritable(sysctl))
+                .as("this user bypasses permissions and there is no /proc/sys to refuse it")
+                .isTrue();
+        return sysctl;
     }
 
     @Test
