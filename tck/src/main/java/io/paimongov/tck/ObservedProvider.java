@@ -165,6 +165,11 @@ final class ObservedProvider implements GovernanceProvider {
         }
 
         @Override
+        public boolean pageSizeFixedByEngine() {
+            return vendor.pageSizeFixedByEngine();
+        }
+
+        @Override
         public long capacityBytes() {
             return vendor.capacityBytes();
         }

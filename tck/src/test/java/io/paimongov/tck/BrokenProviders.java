@@ -37,7 +37,9 @@ public final class BrokenProviders {
                     Map.entry("broken-ignores-cancel", Rule.CANCEL_5),
                     Map.entry("broken-wrong-metrics", Rule.METRICS_3),
                     Map.entry("broken-closes-twice", Rule.MEM_7),
-                    Map.entry("broken-after-close", Rule.MEM_8));
+                    Map.entry("broken-after-close", Rule.MEM_8),
+                    // page size and page memory (BrokenPageProviders)
+                    Map.entry("broken-ignores-page-size", Rule.MEM_9));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {
