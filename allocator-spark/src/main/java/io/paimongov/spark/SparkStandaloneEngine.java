@@ -66,6 +66,8 @@ final class SparkStandaloneEngine extends ManualStandaloneEngine {
         this.disks = new DiskBlockManager(conf, true, false);
         publish(environmentWith()
                 .with(TaskContext.class, task)
+                // The provider takes the task's; tests that act as another consumer of the task find it here.
+                .with(TaskMemoryManager.class, tmm)
                 .with(MetricsReporter.class, sink)
                 .with(DiskBlockManager.class, disks));
     }
