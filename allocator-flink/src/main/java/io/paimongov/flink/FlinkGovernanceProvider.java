@@ -105,8 +105,9 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
     }
 
     /**
-     * A standalone {@link MemoryManager} of {@code budgetBytes} with 64 KiB pages, spill roots under
-     * {@code tempDir}, a manual cancel and a metrics sink a test can read.
+     * A standalone {@link MemoryManager} of {@code budgetBytes} with Flink's default page size
+     * ({@code taskmanager.memory.segment-size}, 32 KiB), spill roots under {@code tempDir}, a manual
+     * cancel and a metrics sink a test can read.
      */
     @Override
     public Optional<StandaloneEngine> standalone(long budgetBytes, Path tempDir) {

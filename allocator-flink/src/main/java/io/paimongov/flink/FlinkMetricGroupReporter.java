@@ -16,8 +16,10 @@ import org.apache.flink.metrics.MetricGroup;
  * closes and its final snapshot afterwards, so a reporter that polls late still sees the end state.
  *
  * <p>The gauges are made from the record's components, so a field added to the snapshot becomes a
- * gauge without a change here. The {@code paimon} map (Paimon's own writer metrics) is not exported:
- * its keys appear only at the first prepareCommit, after the gauges are registered.
+ * gauge without a change here. The {@code paimon} map (Paimon's own writer metrics) is exported at
+ * {@link #writeClosed}, one gauge per key of the final snapshot in the subgroup {@value
+ * #PAIMON_GROUP} ({@code paimonGovernance.paimon.<key>}): its keys appear only at the first
+ * prepareCommit, after the other gauges are registered, so while the write runs it is not exported.
  *
  * <p><b>Thread-safety:</b> gauges may be read by Flink's reporter threads at any time; the current
  * source is a volatile reference. {@link #writeOpened} and {@link #writeClosed} do not throw for a
@@ -26,6 +28,9 @@ import org.apache.flink.metrics.MetricGroup;
 public final class FlinkMetricGroupReporter implements MetricsReporter {
 
     public static final String GROUP = "paimonGovernance";
+
+    /** The subgroup of {@link #GROUP} that holds the final snapshot's {@code paimon} map. */
+    public static final String PAIMON_GROUP = "paimon";
 
     private final MetricGroup group;
     private volatile Supplier<MetricsSnapshot> source;
@@ -49,6 +54,10 @@ public final class FlinkMetricGroupReporter implements MetricsReporter {
     @Override
     public void writeClosed(String writeName, MetricsSnapshot last) {
         source = () -> last;
+        if (!last.paimon().isEmpty()) {
+            MetricGroup paimon = group.addGroup(PAIMON_GROUP);
+            last.paimon().forEach((key, value) -> paimon.gauge(key, (Gauge<Object>) () -> value));
+        }
     }
 
     private Object read(Method accessor) {

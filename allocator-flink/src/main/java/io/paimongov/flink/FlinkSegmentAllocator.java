@@ -56,6 +56,12 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
         this.owner = owner;
     }
 
+    /** Flink's pages are the manager's ({@code taskmanager.memory.segment-size}); the option cannot change them. */
+    @Override
+    public boolean pageSizeFixedByEngine() {
+        return true;
+    }
+
     @Override
     protected void takePages(int count, List<org.apache.flink.core.memory.MemorySegment> into)
             throws MemoryAllocationException {

@@ -10,6 +10,7 @@ import io.paimongov.spi.PagedResources;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
+import io.paimongov.spi.metrics.LeakCounter;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -24,11 +25,14 @@ import java.util.Optional;
  * MetricsReporter} (its metric system). Without them each write has a private budget, is cancelled
  * only through its token and reports nowhere but its snapshot.
  *
- * <p>Stateless and thread-safe.
+ * <p>Stateless apart from the process-wide leak counter; thread-safe.
  */
 public final class HeapGovernanceProvider implements GovernanceProvider {
 
     public static final String NAME = "heap";
+
+    /** Leaking closes of this provider's write allocators, process-wide. */
+    static final LeakCounter LEAKS = new LeakCounter();
 
     /**
      * The JVM sets no compaction thread limit of its own: this is a safety cap above any sane
@@ -74,5 +78,19 @@ public final class HeapGovernanceProvider implements GovernanceProvider {
     @Override
     public Optional<StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
         return Optional.of(new HeapStandaloneEngine(budgetBytes));
+    }
+
+    /**
+     * How many write allocators of this process closed while still holding pages or reservations
+     * (a leak). Each one also threw {@link IllegalStateException} from {@link
+     * EngineResources#close()}. Counts from the start of the process; never decreases.
+     */
+    public static long leaksDetected() {
+        return LEAKS.count();
+    }
+
+    /** The bytes those leaking allocators still held when they closed (and then gave back to the pool). */
+    public static long leakedBytes() {
+        return LEAKS.bytes();
     }
 }

@@ -7,7 +7,9 @@ import io.paimongov.spi.HeapPagedAllocator;
  * The bookkeeping (capacity, all-or-nothing, live pages by identity so that releasing a foreign
  * page or one twice changes nothing, the leak check at close) is {@link HeapPagedAllocator}'s; the
  * engine is the pool, which counts the bytes of pages and reservations alike. Releasing more bytes
- * than are reserved returns the reservation to zero.
+ * than are reserved returns the reservation to zero. The pool gets bytes back before this
+ * allocator's counters go down; a leak at close is kept in {@link #leakedBytes()} and in {@link
+ * HeapGovernanceProvider#leakedBytes()}.
  *
  * <p>Thread-safe: one lock guards the counters and the live pages; the arrays are allocated outside
  * it.
@@ -35,5 +37,11 @@ final class HeapSegmentAllocator extends HeapPagedAllocator {
     @Override
     protected void unreserveBytes(long bytes) {
         pool.give(bytes);
+    }
+
+    /** Counted before close gives the bytes back to the pool; {@link #leakedBytes()} keeps them too. */
+    @Override
+    protected void leakFound(long heldBytes) {
+        HeapGovernanceProvider.LEAKS.record(heldBytes);
     }
 }

@@ -9,6 +9,7 @@ import io.paimongov.runtime.Providers;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.apache.paimon.memory.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +72,49 @@ class HeapSegmentAllocatorTest {
         assertThatThrownBy(() -> allocator.tryReserve(1))
                 .isInstanceOf(GovernanceClosedException.class)
                 .hasMessage("heap allocator is closed");
+    }
+
+    /**
+     * The model is the bytes this test took and did not give back: a close that finds them says so,
+     * gives them to the pool, and keeps them in the leak counters it reports after the pool is empty.
+     */
+    @Test
+    void aLeakAtCloseStaysInTheCountersAfterThePoolGotItBack() {
+        HeapMemoryPool pool = new HeapMemoryPool(64L * 4096);
+        HeapSegmentAllocator leaky = new HeapSegmentAllocator(4096, 32L * 4096, pool);
+        Random random = new Random(11);
+        List<MemorySegment> held = new ArrayList<>();
+        long reservedModel = 0;
+        for (int step = 0; step < 200; step++) {
+            int what = random.nextInt(3);
+            if (what == 0 && held.size() < 20) {
+                leaky.allocate(held, 1);
+            } else if (what == 1 && !held.isEmpty()) {
+                leaky.release(List.of(held.remove(random.nextInt(held.size()))));
+            } else if (reservedModel < 4 * 4096) {
+                long bytes = 1 + random.nextInt(4096);
+                assertThat(leaky.tryReserve(bytes)).isTrue();
+                reservedModel += bytes;
+            } else {
+                leaky.release(reservedModel / 2);
+                reservedModel -= reservedModel / 2;
+            }
+        }
+        long model = held.size() * 4096L + reservedModel;
+        assertThat(model).isPositive();
+        assertThat(pool.usedBytes()).isEqualTo(model);
+        long leaksBefore = HeapGovernanceProvider.leaksDetected();
+        long bytesBefore = HeapGovernanceProvider.leakedBytes();
+        assertThatThrownBy(leaky::close)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("heap allocator closed with " + model + " bytes still held (" + held.size() + " pages)");
+        assertThat(leaky.leakedBytes()).isEqualTo(model);
+        assertThat(HeapGovernanceProvider.leaksDetected() - leaksBefore).isEqualTo(1);
+        assertThat(HeapGovernanceProvider.leakedBytes() - bytesBefore).isEqualTo(model);
+        assertThat(pool.usedBytes()).isZero();
+        assertThat(leaky.usedBytes()).isZero();
+        leaky.close();
+        assertThat(leaky.leakedBytes()).isEqualTo(model);
     }
 
     @Test

@@ -29,8 +29,10 @@ final class TaskLifecycle {
     private TaskLifecycle() {}
 
     static void bind(TaskContext task, SparkTaskCancellation cancellation, SparkSegmentAllocator memory) {
+        // A killed task fails with a TaskKilledException that does not say why; the context does.
         task.addTaskFailureListener((TaskFailureListener) (context, error) ->
-                cancellation.fire("spark task " + context.taskAttemptId() + " failed: " + error));
+                cancellation.fire("spark task " + context.taskAttemptId()
+                        + (context.getKillReason().isDefined() ? " killed: " + context.getKillReason().get() : " failed: " + error)));
         task.addTaskCompletionListener((TaskCompletionListener) context -> {
             if (memory.isClosed()) {
                 return;

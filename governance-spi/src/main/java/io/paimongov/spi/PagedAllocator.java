@@ -26,9 +26,12 @@ import org.apache.paimon.memory.MemorySegment;
  * an engine refusal ({@link #isRefusal}) as {@link ResourceExhaustedException}, anything else
  * as thrown. Every live page is kept with its engine handle, by identity, so {@link
  * #release(Collection)} returns exactly the pages this allocator handed out and ignores a
- * foreign or already released one. {@link #close()} gives back everything still held and, when
- * something was (a leak), reports it through {@link #leakFound} before it zeroes the counters, so a
- * reader of a leak counter sees the leak no later than {@link #usedBytes()} shows 0.
+ * foreign or already released one. Every release calls the engine first and moves the counters
+ * after, by what the engine took back, so {@link #usedBytes()} never shows memory as returned
+ * that the engine still counts. {@link #close()} gives back everything still held and, when
+ * something was (a leak), keeps it in {@link #leakedBytes()} and reports it through {@link
+ * #leakFound} before it gives anything back, so a reader of either sees the leak no later than
+ * {@link #usedBytes()} shows 0, and after it.
  *
  * <p><b>Thread-safety:</b> thread-safe: every public method may be called from any thread; hooks
  * run under {@link #lock} unless their javadoc says otherwise. <b>May throw:</b> as {@link
@@ -53,6 +56,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     private long pageBytes;
     private long reserved;
     private long peak;
+    private long leaked;
     private volatile long used;
     private boolean closed;
 
@@ -120,7 +124,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
 
     /**
      * Called once, under {@link #lock}, by the first {@link #close()} that finds bytes still held,
-     * after they went back to the engine and before the counters are zeroed: the place to count
+     * before they go back to the engine and before the counters move: the place to count
      * the leak (e.g. in a {@link io.paimongov.spi.metrics.LeakCounter}). The default does nothing.
      */
     protected void leakFound(long heldBytes) {}
@@ -222,9 +226,9 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             synchronized (lock) {
                 givePages(taken);
                 if (!closed) {
+                    unadmitPages(bytes);
                     pageBytes -= bytes;
                     count(-bytes);
-                    unadmitPages(bytes);
                 }
             }
             if (isRefusal(e)) {
@@ -274,10 +278,10 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
                 return;
             }
             long bytes = (long) freed.size() * pageSize;
-            pageBytes -= bytes;
-            count(-bytes);
             givePages(freed);
             unadmitPages(bytes);
+            pageBytes -= bytes;
+            count(-bytes);
         }
     }
 
@@ -308,9 +312,9 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             if (given == 0) {
                 return;
             }
+            unreserveBytes(given);
             reserved -= given;
             count(-given);
-            unreserveBytes(given);
         }
     }
 
@@ -340,8 +344,20 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     }
 
     /**
+     * Bytes still held when {@link #close()} ran (a leak), exact; 0 while open and after a close
+     * that found nothing. Set before the counters are touched and never reset, so the leak stays
+     * visible after {@link #usedBytes()} followed the engine back to 0.
+     */
+    public final long leakedBytes() {
+        synchronized (lock) {
+            return leaked;
+        }
+    }
+
+    /**
      * Gives every page and reservation still held back to the engine, then runs {@link
-     * #closeEngine}. Idempotent: later calls do nothing.
+     * #closeEngine}. The counters go down only after the engine hooks returned, by what they gave
+     * back; what was held is kept in {@link #leakedBytes()}. Idempotent: later calls do nothing.
      *
      * @throws IllegalStateException what {@link #closeEngine} returns: by default when pages or
      *     reservations were still held (a leak), after giving them back
@@ -359,20 +375,22 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             held = used;
             leftPages = pageBytes / pageSize;
             leftReserved = reserved;
+            leaked = held;
+            if (held != 0) {
+                leakFound(held);
+            }
             givePages(new ArrayList<>(live.values()));
             live.clear();
             if (pageBytes > 0) {
                 unadmitPages(pageBytes);
+                count(-pageBytes);
+                pageBytes = 0;
             }
             if (reserved > 0) {
                 unreserveBytes(reserved);
+                count(-reserved);
+                reserved = 0;
             }
-            if (held != 0) {
-                leakFound(held);
-            }
-            pageBytes = 0;
-            reserved = 0;
-            used = 0;
         }
         IllegalStateException failure = closeEngine(held, leftPages, leftReserved);
         if (failure != null) {

@@ -17,8 +17,21 @@ import org.apache.paimon.memory.MemorySegment;
  */
 public interface SegmentAllocator {
 
-    /** Page size in bytes: a power of two, constant (ALLOC.1). */
+    /**
+     * Page size in bytes: a power of two, constant; {@code options.pageSize()} unless {@link
+     * #pageSizeFixedByEngine()} (ALLOC.1).
+     */
     int pageSize();
+
+    /**
+     * Whether the engine fixes the page size whatever {@code governance.memory.page-size} says
+     * (Flink's memory manager: {@code taskmanager.memory.segment-size}); then {@link #pageSize()} is
+     * the engine's and every page has it (ALLOC.1). The default is false: the page size is the
+     * option's.
+     */
+    default boolean pageSizeFixedByEngine() {
+        return false;
+    }
 
     /** The engine budget this allocator hands out, in bytes (ALLOC.1). */
     long capacityBytes();

@@ -77,19 +77,53 @@ interface LifecycleRules extends MemoryRules {
         }
     }
 
+    /** Two page-size settings MEM-9 opens with, in bytes: the kit's own (64k) and a smaller one. */
+    static final List<Integer> MEM9_PAGE_SIZES = List.of(64 << 10, 16 << 10);
+
+    /**
+     * Opens a write with each page size of {@link #MEM9_PAGE_SIZES} and checks capacity, page size
+     * and the pages themselves against the setting (ALLOC.1): {@code pageSize()} is the setting,
+     * unless the allocator says the engine fixes it; then it is the same under both settings.
+     */
     @Example
     @Verifies(Rule.MEM_9)
     default void required_MEM9_capacityAndPageSizeFollowTheOptions() {
         try (TckSubject s = subject(MEM_BUDGET)) {
-            EngineResources resources = s.open();
-            SegmentAllocator allocator = resources.memory();
-            long capacity = allocator.capacityBytes();
-            int pageSize = allocator.pageSize();
-            check(Rule.MEM_9, capacity > 0 && capacity <= MEM_BUDGET,
-                    "capacityBytes() is " + capacity + "; governance.memory.budget is " + MEM_BUDGET);
-            check(Rule.MEM_9, pageSize >= 4096 && Integer.bitCount(pageSize) == 1, "pageSize() is " + pageSize);
-            resources.close();
+            Integer engineFixed = null;
+            for (int asked : MEM9_PAGE_SIZES) {
+                String setting = Integer.toString(asked);
+                EngineResources resources = s.open("governance.memory.page-size", setting);
+                SegmentAllocator allocator = resources.memory();
+                long capacity = allocator.capacityBytes();
+                int pageSize = allocator.pageSize();
+                check(Rule.MEM_9, capacity > 0 && capacity <= MEM_BUDGET,
+                        "capacityBytes() is " + capacity + "; governance.memory.budget is " + MEM_BUDGET);
+                check(Rule.MEM_9, pageSize >= 4096 && Integer.bitCount(pageSize) == 1, "pageSize() is " + pageSize);
+                if (allocator.pageSizeFixedByEngine()) {
+                    check(Rule.MEM_9, engineFixed == null || engineFixed == pageSize,
+                            "pageSize() is " + engineFixed + " with one setting and " + pageSize + " with another, yet pageSizeFixedByEngine() says the engine fixes it");
+                    engineFixed = pageSize;
+                } else {
+                    check(Rule.MEM_9, pageSize == asked,
+                            "pageSize() is " + pageSize + " with governance.memory.page-size = " + setting
+                                    + ", and pageSizeFixedByEngine() is false");
+                }
+                checkPageSizes(allocator, pageSize, setting);
+                resources.close();
+            }
         }
+    }
+
+    /** Every page of a few taken has {@code pageSize} bytes. */
+    private static void checkPageSizes(SegmentAllocator allocator, int pageSize, String setting) {
+        List<MemorySegment> pages = new ArrayList<>();
+        allocator.allocate(pages, 1);
+        allocator.allocate(pages, 2);
+        for (MemorySegment page : pages) {
+            check(Rule.MEM_9, page.size() == pageSize,
+                    "a page has " + page.size() + " bytes; pageSize() is " + pageSize + " (governance.memory.page-size = " + setting + ")");
+        }
+        allocator.release(pages);
     }
 
     @Example

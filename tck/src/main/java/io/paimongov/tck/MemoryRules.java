@@ -270,9 +270,10 @@ interface MemoryRules extends TckContext {
     }
 
     /**
-     * Writes marks of its own (from {@code seed}) at the start, middle and end of every page and
-     * reads them all back; what shows that two live pages share an object or memory, or null when
-     * none do.
+     * Fills every 8-byte slot of every page with a mark of its own (from {@code seed}, the page and
+     * the slot), then reads them all back: a page whose memory overlaps another live page's by even
+     * one byte, at whatever address, loses marks to the page written after it. What shows that two
+     * live pages share an object or memory, or null when none do.
      */
     static String sharing(List<MemorySegment> pages, int size, long seed) {
         Set<MemorySegment> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -283,18 +284,37 @@ interface MemoryRules extends TckContext {
         Random random = new Random(seed);
         long[] marks = new long[pages.size()];
         for (int i = 0; i < pages.size(); i++) {
-            MemorySegment page = pages.get(i);
             marks[i] = random.nextLong();
-            page.putLong(0, marks[i]);
-            page.putLong(size / 2, ~marks[i]);
-            page.putLong(size - 8, marks[i] ^ i);
+            fill(pages.get(i), size, marks[i]);
         }
         for (int i = 0; i < pages.size(); i++) {
-            MemorySegment page = pages.get(i);
-            if (page.getLong(0) != marks[i] || page.getLong(size / 2) != ~marks[i] || page.getLong(size - 8) != (marks[i] ^ i)) {
-                return "page #" + i + " of " + pages.size() + " lost what was written to it: it shares memory with another live page";
+            int lost = firstLost(pages.get(i), size, marks[i]);
+            if (lost >= 0) {
+                return "page #" + i + " of " + pages.size() + " lost what was written to it at byte " + lost
+                        + ": it shares memory with another live page";
             }
         }
         return null;
+    }
+
+    /** The mark of the slot at {@code offset} of a page whose own mark is {@code mark}. */
+    private static long slotMark(long mark, int offset) {
+        return mark ^ (offset * 0x9E3779B97F4A7C15L);
+    }
+
+    private static void fill(MemorySegment page, int size, long mark) {
+        for (int offset = 0; offset + 8 <= size; offset += 8) {
+            page.putLong(offset, slotMark(mark, offset));
+        }
+    }
+
+    /** The offset of the first slot that lost its mark, or -1. */
+    private static int firstLost(MemorySegment page, int size, long mark) {
+        for (int offset = 0; offset + 8 <= size; offset += 8) {
+            if (page.getLong(offset) != slotMark(mark, offset)) {
+                return offset;
+            }
+        }
+        return -1;
     }
 }

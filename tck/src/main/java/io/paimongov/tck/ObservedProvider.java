@@ -207,6 +207,11 @@ final class ObservedProvider implements GovernanceProvider {
         }
 
         @Override
+        public boolean pageSizeFixedByEngine() {
+            return vendor.pageSizeFixedByEngine();
+        }
+
+        @Override
         public long capacityBytes() {
             return vendor.capacityBytes();
         }

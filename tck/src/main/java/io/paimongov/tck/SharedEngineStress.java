@@ -143,6 +143,8 @@ public final class SharedEngineStress {
         List<List<MemorySegment>> pages = new ArrayList<>();
         List<Long> reserved = new ArrayList<>();
         long next = stamp;
+        // The allocator's page size: an engine may fix its own (ALLOC.1).
+        int last = memory.pageSize() - 8;
         for (int i = 0; i < ops; i++) {
             switch (random.nextInt(4)) {
                 case 0 -> {
@@ -151,7 +153,7 @@ public final class SharedEngineStress {
                         memory.allocate(got, 1 + random.nextInt(4));
                         for (MemorySegment page : got) {
                             page.putLong(0, next);
-                            page.putLong(PAGE - 8, next++);
+                            page.putLong(last, next++);
                         }
                         pages.add(got);
                     } catch (ResourceExhaustedException e) {
@@ -165,7 +167,7 @@ public final class SharedEngineStress {
                     if (!pages.isEmpty()) {
                         List<MemorySegment> batch = pages.remove(random.nextInt(pages.size()));
                         for (MemorySegment page : batch) {
-                            if (page.getLong(0) != page.getLong(PAGE - 8) || (page.getLong(0) & ~((1L << 40) - 1)) != stamp) {
+                            if (page.getLong(0) != page.getLong(last) || (page.getLong(0) & ~((1L << 40) - 1)) != stamp) {
                                 aliased.incrementAndGet();
                             }
                         }

@@ -140,7 +140,9 @@ final class TckRun {
         AtomicBoolean done = new AtomicBoolean();
         scope = context.spillScopeDir();
         totalRows = w.rows();
-        pageSize = options.pageSize();
+        // The page size in force is the allocator's: options.pageSize() unless the engine fixes it (ALLOC.1).
+        List<ObservedProvider.Observed> opened = s.provider.opened();
+        pageSize = opened.get(opened.size() - 1).vendor.memory().pageSize();
         Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
         Thread canceller = startCanceller(s, write, plan, written, preparing, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());

@@ -51,7 +51,9 @@ public final class BrokenProviders {
                     Map.entry("broken-Mixed-Case", Rule.DISCOVERY_2),
                     Map.entry("broken-accepts-unknown-keys", Rule.DISCOVERY_3),
                     Map.entry("broken-runs-twice", Rule.COMPACT_1),
-                    Map.entry("broken-overstates-threads", Rule.COMPACT_2));
+                    Map.entry("broken-overstates-threads", Rule.COMPACT_2),
+                    // page size and page memory (BrokenPageProviders)
+                    Map.entry("broken-ignores-page-size", Rule.MEM_9));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {

@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.memory.MemorySegmentPool;
@@ -33,12 +34,13 @@ import org.apache.paimon.memory.MemorySegmentPool;
  *
  * <p>Boundary checks. Every page taken from the engine is checked before Paimon sees it: exactly
  * the one page asked for, of {@link SegmentAllocator#pageSize()} bytes, not live in this pool
- * already, and (heap pages) not over the memory of another live page; and {@code usedBytes()} not
- * below zero. A page that fails is not handed out: the call throws {@link
- * AllocatorContractException}, which fails the write (a page of the wrong size would otherwise
- * have Paimon write past its rows or lose them, and commit the result). Cost: one identity-set
- * insert per page taken from the engine (cached pages are not checked again), measured in
- * {@code PageBenchmark.poolPage}.
+ * already, and not over the memory of another live page (heap pages by their array, off-heap
+ * pages by their native address range, {@link NativeAddress}); and {@code usedBytes()} not below
+ * zero. A page that fails is not handed out: the call throws {@link AllocatorContractException},
+ * which fails the write (a page of the wrong size would otherwise have Paimon write past its rows
+ * or lose them, and commit the result). Cost: an identity-set insert, and a sorted-set look-up and
+ * insert for an off-heap page, per page taken from the engine (cached pages are not checked
+ * again), measured in {@code PageBenchmark.poolPage}.
  *
  * <p><b>Thread-safety:</b> thread-safe. The pool's lock guards only its own lists; the engine's
  * allocator is never called under it, so an engine that calls back into the runtime to spill while
@@ -57,6 +59,12 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
     private final Set<MemorySegment> owned = Collections.newSetFromMap(new IdentityHashMap<>());
     /** The arrays of the live heap pages in {@link #owned}: two live pages over one array alias. */
     private final Set<byte[]> heapMemory = Collections.newSetFromMap(new IdentityHashMap<>());
+    /**
+     * The native addresses of the live off-heap pages in {@link #owned}, sorted: every live page is
+     * {@link #pageSize} bytes, so a new page overlaps a live one exactly when the nearest address
+     * below or above it is closer than a page.
+     */
+    private final TreeSet<Long> offHeapAddresses = new TreeSet<>();
     private final LongAdder denied = new LongAdder();
     private int floor;
     private boolean closed;
@@ -163,7 +171,8 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
     private void admit(MemorySegment page) {
         String twice = owned.contains(page)
                 ? "a page still live in this write was handed out again"
-                : !page.isOffHeap() && heapMemory.contains(page.getHeapMemory())
+                : page.isOffHeap() ? overlap(page)
+                : heapMemory.contains(page.getHeapMemory())
                         ? "a new page is over the memory of a page still live in this write"
                         : null;
         if (twice != null) {
@@ -174,7 +183,24 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
         owned.add(page);
         if (!page.isOffHeap()) {
             heapMemory.add(page.getHeapMemory());
+        } else if (NativeAddress.available()) {
+            offHeapAddresses.add(NativeAddress.of(page));
         }
+    }
+
+    /** What shows that off-heap {@code page} overlaps the native memory of a live page, or null. */
+    private String overlap(MemorySegment page) {
+        if (!NativeAddress.available()) {
+            return null;
+        }
+        long address = NativeAddress.of(page);
+        Long below = offHeapAddresses.floor(address);
+        Long above = offHeapAddresses.higher(address);
+        Long live = below != null && address - below < pageSize ? below
+                : above != null && above - address < pageSize ? above : null;
+        return live == null ? null
+                : "a new off-heap page at native address 0x" + Long.toHexString(address) + " overlaps the live page at 0x"
+                        + Long.toHexString(live) + " (pages of " + pageSize + " bytes)";
     }
 
     /** Forgets {@code page}, given back to the engine. Under the pool's lock. */
@@ -182,6 +208,8 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
         owned.remove(page);
         if (!page.isOffHeap()) {
             heapMemory.remove(page.getHeapMemory());
+        } else if (NativeAddress.available()) {
+            offHeapAddresses.remove(NativeAddress.of(page));
         }
     }
 
@@ -278,6 +306,7 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             all = new ArrayList<>(owned);
             owned.clear();
             heapMemory.clear();
+            offHeapAddresses.clear();
         }
         if (!all.isEmpty()) {
             allocator.release(all);

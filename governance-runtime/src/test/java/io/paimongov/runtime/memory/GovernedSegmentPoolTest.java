@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paimongov.spi.AllocatorContractException;
 import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.WriteCancelledException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -132,6 +133,7 @@ class GovernedSegmentPoolTest {
         int pageBytes = 4096;
         byte[] shared;
         MemorySegment same;
+        final java.util.ArrayDeque<MemorySegment> queued = new java.util.ArrayDeque<>();
         long usedOffset;
 
         FaultyAllocator() {
@@ -142,6 +144,9 @@ class GovernedSegmentPoolTest {
         protected MemorySegment newPage() {
             if (same != null) {
                 return same;
+            }
+            if (!queued.isEmpty()) {
+                return queued.poll();
             }
             return MemorySegment.wrap(shared != null ? shared : new byte[pageBytes]);
         }
@@ -214,5 +219,58 @@ class GovernedSegmentPoolTest {
         assertThatThrownBy(pool::nextSegment)
                 .isInstanceOf(AllocatorContractException.class)
                 .hasMessageEndingWith("broke ALLOC.2 of docs/spi.md: usedBytes() is -8192");
+    }
+
+    /** Real native memory: two distinct segment objects over one direct buffer have one address. */
+    @Test
+    void twoOffHeapSegmentsOverOneNativeBufferFail() {
+        ByteBuffer native4k = ByteBuffer.allocateDirect(4096);
+        FaultyAllocator faulty = new FaultyAllocator();
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k));
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k.duplicate()));
+        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+        MemorySegment first = pool.nextSegment();
+        assertThat(first.isOffHeap()).isTrue();
+
+        assertThatThrownBy(pool::nextSegment)
+                .isInstanceOf(AllocatorContractException.class)
+                .hasMessageStartingWith("the allocator " + FaultyAllocator.class.getName() + " broke ALLOC.4 of docs/spi.md:"
+                        + " a new off-heap page at native address 0x")
+                .hasMessageContaining("overlaps the live page at 0x")
+                .extracting(e -> ((AllocatorContractException) e).clause()).isEqualTo("ALLOC.4");
+        assertThat(pool.ownedPages()).isEqualTo(1);
+    }
+
+    /** Pages over one native block: half a page apart overlap (from below and from above); a page apart do not. */
+    @Test
+    void offHeapPagesThatOverlapPartlyFailAndNeighboursPass() {
+        ByteBuffer block = ByteBuffer.allocateDirect(4 * 4096);
+        FaultyAllocator faulty = new FaultyAllocator();
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(block.slice(4096, 4096)));
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(block.slice(2 * 4096, 4096)));
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(block.slice(4096 + 2048, 4096)));
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(block.slice(2048, 4096)));
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(block.slice(0, 4096)));
+        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+        assertThat(pool.nextSegment()).isNotNull();
+        assertThat(pool.nextSegment()).as("the page right above a live one").isNotNull();
+        assertThatThrownBy(pool::nextSegment).hasMessageContaining("overlaps the live page");
+        assertThatThrownBy(pool::nextSegment).hasMessageContaining("overlaps the live page");
+        assertThat(pool.nextSegment()).as("the page right below a live one").isNotNull();
+        assertThat(pool.ownedPages()).isEqualTo(3);
+    }
+
+    /** Once an off-heap page went back to the engine, its address may come again. */
+    @Test
+    void anOffHeapAddressGivenBackMayComeAgain() {
+        ByteBuffer native4k = ByteBuffer.allocateDirect(4096);
+        FaultyAllocator faulty = new FaultyAllocator();
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k));
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k.duplicate()));
+        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+        MemorySegment first = pool.nextSegment();
+        pool.returnAll(List.of(first));
+        assertThat(pool.releaseCached()).isEqualTo(4096);
+        assertThat(pool.nextSegment()).isNotNull();
     }
 }

@@ -1,0 +1,122 @@
+package io.paimongov.flink;
+
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.RecordComponent;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
+import org.apache.flink.runtime.metrics.MetricRegistryConfiguration;
+import org.apache.flink.runtime.metrics.MetricRegistryImpl;
+import org.apache.flink.runtime.metrics.ReporterSetup;
+import org.apache.flink.runtime.metrics.filter.ReporterFilter;
+import org.apache.flink.runtime.metrics.groups.TaskManagerMetricGroup;
+
+/**
+ * Flink's own metric system for the standalone engine: a {@link MetricRegistryImpl} with one
+ * reporter, a task manager's metric group and under it the writer's group that the provider's
+ * {@link FlinkMetricGroupReporter} registers its gauges in, as in a job. {@link #lastSnapshot()}
+ * reads what the reporter was told back from Flink: every gauge of group {@value
+ * FlinkMetricGroupReporter#GROUP} and of its {@code paimon} subgroup, rebuilt into a snapshot.
+ *
+ * <p>Thread-safe: Flink calls the reporter from the registering thread; the gauges are read on the
+ * caller's. One write's gauges per engine: Flink keeps the first metric of a name in a group, so a
+ * second write on the same engine is not seen here.
+ */
+final class StandaloneMetricSystem implements AutoCloseable {
+
+    private final Received received = new Received();
+    private final MetricRegistryImpl registry;
+    private final TaskManagerMetricGroup taskManager;
+    private final MetricGroup writer;
+
+    StandaloneMetricSystem(Configuration flinkConfig) {
+        registry = new MetricRegistryImpl(
+                MetricRegistryConfiguration.fromConfiguration(flinkConfig, Long.MAX_VALUE),
+                List.of(new ReporterSetup("paimon-gov-standalone", new MetricConfig(), received, ReporterFilter.getNoOpFilter(), Map.of())));
+        taskManager = TaskManagerMetricGroup.createTaskManagerMetricGroup(registry, "localhost", ResourceID.generate());
+        writer = taskManager.addGroup("paimon-gov-writer");
+    }
+
+    /** The group the provider reports into, as the writer operator's group is in a job. */
+    MetricGroup writerGroup() {
+        return writer;
+    }
+
+    /** The snapshot the gauges Flink received now read, or empty when no write registered them. */
+    Optional<MetricsSnapshot> lastSnapshot() {
+        Map<String, Gauge<?>> fields = Map.copyOf(received.fields);
+        if (fields.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Object> paimon = new HashMap<>();
+        received.paimon.forEach((key, gauge) -> paimon.put(key, gauge.getValue()));
+        RecordComponent[] components = MetricsSnapshot.class.getRecordComponents();
+        Object[] values = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        for (int i = 0; i < components.length; i++) {
+            types[i] = components[i].getType();
+            if (types[i] == Map.class) {
+                values[i] = paimon;
+                continue;
+            }
+            Gauge<?> gauge = fields.get(components[i].getName());
+            if (gauge == null) {
+                return Optional.empty();
+            }
+            Number value = (Number) gauge.getValue();
+            values[i] = types[i] == double.class ? (Object) value.doubleValue() : (Object) value.longValue();
+        }
+        try {
+            Constructor<MetricsSnapshot> constructor = MetricsSnapshot.class.getDeclaredConstructor(types);
+            return Optional.of(constructor.newInstance(values));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot rebuild a metrics snapshot from Flink's gauges", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        taskManager.close();
+        registry.closeAsync();
+    }
+
+    /** The reporter: keeps the gauges of the governance group and of its paimon subgroup by name. */
+    private static final class Received implements MetricReporter {
+        final Map<String, Gauge<?>> fields = new ConcurrentHashMap<>();
+        final Map<String, Gauge<?>> paimon = new ConcurrentHashMap<>();
+
+        @Override
+        public void open(MetricConfig config) {}
+
+        @Override
+        public void close() {}
+
+        @Override
+        public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+            if (!(metric instanceof Gauge<?> gauge)) {
+                return;
+            }
+            String[] scope = group.getScopeComponents();
+            String last = scope[scope.length - 1];
+            if (last.equals(FlinkMetricGroupReporter.GROUP)) {
+                fields.putIfAbsent(name, gauge);
+            } else if (last.equals(FlinkMetricGroupReporter.PAIMON_GROUP) && scope.length > 1
+                    && scope[scope.length - 2].equals(FlinkMetricGroupReporter.GROUP)) {
+                paimon.putIfAbsent(name, gauge);
+            }
+        }
+
+        @Override
+        public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
+    }
+}
