@@ -259,8 +259,9 @@ final class LimitRace {
                         broken = true;
                         return false;
                     }
-                    if (spins > 100_000) {
-                        // More workers than free cores: let the others run.
+                    if (spins > 10_000) {
+                        // Tens of microseconds without the others: more runnable threads than
+                        // free cores (a loaded machine), so let them run instead of spinning.
                         Thread.yield();
                     }
                 }
