@@ -23,8 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import org.apache.paimon.data.BinaryString;
-import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.io.DataFileMeta;
@@ -43,8 +41,11 @@ final class TckRun {
         CANCEL_AT_ROW,
         CANCEL_IN_PREPARE,
         ENGINE_CANCEL_AT_ROW,
+        /** The writing thread stops before row {@code at}; the cancel comes while the write is idle, so the cancelling thread releases it. */
+        CANCEL_IDLE,
+        /** The cancel comes {@code at} ms after the engine's compaction factory made its first thread. */
+        CANCEL_AT_COMPACTION,
         FAIL_ALLOCATION,
-        BAD_ROW_AT,
         ABORT
     }
 
@@ -55,7 +56,7 @@ final class TckRun {
         FAILED
     }
 
-    /** An event and where it happens: a row index, an allocation count or milliseconds into prepare. */
+    /** An event and where it happens: a row index, an allocation count or milliseconds (into prepare, or after compaction began). */
     record Plan(Event event, int at) {
         static Plan none() {
             return new Plan(Event.NONE, 0);
@@ -79,6 +80,24 @@ final class TckRun {
     Path scope;
     String scopePermissions;
     long peakScopeBytes;
+    /** Distinct spill files ({@code *.channel}) the sampler saw in the scope while the write ran. */
+    final Set<String> spillFilesSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Page allocations the write asked for (every allocate() call, the injected one included). */
+    int allocations;
+    /** The failure the kit injected, when it fired; null otherwise. */
+    RuntimeException injected;
+    /** Threads the engine's compaction factory had made when the cancel fired; -1 when no cancel fired. */
+    int compactionThreadsAtCancel = -1;
+    /** After a commit, before close (nothing runs then): the snapshot, and the pages live as the kit counted them. */
+    MetricsSnapshot committedSnapshot;
+    int livePagesAtCommit = -1;
+    /** Data files this write added to the table's directory, counted on disk after the commit, and their bytes. */
+    long tableFiles;
+    long tableFileBytes;
+    int peakLivePages;
+    private long snapshotBefore;
+    private Set<String> dataFilesBefore = Set.of();
+    private volatile boolean cancelReturned;
     private Set<String> engineTempBefore;
     private Set<String> spillRootBefore;
     /** Threads alive before the write opened: the ones after close that are not here were started for it. */
@@ -102,11 +121,22 @@ final class TckRun {
     private TckRun() {}
 
     static TckRun run(TckSubject s, Workload w, String name, GovernanceOptions options, Plan plan) throws Exception {
+        return runOn(s, w, w.createTable(s.warehouse, name), name, options, plan);
+    }
+
+    /**
+     * As {@link #run}, on a table made beforehand (it may hold snapshots already: what was left is
+     * judged against what it held before).
+     */
+    static TckRun runOn(TckSubject s, Workload w, FileStoreTable table, String name, GovernanceOptions options, Plan plan)
+            throws Exception {
         TckRun run = new TckRun();
         run.engineTempBefore = listTree(s.dir.resolve("engine"));
         run.spillRootBefore = listTree(s.spillRoot);
         run.threadsBefore = liveThreads();
-        run.table = w.createTable(s.warehouse, name);
+        run.table = table;
+        run.snapshotBefore = latestSnapshotId(table);
+        run.dataFilesBefore = names(dataFiles(table));
         if (plan.event() == Event.FAIL_ALLOCATION) {
             s.provider.failAllocationAt.set(plan.at());
         }
@@ -136,18 +166,22 @@ final class TckRun {
         AtomicLong cancelledAt = new AtomicLong();
         AtomicBoolean cancelFired = new AtomicBoolean();
         AtomicBoolean done = new AtomicBoolean();
+        AtomicBoolean idle = new AtomicBoolean();
         scope = context.spillScopeDir();
         totalRows = w.rows();
         pageSize = options.pageSize();
         Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
-        Thread canceller = startCanceller(s, write, plan, written, preparing, cancelledAt, cancelFired, done);
+        Thread canceller = startCanceller(s, write, plan, new AtomicBoolean[] {preparing, idle}, written, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
         try {
             int index = 0;
             for (InternalRow row : w.rowsInOrder()) {
-                InternalRow toWrite = plan.event() == Event.BAD_ROW_AT && index == plan.at() ? badRow() : row;
-                write.write(toWrite);
-                expectedInputBytes += serializer.toBinaryRow(toWrite).getSizeInBytes();
+                if (plan.event() == Event.CANCEL_IDLE && index == plan.at()) {
+                    idle.set(true);
+                    awaitCancel(done);
+                }
+                write.write(row);
+                expectedInputBytes += serializer.toBinaryRow(row).getSizeInBytes();
                 written.incrementAndGet();
                 index++;
             }
@@ -159,6 +193,14 @@ final class TckRun {
             } else {
                 prepared.commit();
                 outcome = Outcome.COMMITTED;
+                committedSnapshot = context.snapshot();
+                livePagesAtCommit = s.provider.livePages();
+                for (Path f : dataFiles(table)) {
+                    if (!dataFilesBefore.contains(f.toString())) {
+                        tableFiles++;
+                        tableFileBytes += Files.size(f);
+                    }
+                }
             }
         } catch (WriteCancelledException e) {
             long seen = System.nanoTime();
@@ -181,6 +223,9 @@ final class TckRun {
             join(canceller);
             rowsWritten = written.get();
             metrics = context.snapshot();
+            allocations = s.provider.allocationCalls();
+            injected = s.provider.injected();
+            peakLivePages = s.provider.peakLivePages();
         }
     }
 
@@ -188,46 +233,64 @@ final class TckRun {
             TckSubject s,
             GovernedTableWrite write,
             Plan plan,
+            AtomicBoolean[] preparingAndIdle,
             AtomicInteger written,
-            AtomicBoolean preparing,
             AtomicLong cancelledAt,
             AtomicBoolean cancelFired,
             AtomicBoolean done) {
         Event e = plan.event();
-        if (e != Event.CANCEL_AT_ROW && e != Event.CANCEL_IN_PREPARE && e != Event.ENGINE_CANCEL_AT_ROW) {
+        if (e != Event.CANCEL_AT_ROW && e != Event.CANCEL_IN_PREPARE && e != Event.ENGINE_CANCEL_AT_ROW
+                && e != Event.CANCEL_IDLE && e != Event.CANCEL_AT_COMPACTION) {
             return null;
         }
+        AtomicBoolean preparing = preparingAndIdle[0];
+        AtomicBoolean idle = preparingAndIdle[1];
         return startDaemon(
                 "tck-canceller",
                 () -> {
-                    if (e == Event.CANCEL_IN_PREPARE) {
-                        while (!preparing.get() && !done.get()) {
-                            Thread.onSpinWait();
+                    switch (e) {
+                        case CANCEL_IN_PREPARE -> {
+                            spinUntil(preparing::get, done);
+                            sleep(plan.at());
                         }
-                        sleep(plan.at());
-                    } else {
-                        while (written.get() < plan.at() && !done.get()) {
-                            Thread.onSpinWait();
+                        case CANCEL_IDLE -> spinUntil(idle::get, done);
+                        case CANCEL_AT_COMPACTION -> {
+                            spinUntil(() -> !s.provider.threads().isEmpty(), done);
+                            sleep(plan.at());
                         }
+                        default -> spinUntil(() -> written.get() >= plan.at(), done);
                     }
                     if (done.get()) {
                         return;
                     }
                     cancelledAt.set(System.nanoTime());
+                    compactionThreadsAtCancel = s.provider.threads().size();
                     cancelFired.set(true);
                     if (e == Event.ENGINE_CANCEL_AT_ROW) {
                         s.engine.cancel("tck: engine cancel at row " + plan.at());
                     } else {
                         write.cancel("tck: cancel (" + e + " " + plan.at() + ")");
                     }
+                    // An idle write was released on this thread by now: the writing thread may go on.
+                    cancelReturned = true;
                     // Read after the cancel returned: a write that still had rows to go then and
                     // commits anyway ignored it; one that had finished merely won the race.
                     rowsAtCancel = written.get();
                 });
     }
 
-    private static InternalRow badRow() {
-        return GenericRow.of(0, null, BinaryString.fromString("a key must not be null"), 1L);
+    private static void spinUntil(java.util.function.BooleanSupplier condition, AtomicBoolean done) {
+        while (!condition.getAsBoolean() && !done.get()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The writing thread, idle between two rows, waits until the canceller's cancel returned (at most 30 s). */
+    private void awaitCancel(AtomicBoolean done) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!cancelReturned && !done.get() && System.nanoTime() < deadline) {
+            sleep(1);
+        }
     }
 
     private void countFiles(List<CommitMessage> messages) {
@@ -243,7 +306,7 @@ final class TckRun {
                 if (scopePermissions == null && Files.exists(scope)) {
                     scopePermissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(scope));
                 }
-                peakScopeBytes = Math.max(peakScopeBytes, sizeOf(scope));
+                peakScopeBytes = Math.max(peakScopeBytes, sizeOf(scope, spillFilesSeen));
             } catch (IOException | UncheckedIOException | UnsupportedOperationException e) {
                 // the scope may vanish between listing and reading; the next sample retries
             }
@@ -265,12 +328,15 @@ final class TckRun {
         liveSamples++;
     }
 
-    private static long sizeOf(Path dir) throws IOException {
+    /** The bytes of the spill files ({@code *.channel}) under {@code dir}; their names are added to {@code seen}. */
+    private static long sizeOf(Path dir, Set<String> seen) throws IOException {
         if (!Files.exists(dir)) {
             return 0;
         }
         try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(p -> p.toString().endsWith(".channel")).mapToLong(p -> p.toFile().length()).sum();
+            List<Path> files = walk.filter(p -> p.toString().endsWith(".channel")).toList();
+            files.forEach(p -> seen.add(dir.relativize(p).toString()));
+            return files.stream().mapToLong(p -> p.toFile().length()).sum();
         }
     }
 
@@ -319,12 +385,13 @@ final class TckRun {
             problems.add("left in the engine's temp space: " + engineTemp);
         }
         if (!committed) {
-            if (table.snapshotManager().latestSnapshot() != null) {
-                problems.add("a snapshot was published: " + table.snapshotManager().latestSnapshot().id());
+            if (latestSnapshotId(table) != snapshotBefore) {
+                problems.add("a snapshot was published: " + latestSnapshotId(table));
             }
-            List<Path> files = dataFiles(table);
+            Set<String> files = names(dataFiles(table));
+            files.removeAll(dataFilesBefore);
             if (!files.isEmpty()) {
-                problems.add(files.size() + " data files left in the table, e.g. " + files.get(0));
+                problems.add(files.size() + " data files left in the table, e.g. " + files.iterator().next());
             }
         }
         for (Thread t : s.provider.threads()) {
@@ -367,6 +434,18 @@ final class TckRun {
             roots.addAll(o.vendor.spill().roots());
         }
         return roots.stream().filter(Files::isDirectory).toList();
+    }
+
+    /** The id of the table's latest snapshot; 0 when it has none. */
+    static long latestSnapshotId(FileStoreTable table) {
+        org.apache.paimon.Snapshot latest = table.snapshotManager().latestSnapshot();
+        return latest == null ? 0 : latest.id();
+    }
+
+    private static Set<String> names(List<Path> files) {
+        Set<String> names = new TreeSet<>();
+        files.forEach(f -> names.add(f.toString()));
+        return names;
     }
 
     static List<Path> dataFiles(FileStoreTable table) throws IOException {

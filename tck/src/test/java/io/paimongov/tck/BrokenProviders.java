@@ -37,7 +37,15 @@ public final class BrokenProviders {
                     Map.entry("broken-ignores-cancel", Rule.CANCEL_5),
                     Map.entry("broken-wrong-metrics", Rule.METRICS_3),
                     Map.entry("broken-closes-twice", Rule.MEM_7),
-                    Map.entry("broken-after-close", Rule.MEM_8));
+                    Map.entry("broken-after-close", Rule.MEM_8),
+                    // spill, cancel and metrics: BrokenSpillCancelProviders
+                    Map.entry("broken-failure-leak", Rule.SPILL_2),
+                    Map.entry("broken-spill-unbounded", Rule.SPILL_5),
+                    Map.entry("broken-spill-root-missing", Rule.SPILL_6),
+                    Map.entry("broken-spill-root-per-write", Rule.SPILL_7),
+                    Map.entry("broken-slow-allocate", Rule.CANCEL_1),
+                    Map.entry("broken-foreign-release", Rule.CANCEL_3),
+                    Map.entry("broken-capacity-slack", Rule.METRICS_1));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {
