@@ -3,7 +3,6 @@ package io.paimongov.tck;
 import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.runtime.write.CommitFiles;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.PreparedCommit;
@@ -13,11 +12,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -86,8 +83,8 @@ final class TckRun {
     int allocations;
     /** The failure the kit injected, when it fired; null otherwise. */
     RuntimeException injected;
-    /** Threads the engine's compaction factory had made when the cancel fired; -1 when no cancel fired. */
-    int compactionThreadsAtCancel = -1;
+    /** Threads the engine's compaction factory made while the write ran. */
+    int compactionThreadsMade;
     /** After a commit, before close (nothing runs then): the snapshot, and the pages live as the kit counted them. */
     MetricsSnapshot committedSnapshot;
     int livePagesAtCommit = -1;
@@ -95,13 +92,9 @@ final class TckRun {
     long tableFiles;
     long tableFileBytes;
     int peakLivePages;
-    private long snapshotBefore;
-    private Set<String> dataFilesBefore = Set.of();
     private volatile boolean cancelReturned;
-    private Set<String> engineTempBefore;
-    private Set<String> spillRootBefore;
-    /** Threads alive before the write opened: the ones after close that are not here were started for it. */
-    private Set<Thread> threadsBefore;
+    /** What the subject and the table held before the write opened: what is new after it was left behind. */
+    private WriteBaseline before;
     /** Inconsistencies seen in live snapshots while the write ran, and how many were taken. */
     final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
     int liveSamples;
@@ -131,12 +124,8 @@ final class TckRun {
     static TckRun runOn(TckSubject s, Workload w, FileStoreTable table, String name, GovernanceOptions options, Plan plan)
             throws Exception {
         TckRun run = new TckRun();
-        run.engineTempBefore = listTree(s.dir.resolve("engine"));
-        run.spillRootBefore = listTree(s.spillRoot);
-        run.threadsBefore = liveThreads();
+        run.before = WriteBaseline.take(s, table);
         run.table = table;
-        run.snapshotBefore = latestSnapshotId(table);
-        run.dataFilesBefore = names(dataFiles(table));
         if (plan.event() == Event.FAIL_ALLOCATION) {
             s.provider.failAllocationAt.set(plan.at());
         }
@@ -195,11 +184,9 @@ final class TckRun {
                 outcome = Outcome.COMMITTED;
                 committedSnapshot = context.snapshot();
                 livePagesAtCommit = s.provider.livePages();
-                for (Path f : dataFiles(table)) {
-                    if (!dataFilesBefore.contains(f.toString())) {
-                        tableFiles++;
-                        tableFileBytes += Files.size(f);
-                    }
+                for (Path f : before.newDataFiles(table)) {
+                    tableFiles++;
+                    tableFileBytes += Files.size(f);
                 }
             }
         } catch (WriteCancelledException e) {
@@ -226,6 +213,7 @@ final class TckRun {
             allocations = s.provider.allocationCalls();
             injected = s.provider.injected();
             peakLivePages = s.provider.peakLivePages();
+            compactionThreadsMade = s.provider.threads().size();
         }
     }
 
@@ -264,7 +252,6 @@ final class TckRun {
                         return;
                     }
                     cancelledAt.set(System.nanoTime());
-                    compactionThreadsAtCancel = s.provider.threads().size();
                     cancelFired.set(true);
                     if (e == Event.ENGINE_CANCEL_AT_ROW) {
                         s.engine.cancel("tck: engine cancel at row " + plan.at());
@@ -340,135 +327,14 @@ final class TckRun {
         }
     }
 
-    /** What the run left behind; empty when it left nothing. */
+    /** What the run left behind; empty when it left nothing. See {@link WriteBaseline#leftovers}. */
     List<String> leftovers(TckSubject s, boolean committed) throws Exception {
-        List<String> problems = new ArrayList<>();
-        if (context != null) {
-            MetricsSnapshot last = context.snapshot();
-            if (last.reservedBytes() != 0) {
-                problems.add(last.reservedBytes() + " bytes still reserved: " + context.holders());
-            }
-            if (!context.isClosed()) {
-                problems.add("the write's resource context is still open");
-            }
-        }
-        for (ObservedProvider.Observed o : s.provider.opened()) {
-            if (o.usedAtClose.get() > 0) {
-                problems.add("the allocator held " + o.usedAtClose.get() + " bytes when its resources closed");
-            }
-            if (o.closes.get() == 0) {
-                problems.add("the engine resources were never closed");
-            }
-        }
-        long engineNow = s.engine.engineUsedBytes();
-        if (engineNow != s.engineStart) {
-            problems.add("the engine's memory counter is at " + engineNow + " bytes; it started at " + s.engineStart);
-        }
-        // The whole spill root the write was given, not only its own scope: whatever is new there.
-        Set<String> spillRoot = listTree(s.spillRoot);
-        spillRoot.removeAll(spillRootBefore);
-        if (!spillRoot.isEmpty()) {
-            problems.add("left in the spill root " + s.spillRoot + ": " + spillRoot);
-        }
-        for (Path root : spillRoots(s)) {
-            if (root.equals(s.spillRoot)) {
-                continue;
-            }
-            try (Stream<Path> children = Files.list(root)) {
-                children.filter(p -> p.getFileName().toString().startsWith(SpillScope.PREFIX))
-                        .forEach(p -> problems.add("spill scope left behind: " + p));
-            }
-        }
-        Set<String> engineTemp = listTree(s.dir.resolve("engine"));
-        engineTemp.removeAll(engineTempBefore);
-        if (!engineTemp.isEmpty()) {
-            problems.add("left in the engine's temp space: " + engineTemp);
-        }
-        if (!committed) {
-            if (latestSnapshotId(table) != snapshotBefore) {
-                problems.add("a snapshot was published: " + latestSnapshotId(table));
-            }
-            Set<String> files = names(dataFiles(table));
-            files.removeAll(dataFilesBefore);
-            if (!files.isEmpty()) {
-                problems.add(files.size() + " data files left in the table, e.g. " + files.iterator().next());
-            }
-        }
-        for (Thread t : s.provider.threads()) {
-            t.join(10_000);
-            if (t.isAlive()) {
-                problems.add("thread '" + t.getName() + "' is still running");
-            }
-        }
-        // Any other thread started while the write ran (by the allocator, the engine's factory, the
-        // runtime or Paimon) must have ended too; the JVM's own and the kit's are not judged.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (Thread t : liveThreads()) {
-            if (threadsBefore.contains(t) || s.provider.threads().contains(t) || notTheWrites(t)) {
-                continue;
-            }
-            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (t.isAlive()) {
-                problems.add("thread '" + t.getName() + "', started while the write ran, is still running");
-            }
-        }
-        return problems;
+        return before.leftovers(s, context, table, committed);
     }
 
-    private static Set<Thread> liveThreads() {
-        return new java.util.HashSet<>(Thread.getAllStackTraces().keySet());
-    }
-
-    /**
-     * Threads that are not the write's to end: the kit's own ({@code tck-}), and the JVM's and
-     * JDK's shared ones that start on first use and live as long as the JVM.
-     */
-    static boolean notTheWrites(Thread t) {
-        return t == Thread.currentThread() || t.getName().startsWith("tck-") || ThreadStacks.jvmThread(t);
-    }
-
+    /** The spill roots of the subject: the kit's, and every root the provider's resources named. */
     static List<Path> spillRoots(TckSubject s) {
-        Set<Path> roots = new TreeSet<>();
-        roots.add(s.spillRoot);
-        for (ObservedProvider.Observed o : s.provider.opened()) {
-            roots.addAll(o.vendor.spill().roots());
-        }
-        return roots.stream().filter(Files::isDirectory).toList();
-    }
-
-    /** The id of the table's latest snapshot; 0 when it has none. */
-    static long latestSnapshotId(FileStoreTable table) {
-        org.apache.paimon.Snapshot latest = table.snapshotManager().latestSnapshot();
-        return latest == null ? 0 : latest.id();
-    }
-
-    private static Set<String> names(List<Path> files) {
-        Set<String> names = new TreeSet<>();
-        files.forEach(f -> names.add(f.toString()));
-        return names;
-    }
-
-    static List<Path> dataFiles(FileStoreTable table) throws IOException {
-        Path location = Path.of(table.location().toUri());
-        if (!Files.exists(location)) {
-            return List.of();
-        }
-        try (Stream<Path> walk = Files.walk(location)) {
-            return walk.filter(Files::isRegularFile).filter(p -> p.getFileName().toString().startsWith("data-")).toList();
-        }
-    }
-
-    private static Set<String> listTree(Path dir) {
-        Set<String> paths = new TreeSet<>();
-        if (!Files.exists(dir)) {
-            return paths;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.filter(p -> !p.equals(dir)).forEach(p -> paths.add(dir.relativize(p).toString()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return paths;
+        return WriteBaseline.spillRoots(s);
     }
 
     /**
