@@ -22,7 +22,8 @@ import org.apache.paimon.memory.MemorySegment;
 /**
  * The provider under test as the kit sees it: every call passes through to the vendor's provider
  * unchanged, while the kit records what it needs to judge (what the allocator held at close, the
- * threads the engine's factory made, grants past the capacity) and can inject one failure.
+ * threads the engine's factory made, grants past the capacity, the calls of allocate() and the
+ * pages live as the kit counts them) and can inject one failure, noting when it fired.
  *
  * <p>Thread-safe.
  */
