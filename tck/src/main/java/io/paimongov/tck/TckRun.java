@@ -98,6 +98,7 @@ final class TckRun {
     /** Inconsistencies seen in live snapshots while the write ran, and how many were taken. */
     final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
     int liveSamples;
+    /** The page size of the write's allocator ({@code pageSize()}). */
     int pageSize;
     /** Filled by the rule that ran it: what was left, what the table holds, engine violations. */
     List<String> problems = List.of();
@@ -145,11 +146,11 @@ final class TckRun {
             run.metrics = run.context.snapshot();
             return run;
         }
-        run.execute(s, w, write, plan, options);
+        run.execute(s, w, write, plan);
         return run;
     }
 
-    private void execute(TckSubject s, Workload w, GovernedTableWrite write, Plan plan, GovernanceOptions options) {
+    private void execute(TckSubject s, Workload w, GovernedTableWrite write, Plan plan) {
         AtomicInteger written = new AtomicInteger();
         AtomicBoolean preparing = new AtomicBoolean();
         AtomicLong cancelledAt = new AtomicLong();
@@ -158,7 +159,10 @@ final class TckRun {
         AtomicBoolean idle = new AtomicBoolean();
         scope = context.spillScopeDir();
         totalRows = w.rows();
-        pageSize = options.pageSize();
+        // The allocator's own page size: an engine may use pages larger than governance.memory.page-size
+        // (ALLOC.1), and every page the runtime takes is checked against it.
+        List<ObservedProvider.Observed> opened = s.provider.opened();
+        pageSize = opened.get(opened.size() - 1).memory().pageSize();
         Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
         Thread canceller = startCanceller(s, write, plan, new AtomicBoolean[] {preparing, idle}, written, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
