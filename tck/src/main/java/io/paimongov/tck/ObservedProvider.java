@@ -23,7 +23,8 @@ import org.apache.paimon.memory.MemorySegment;
  * The provider under test as the kit sees it: every call passes through to the vendor's provider
  * unchanged, while the kit records what it needs to judge (what the allocator held at close, the
  * threads the engine's factory made, how often each ran its runnable and how many ran at once,
- * grants past the capacity) and can inject one failure.
+ * grants past the capacity, refusals, the calls of allocate() and the pages live as the kit counts
+ * them) and can inject one failure, noting when it fired.
  *
  * <p>Thread-safe.
  */
@@ -43,7 +44,15 @@ final class ObservedProvider implements GovernanceProvider {
     volatile long engineLimit = Long.MAX_VALUE;
     /** Throws from the Nth page allocation of any write when positive. */
     final AtomicInteger failAllocationAt = new AtomicInteger();
+    /** Calls of allocate() so far, counted as each call enters (before the vendor's allocator runs). */
     private final AtomicInteger allocations = new AtomicInteger();
+    /** The failure the kit injected, once it fired. */
+    private final java.util.concurrent.atomic.AtomicReference<RuntimeException> injected =
+            new java.util.concurrent.atomic.AtomicReference<>();
+    /** Pages handed out and not yet released, as the kit sees them through the SPI, and their peak. */
+    private final java.util.Set<MemorySegment> livePages = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final AtomicInteger livePageCount = new AtomicInteger();
+    private final AtomicInteger peakLivePages = new AtomicInteger();
 
     ObservedProvider(GovernanceProvider vendor) {
         this.vendor = vendor;
@@ -102,6 +111,26 @@ final class ObservedProvider implements GovernanceProvider {
     /** Times the engine's counter passed the engine budget right after a grant. */
     long engineViolations() {
         return engineViolations.get();
+    }
+
+    /** Calls of allocate() on any allocator so far, counted as each call enters. */
+    int allocationCalls() {
+        return allocations.get();
+    }
+
+    /** The failure injected at {@link #failAllocationAt}, once it fired; null before. */
+    RuntimeException injected() {
+        return injected.get();
+    }
+
+    /** Pages handed out by allocate() and not given back through release(pages), counted by the kit. */
+    int livePages() {
+        return livePageCount.get();
+    }
+
+    /** The most pages live at once, counted by the kit. */
+    int peakLivePages() {
+        return peakLivePages.get();
     }
 
     /** What the allocators hold now: live ones ask the allocator, closed ones what they held at close. */
@@ -223,15 +252,25 @@ final class ObservedProvider implements GovernanceProvider {
 
         @Override
         public void allocate(List<MemorySegment> target, int pages) {
+            int call = allocations.incrementAndGet();
             int at = failAllocationAt.get();
-            if (at > 0 && allocations.incrementAndGet() == at) {
-                throw new IllegalStateException("failure injected by the TCK at page allocation " + at);
+            if (at > 0 && call == at) {
+                RuntimeException failure = new IllegalStateException("failure injected by the TCK at page allocation " + at);
+                injected.set(failure);
+                throw failure;
             }
+            int before = target.size();
             try {
                 vendor.allocate(target, pages);
             } catch (ResourceExhaustedException e) {
                 refusals.incrementAndGet();
                 throw e;
+            }
+            // Paimon's MemorySegment keeps Object's identity equality, so the set counts each page once.
+            for (MemorySegment page : target.subList(before, target.size())) {
+                if (livePages.add(page)) {
+                    peakLivePages.accumulateAndGet(livePageCount.incrementAndGet(), Math::max);
+                }
             }
             checkCapacity();
         }
@@ -239,6 +278,11 @@ final class ObservedProvider implements GovernanceProvider {
         @Override
         public void release(Collection<MemorySegment> pages) {
             vendor.release(pages);
+            for (MemorySegment page : pages) {
+                if (livePages.remove(page)) {
+                    livePageCount.decrementAndGet();
+                }
+            }
         }
 
         @Override

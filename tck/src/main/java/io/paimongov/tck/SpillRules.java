@@ -27,20 +27,45 @@ interface SpillRules extends TckWrites {
         check(Rule.SPILL_1, run.problems.isEmpty(), "left behind: " + run.problems);
     }
 
+    /**
+     * A plain write first counts the page allocations the workload makes; the failure is then
+     * injected at allocation {@code 1 + (count - 1) * fraction / 100} of the same workload. A write
+     * that makes fewer allocations this time gets the failure at half that point, down to the first
+     * allocation: every judged try has a failure that fired inside the write.
+     */
     @Property
     @Heavy
     @Verifies(Rule.SPILL_2)
     default void required_SPILL2_aFailureAtARandomPointLeavesNothing(
-            @ForAll boolean atAllocation, @ForAll @IntRange(min = 1, max = 400) int at, @ForAll long seed) throws Exception {
+            @ForAll @IntRange(min = 0, max = 99) int fraction, @ForAll long seed) throws Exception {
         Sized sized = spilling(seed);
-        TckRun.Plan plan =
-                atAllocation
-                        ? new TckRun.Plan(TckRun.Event.FAIL_ALLOCATION, at)
-                        : new TckRun.Plan(TckRun.Event.BAD_ROW_AT, at * sized.workload().rows() / 400 - 1);
-        TckRun run = write(sized, plan);
-        check(Rule.SPILL_2, run.outcome == TckRun.Outcome.FAILED || run.outcome == TckRun.Outcome.COMMITTED,
-                "unexpected outcome " + run.describe());
-        check(Rule.SPILL_2, run.problems.isEmpty(), "after " + plan + " (" + run.describe() + ") left behind: " + run.problems);
+        TckRun counted = write(sized, TckRun.Plan.none());
+        check(Rule.SPILL_2, counted.outcome == TckRun.Outcome.COMMITTED || counted.problems.isEmpty(),
+                "a write that failed by itself (" + counted.describe() + ") left behind: " + counted.problems);
+        check(Rule.SPILL_2, counted.outcome == TckRun.Outcome.COMMITTED,
+                "the write without an injected failure did not commit, so no failure can be placed in it: " + counted.describe());
+        check(Rule.SPILL_2, counted.allocations > 0, "the write took no page, so no allocation failure can be injected");
+        int at = 1 + (counted.allocations - 1) * fraction / 100;
+        TckRun run = write(sized, new TckRun.Plan(TckRun.Event.FAIL_ALLOCATION, at));
+        while (run.injected == null && at > 1) {
+            at = (at + 1) / 2;
+            run = write(sized, new TckRun.Plan(TckRun.Event.FAIL_ALLOCATION, at));
+        }
+        check(Rule.SPILL_2, run.injected != null,
+                "the failure planned at page allocation " + at + " never fired (" + run.allocations + " allocations)");
+        check(Rule.SPILL_2, run.outcome == TckRun.Outcome.FAILED && causedBy(run.error, run.injected),
+                "the failure injected at page allocation " + at + " of " + counted.allocations + " did not fail the write: " + run.describe());
+        check(Rule.SPILL_2, run.problems.isEmpty(),
+                "after a failure injected at page allocation " + at + " of " + counted.allocations + " (" + run.describe() + ") left behind: " + run.problems);
+    }
+
+    static boolean causedBy(Throwable error, Throwable cause) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t == cause || java.util.Arrays.asList(t.getSuppressed()).contains(cause)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Example

@@ -3,7 +3,6 @@ package io.paimongov.tck;
 import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.runtime.write.CommitFiles;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.PreparedCommit;
@@ -13,18 +12,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import org.apache.paimon.data.BinaryString;
-import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.io.DataFileMeta;
@@ -43,8 +38,11 @@ final class TckRun {
         CANCEL_AT_ROW,
         CANCEL_IN_PREPARE,
         ENGINE_CANCEL_AT_ROW,
+        /** The writing thread stops before row {@code at}; the cancel comes while the write is idle, so the cancelling thread releases it. */
+        CANCEL_IDLE,
+        /** The cancel comes {@code at} ms after the engine's compaction factory made its first thread. */
+        CANCEL_AT_COMPACTION,
         FAIL_ALLOCATION,
-        BAD_ROW_AT,
         ABORT
     }
 
@@ -55,7 +53,7 @@ final class TckRun {
         FAILED
     }
 
-    /** An event and where it happens: a row index, an allocation count or milliseconds into prepare. */
+    /** An event and where it happens: a row index, an allocation count or milliseconds (into prepare, or after compaction began). */
     record Plan(Event event, int at) {
         static Plan none() {
             return new Plan(Event.NONE, 0);
@@ -79,13 +77,28 @@ final class TckRun {
     Path scope;
     String scopePermissions;
     long peakScopeBytes;
-    private Set<String> engineTempBefore;
-    private Set<String> spillRootBefore;
-    /** Threads alive before the write opened: the ones after close that are not here were started for it. */
-    private Set<Thread> threadsBefore;
+    /** Distinct spill files ({@code *.channel}) the sampler saw in the scope while the write ran. */
+    final Set<String> spillFilesSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Page allocations the write asked for (every allocate() call, the injected one included). */
+    int allocations;
+    /** The failure the kit injected, when it fired; null otherwise. */
+    RuntimeException injected;
+    /** Threads the engine's compaction factory made while the write ran. */
+    int compactionThreadsMade;
+    /** After a commit, before close (nothing runs then): the snapshot, and the pages live as the kit counted them. */
+    MetricsSnapshot committedSnapshot;
+    int livePagesAtCommit = -1;
+    /** Data files this write added to the table's directory, counted on disk after the commit, and their bytes. */
+    long tableFiles;
+    long tableFileBytes;
+    int peakLivePages;
+    private volatile boolean cancelReturned;
+    /** What the subject and the table held before the write opened: what is new after it was left behind. */
+    private WriteBaseline before;
     /** Inconsistencies seen in live snapshots while the write ran, and how many were taken. */
     final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
     int liveSamples;
+    /** The page size of the write's allocator ({@code pageSize()}). */
     int pageSize;
     /** Filled by the rule that ran it: what was left, what the table holds, engine violations. */
     List<String> problems = List.of();
@@ -104,11 +117,18 @@ final class TckRun {
     private TckRun() {}
 
     static TckRun run(TckSubject s, Workload w, String name, GovernanceOptions options, Plan plan) throws Exception {
+        return runOn(s, w, w.createTable(s.warehouse, name), name, options, plan);
+    }
+
+    /**
+     * As {@link #run}, on a table made beforehand (it may hold snapshots already: what was left is
+     * judged against what it held before).
+     */
+    static TckRun runOn(TckSubject s, Workload w, FileStoreTable table, String name, GovernanceOptions options, Plan plan)
+            throws Exception {
         TckRun run = new TckRun();
-        run.engineTempBefore = listTree(s.dir.resolve("engine"));
-        run.spillRootBefore = listTree(s.spillRoot);
-        run.threadsBefore = liveThreads();
-        run.table = w.createTable(s.warehouse, name);
+        run.before = WriteBaseline.take(s, table);
+        run.table = table;
         if (plan.event() == Event.FAIL_ALLOCATION) {
             s.provider.failAllocationAt.set(plan.at());
         }
@@ -128,30 +148,34 @@ final class TckRun {
             run.metrics = run.context.snapshot();
             return run;
         }
-        run.execute(s, w, write, plan, options);
+        run.execute(s, w, write, plan);
         return run;
     }
 
-    private void execute(TckSubject s, Workload w, GovernedTableWrite write, Plan plan, GovernanceOptions options) {
+    private void execute(TckSubject s, Workload w, GovernedTableWrite write, Plan plan) {
         AtomicInteger written = new AtomicInteger();
         AtomicBoolean preparing = new AtomicBoolean();
         AtomicLong cancelledAt = new AtomicLong();
         AtomicBoolean cancelFired = new AtomicBoolean();
         AtomicBoolean done = new AtomicBoolean();
+        AtomicBoolean idle = new AtomicBoolean();
         scope = context.spillScopeDir();
         totalRows = w.rows();
         // The page size in force is the allocator's: options.pageSize() unless the engine fixes it (ALLOC.1).
         List<ObservedProvider.Observed> opened = s.provider.opened();
         pageSize = opened.get(opened.size() - 1).vendor.memory().pageSize();
         Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
-        Thread canceller = startCanceller(s, write, plan, written, preparing, cancelledAt, cancelFired, done);
+        Thread canceller = startCanceller(s, write, plan, new AtomicBoolean[] {preparing, idle}, written, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
         try {
             int index = 0;
             for (InternalRow row : w.rowsInOrder()) {
-                InternalRow toWrite = plan.event() == Event.BAD_ROW_AT && index == plan.at() ? badRow() : row;
-                write.write(toWrite);
-                expectedInputBytes += serializer.toBinaryRow(toWrite).getSizeInBytes();
+                if (plan.event() == Event.CANCEL_IDLE && index == plan.at()) {
+                    idle.set(true);
+                    awaitCancel(done);
+                }
+                write.write(row);
+                expectedInputBytes += serializer.toBinaryRow(row).getSizeInBytes();
                 written.incrementAndGet();
                 index++;
             }
@@ -163,6 +187,12 @@ final class TckRun {
             } else {
                 prepared.commit();
                 outcome = Outcome.COMMITTED;
+                committedSnapshot = context.snapshot();
+                livePagesAtCommit = s.provider.livePages();
+                for (Path f : before.newDataFiles(table)) {
+                    tableFiles++;
+                    tableFileBytes += Files.size(f);
+                }
             }
         } catch (WriteCancelledException e) {
             long seen = System.nanoTime();
@@ -185,6 +215,10 @@ final class TckRun {
             join(canceller);
             rowsWritten = written.get();
             metrics = context.snapshot();
+            allocations = s.provider.allocationCalls();
+            injected = s.provider.injected();
+            peakLivePages = s.provider.peakLivePages();
+            compactionThreadsMade = s.provider.threads().size();
         }
     }
 
@@ -192,27 +226,32 @@ final class TckRun {
             TckSubject s,
             GovernedTableWrite write,
             Plan plan,
+            AtomicBoolean[] preparingAndIdle,
             AtomicInteger written,
-            AtomicBoolean preparing,
             AtomicLong cancelledAt,
             AtomicBoolean cancelFired,
             AtomicBoolean done) {
         Event e = plan.event();
-        if (e != Event.CANCEL_AT_ROW && e != Event.CANCEL_IN_PREPARE && e != Event.ENGINE_CANCEL_AT_ROW) {
+        if (e != Event.CANCEL_AT_ROW && e != Event.CANCEL_IN_PREPARE && e != Event.ENGINE_CANCEL_AT_ROW
+                && e != Event.CANCEL_IDLE && e != Event.CANCEL_AT_COMPACTION) {
             return null;
         }
+        AtomicBoolean preparing = preparingAndIdle[0];
+        AtomicBoolean idle = preparingAndIdle[1];
         return startDaemon(
                 "tck-canceller",
                 () -> {
-                    if (e == Event.CANCEL_IN_PREPARE) {
-                        while (!preparing.get() && !done.get()) {
-                            Thread.onSpinWait();
+                    switch (e) {
+                        case CANCEL_IN_PREPARE -> {
+                            spinUntil(preparing::get, done);
+                            sleep(plan.at());
                         }
-                        sleep(plan.at());
-                    } else {
-                        while (written.get() < plan.at() && !done.get()) {
-                            Thread.onSpinWait();
+                        case CANCEL_IDLE -> spinUntil(idle::get, done);
+                        case CANCEL_AT_COMPACTION -> {
+                            spinUntil(() -> !s.provider.threads().isEmpty(), done);
+                            sleep(plan.at());
                         }
+                        default -> spinUntil(() -> written.get() >= plan.at(), done);
                     }
                     if (done.get()) {
                         return;
@@ -224,14 +263,26 @@ final class TckRun {
                     } else {
                         write.cancel("tck: cancel (" + e + " " + plan.at() + ")");
                     }
+                    // An idle write was released on this thread by now: the writing thread may go on.
+                    cancelReturned = true;
                     // Read after the cancel returned: a write that still had rows to go then and
                     // commits anyway ignored it; one that had finished merely won the race.
                     rowsAtCancel = written.get();
                 });
     }
 
-    private static InternalRow badRow() {
-        return GenericRow.of(0, null, BinaryString.fromString("a key must not be null"), 1L);
+    private static void spinUntil(java.util.function.BooleanSupplier condition, AtomicBoolean done) {
+        while (!condition.getAsBoolean() && !done.get()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The writing thread, idle between two rows, waits until the canceller's cancel returned (at most 30 s). */
+    private void awaitCancel(AtomicBoolean done) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!cancelReturned && !done.get() && System.nanoTime() < deadline) {
+            sleep(1);
+        }
     }
 
     private void countFiles(List<CommitMessage> messages) {
@@ -247,7 +298,7 @@ final class TckRun {
                 if (scopePermissions == null && Files.exists(scope)) {
                     scopePermissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(scope));
                 }
-                peakScopeBytes = Math.max(peakScopeBytes, sizeOf(scope));
+                peakScopeBytes = Math.max(peakScopeBytes, sizeOf(scope, spillFilesSeen));
             } catch (IOException | UncheckedIOException | UnsupportedOperationException e) {
                 // the scope may vanish between listing and reading; the next sample retries
             }
@@ -269,131 +320,26 @@ final class TckRun {
         liveSamples++;
     }
 
-    private static long sizeOf(Path dir) throws IOException {
+    /** The bytes of the spill files ({@code *.channel}) under {@code dir}; their names are added to {@code seen}. */
+    private static long sizeOf(Path dir, Set<String> seen) throws IOException {
         if (!Files.exists(dir)) {
             return 0;
         }
         try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(p -> p.toString().endsWith(".channel")).mapToLong(p -> p.toFile().length()).sum();
+            List<Path> files = walk.filter(p -> p.toString().endsWith(".channel")).toList();
+            files.forEach(p -> seen.add(dir.relativize(p).toString()));
+            return files.stream().mapToLong(p -> p.toFile().length()).sum();
         }
     }
 
-    /** What the run left behind; empty when it left nothing. */
+    /** What the run left behind; empty when it left nothing. See {@link WriteBaseline#leftovers}. */
     List<String> leftovers(TckSubject s, boolean committed) throws Exception {
-        List<String> problems = new ArrayList<>();
-        if (context != null) {
-            MetricsSnapshot last = context.snapshot();
-            if (last.reservedBytes() != 0) {
-                problems.add(last.reservedBytes() + " bytes still reserved: " + context.holders());
-            }
-            if (!context.isClosed()) {
-                problems.add("the write's resource context is still open");
-            }
-        }
-        for (ObservedProvider.Observed o : s.provider.opened()) {
-            if (o.usedAtClose.get() > 0) {
-                problems.add("the allocator held " + o.usedAtClose.get() + " bytes when its resources closed");
-            }
-            if (o.closes.get() == 0) {
-                problems.add("the engine resources were never closed");
-            }
-        }
-        long engineNow = s.engine.engineUsedBytes();
-        if (engineNow != s.engineStart) {
-            problems.add("the engine's memory counter is at " + engineNow + " bytes; it started at " + s.engineStart);
-        }
-        // The whole spill root the write was given, not only its own scope: whatever is new there.
-        Set<String> spillRoot = listTree(s.spillRoot);
-        spillRoot.removeAll(spillRootBefore);
-        if (!spillRoot.isEmpty()) {
-            problems.add("left in the spill root " + s.spillRoot + ": " + spillRoot);
-        }
-        for (Path root : spillRoots(s)) {
-            if (root.equals(s.spillRoot)) {
-                continue;
-            }
-            try (Stream<Path> children = Files.list(root)) {
-                children.filter(p -> p.getFileName().toString().startsWith(SpillScope.PREFIX))
-                        .forEach(p -> problems.add("spill scope left behind: " + p));
-            }
-        }
-        Set<String> engineTemp = listTree(s.dir.resolve("engine"));
-        engineTemp.removeAll(engineTempBefore);
-        if (!engineTemp.isEmpty()) {
-            problems.add("left in the engine's temp space: " + engineTemp);
-        }
-        if (!committed) {
-            if (table.snapshotManager().latestSnapshot() != null) {
-                problems.add("a snapshot was published: " + table.snapshotManager().latestSnapshot().id());
-            }
-            List<Path> files = dataFiles(table);
-            if (!files.isEmpty()) {
-                problems.add(files.size() + " data files left in the table, e.g. " + files.get(0));
-            }
-        }
-        for (Thread t : s.provider.threads()) {
-            t.join(10_000);
-            if (t.isAlive()) {
-                problems.add("thread '" + t.getName() + "' is still running");
-            }
-        }
-        // Any other thread started while the write ran (by the allocator, the engine's factory, the
-        // runtime or Paimon) must have ended too; the JVM's own and the kit's are not judged.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (Thread t : liveThreads()) {
-            if (threadsBefore.contains(t) || s.provider.threads().contains(t) || notTheWrites(t)) {
-                continue;
-            }
-            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            if (t.isAlive()) {
-                problems.add("thread '" + t.getName() + "', started while the write ran, is still running");
-            }
-        }
-        return problems;
+        return before.leftovers(s, context, table, committed);
     }
 
-    private static Set<Thread> liveThreads() {
-        return new java.util.HashSet<>(Thread.getAllStackTraces().keySet());
-    }
-
-    /**
-     * Threads that are not the write's to end: the kit's own ({@code tck-}), and the JVM's and
-     * JDK's shared ones that start on first use and live as long as the JVM.
-     */
-    static boolean notTheWrites(Thread t) {
-        return t == Thread.currentThread() || t.getName().startsWith("tck-") || ThreadStacks.jvmThread(t);
-    }
-
+    /** The spill roots of the subject: the kit's, and every root the provider's resources named. */
     static List<Path> spillRoots(TckSubject s) {
-        Set<Path> roots = new TreeSet<>();
-        roots.add(s.spillRoot);
-        for (ObservedProvider.Observed o : s.provider.opened()) {
-            roots.addAll(o.vendor.spill().roots());
-        }
-        return roots.stream().filter(Files::isDirectory).toList();
-    }
-
-    static List<Path> dataFiles(FileStoreTable table) throws IOException {
-        Path location = Path.of(table.location().toUri());
-        if (!Files.exists(location)) {
-            return List.of();
-        }
-        try (Stream<Path> walk = Files.walk(location)) {
-            return walk.filter(Files::isRegularFile).filter(p -> p.getFileName().toString().startsWith("data-")).toList();
-        }
-    }
-
-    private static Set<String> listTree(Path dir) {
-        Set<String> paths = new TreeSet<>();
-        if (!Files.exists(dir)) {
-            return paths;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.filter(p -> !p.equals(dir)).forEach(p -> paths.add(dir.relativize(p).toString()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return paths;
+        return WriteBaseline.spillRoots(s);
     }
 
     /**

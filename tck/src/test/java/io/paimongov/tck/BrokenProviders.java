@@ -53,7 +53,15 @@ public final class BrokenProviders {
                     Map.entry("broken-runs-twice", Rule.COMPACT_1),
                     Map.entry("broken-overstates-threads", Rule.COMPACT_2),
                     // page size and page memory (BrokenPageProviders)
-                    Map.entry("broken-ignores-page-size", Rule.MEM_9));
+                    Map.entry("broken-ignores-page-size", Rule.MEM_9),
+                    // spill, cancel and metrics: BrokenSpillCancelProviders
+                    Map.entry("broken-failure-leak", Rule.SPILL_2),
+                    Map.entry("broken-spill-unbounded", Rule.SPILL_5),
+                    Map.entry("broken-spill-root-missing", Rule.SPILL_6),
+                    Map.entry("broken-spill-root-per-write", Rule.SPILL_7),
+                    Map.entry("broken-slow-allocate", Rule.CANCEL_1),
+                    Map.entry("broken-foreign-release", Rule.CANCEL_3),
+                    Map.entry("broken-capacity-slack", Rule.METRICS_1));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {
