@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/tck.md lists every rule, with its id as a table cell, whether it is required, the clauses it
- * checks and the broken provider that must fail it.
+ * checks, whether it is stochastic and the broken provider that must fail it.
  */
 class RuleDocsTest {
 
@@ -27,6 +27,7 @@ class RuleDocsTest {
             assertEquals(7, cells.length, rule.id() + " row does not have the table's 7 cells: " + row);
             assertEquals(rule.required() ? "required" : "optional", cells[1], rule.id() + " row: " + row);
             assertEquals(String.join(", ", rule.clauses()), cells[2], rule.id() + " row does not list the clauses Rule.java cites: " + row);
+            assertEquals(rule.stochastic(), cells[3].endsWith(", stochastic"), rule.id() + " row's kind does not say what Rule.stochastic() says: " + row);
             assertEquals(broken.getOrDefault(rule, "-"), cells[6], rule.id() + " row does not name its broken provider: " + row);
         }
     }
