@@ -10,10 +10,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * P7, the allocator overhead: for each provider ({@value PagePair#PAGE_SIZE}-byte pages of heap,
- * offheap, flink and spark), the time of one page taken and given back through the provider divided
- * by the time of the engine's own call for the same page ({@link PagePair}). The goal is at most
- * 1.1: a governed page should cost the engine little more than its own.
+ * P7, the allocator overhead: for each provider (heap, offheap, flink and spark; {@value
+ * PagePair#PAGE_SIZE}-byte pages, or the size an engine fixes: Flink's 32 KiB), the time of one
+ * page taken and given back through the provider divided by the time of the engine's own call for
+ * the same page ({@link PagePair}). The goal is at most 1.1: a governed page should cost the
+ * engine little more than its own.
  *
  * <p>How it measures. All four pairs are opened first, each on its own standalone engine. Warm-up
  * runs every side in turn until the JIT has compiled them all and the heap has been used through

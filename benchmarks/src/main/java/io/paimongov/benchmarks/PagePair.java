@@ -29,8 +29,10 @@ import org.apache.paimon.memory.MemorySegment;
  * runtime's page pool makes for a page Paimon asks for ({@code allocate} of one page into a new
  * list) and gives the page straight back ({@code release}); {@link #enginePage()} is the engine's
  * own call ({@link EnginePage}) on the same engine objects. Both give back what they take, so the
- * engine stays empty between calls. Pages are {@value #PAGE_SIZE} bytes on every engine (the Flink
- * engine's page size, which wins there over the option).
+ * engine stays empty between calls. Pages are {@value #PAGE_SIZE} bytes on every engine that takes
+ * the page-size option; an engine that fixes its own (Flink's {@code taskmanager.memory.segment-size},
+ * 32 KiB by default; {@link SegmentAllocator#pageSizeFixedByEngine()}) uses that size on both
+ * sides.
  *
  * <p><b>Thread-safety:</b> both calls may run on any thread, as the allocators and engines are
  * thread-safe; {@link #close()} once, after the last call. <b>May throw:</b> {@link #open} throws
@@ -43,7 +45,7 @@ public final class PagePair implements AutoCloseable {
     /** The providers of this project, in report order. */
     public static final List<String> PROVIDERS = List.of("heap", "offheap", "flink", "spark");
 
-    /** The page size on every engine: 64 KiB, the runtime's default page. */
+    /** The page size asked for: 64 KiB, the runtime's default page; an engine that fixes its own uses that. */
     public static final int PAGE_SIZE = 64 << 10;
 
     /** The standalone engine's memory; the write's budget is half of it. */
@@ -81,9 +83,10 @@ public final class PagePair implements AutoCloseable {
                     GovernanceOptions.PAGE_SIZE, String.valueOf(PAGE_SIZE),
                     GovernanceOptions.SPILL_DIRS, tempDir.toString()));
             resources = provider.open(options.providerOptions(), engine.environment());
-            if (resources.memory().pageSize() != PAGE_SIZE) {
-                throw new IllegalStateException("provider '" + name + "' gives pages of " + resources.memory().pageSize()
-                        + " bytes, not " + PAGE_SIZE);
+            SegmentAllocator memory = resources.memory();
+            if (memory.pageSize() != PAGE_SIZE && !memory.pageSizeFixedByEngine()) {
+                throw new IllegalStateException("provider '" + name + "' gives pages of " + memory.pageSize()
+                        + " bytes, not " + PAGE_SIZE + ", and does not say that its engine fixes the page size");
             }
             return new PagePair(name, tempDir, engine, resources);
         } catch (RuntimeException | Error e) {

@@ -224,11 +224,7 @@ class GovernedSegmentPoolTest {
     /** Real native memory: two distinct segment objects over one direct buffer have one address. */
     @Test
     void twoOffHeapSegmentsOverOneNativeBufferFail() {
-        ByteBuffer native4k = ByteBuffer.allocateDirect(4096);
-        FaultyAllocator faulty = new FaultyAllocator();
-        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k));
-        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k.duplicate()));
-        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+        GovernedSegmentPool pool = poolOfTwoSegmentsOverOneNativeBuffer();
         MemorySegment first = pool.nextSegment();
         assertThat(first.isOffHeap()).isTrue();
 
@@ -263,14 +259,19 @@ class GovernedSegmentPoolTest {
     /** Once an off-heap page went back to the engine, its address may come again. */
     @Test
     void anOffHeapAddressGivenBackMayComeAgain() {
-        ByteBuffer native4k = ByteBuffer.allocateDirect(4096);
-        FaultyAllocator faulty = new FaultyAllocator();
-        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k));
-        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k.duplicate()));
-        GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
+        GovernedSegmentPool pool = poolOfTwoSegmentsOverOneNativeBuffer();
         MemorySegment first = pool.nextSegment();
         pool.returnAll(List.of(first));
         assertThat(pool.releaseCached()).isEqualTo(4096);
         assertThat(pool.nextSegment()).isNotNull();
+    }
+
+    /** A pool whose allocator gives two distinct segments over one real 4k direct buffer, in turn. */
+    private static GovernedSegmentPool poolOfTwoSegmentsOverOneNativeBuffer() {
+        ByteBuffer native4k = ByteBuffer.allocateDirect(4096);
+        FaultyAllocator faulty = new FaultyAllocator();
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k));
+        faulty.queued.add(MemorySegment.wrapOffHeapMemory(native4k.duplicate()));
+        return new GovernedSegmentPool(new MemoryBudget(faulty), () -> {});
     }
 }
