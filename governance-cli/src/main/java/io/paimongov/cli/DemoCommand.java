@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             "0:success (an expected cancel included)",
             "1:the table read back differs from the model",
-            "2:bad arguments",
+            "2:bad arguments, or a setting the provider refused when the write opened (a budget larger than the heap)",
             "3:the run failed (the error is printed)"
         })
 final class DemoCommand implements Callable<Integer> {

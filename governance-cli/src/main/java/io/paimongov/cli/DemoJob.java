@@ -55,6 +55,7 @@ final class DemoJob {
         TimelineRecorder.Timeline timeline;
         Path timelineFile;
         String error;
+        boolean badConfiguration;
     }
 
     DemoReport run() {
@@ -76,6 +77,8 @@ final class DemoJob {
         } catch (Exception e) {
             LOG.debug("the demo failed", e);
             run.error = e.getMessage() == null ? e.toString() : e.getClass().getSimpleName() + ": " + e.getMessage();
+            // The options and the provider refuse a bad setting with IllegalArgumentException naming its key.
+            run.badConfiguration = e instanceof IllegalArgumentException;
         } finally {
             progress.clear();
             // Also after an Error such as OutOfMemoryError: a temporary warehouse is never left.
@@ -85,7 +88,7 @@ final class DemoJob {
         return new DemoReport(
                 settings, run.rowsWritten, run.deletes, run.committed, run.cancelled, run.metrics,
                 run.engineUsedAfterClose, run.spillFilesLeft, run.spillScope, run.verification, run.writeMillis,
-                millisSince(start), kept, run.timeline, run.timelineFile, run.error);
+                millisSince(start), kept, run.timeline, run.timelineFile, run.error, run.badConfiguration);
     }
 
     private void write(FileStoreTable table, DemoWorkload workload, Run run) throws Exception {

@@ -48,16 +48,20 @@ record DemoReport(
         Path warehouse,
         TimelineRecorder.Timeline timeline,
         Path timelineFile,
-        String error) {
+        String error,
+        boolean badConfiguration) {
 
     /** Text width of {@link #toText()} and the indent of its items' text. */
     static final int WIDTH = 100;
     static final int LABEL_WIDTH = 12;
 
-    /** The process exit code: failure, then verification, then success. */
+    /**
+     * The process exit code: a setting the provider refused when the write opened (a budget larger
+     * than the heap) is bad arguments; any other error a failure; then verification, then success.
+     */
     int exitCode() {
         if (error != null) {
-            return GovernanceCli.EXIT_FAILURE;
+            return badConfiguration ? GovernanceCli.EXIT_USAGE : GovernanceCli.EXIT_FAILURE;
         }
         return verified() ? GovernanceCli.EXIT_OK : GovernanceCli.EXIT_VERIFICATION_FAILED;
     }

@@ -143,6 +143,19 @@ class DemoCommandTest {
         assertThat(run.err()).contains("'--cancel-after-rows'");
     }
 
+    /** The heap provider refuses, when the write opens, a budget its JVM's heap cannot hold: bad arguments, both numbers named. */
+    @Test
+    void aBudgetLargerThanTheHeapIsBadArgumentsNamingBothNumbers() throws Exception {
+        long tenTebibytes = 10L << 40;
+        CliRun run = CliRun.of("demo", "--rows", "1000", "--budget", "10t", "--json");
+
+        assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.json().get("error").asText())
+                .contains("'governance.memory.budget' = " + tenTebibytes + " bytes")
+                .contains("maximum heap is " + Runtime.getRuntime().maxMemory() + " bytes");
+        assertThat(run.json().get("rowsWritten").asLong()).isZero();
+    }
+
     @Test
     void budgetTooSmallForTheTableIsAFailureWithTheReasonInTheReport() throws Exception {
         // The smallest budget the options accept (8 pages of 4k) cannot hold a file writer as well.
