@@ -83,8 +83,7 @@ interface EngineRules extends LifecycleRules {
             pages.addAll(again);
             allocator.release(pages);
             check(Rule.MEM_11, allocator.usedBytes() == 0, "usedBytes() is " + allocator.usedBytes() + " after every page was released");
-            check(Rule.MEM_11, s.engine.engineUsedBytes() == s.engineStart,
-                    "the engine counter is at " + s.engine.engineUsedBytes() + " after every page was released; it started at " + s.engineStart);
+            s.checkEngineBack(Rule.MEM_11, "every page was released");
             resources.close();
         }
     }
@@ -142,8 +141,7 @@ interface EngineRules extends LifecycleRules {
                 writes.get(i).memory().release(held.get(i));
                 writes.get(i).close();
             }
-            check(Rule.MEM_12, s.engine.engineUsedBytes() == s.engineStart,
-                    "the engine counter is at " + s.engine.engineUsedBytes() + " after every write sharing it closed; it started at " + s.engineStart);
+            s.checkEngineBack(Rule.MEM_12, "every write sharing it closed");
         }
     }
 
@@ -214,8 +212,7 @@ interface EngineRules extends LifecycleRules {
             grabber.memory().release(grabbed);
             grabber.memory().release(grabbedReserved);
             grabber.close();
-            check(Rule.MEM_13, s.engine.engineUsedBytes() == s.engineStart,
-                    "the engine counter is at " + s.engine.engineUsedBytes() + " after everyone gave back; it started at " + s.engineStart);
+            s.checkEngineBack(Rule.MEM_13, "everyone gave back");
             try (Stream<java.nio.file.Path> left = Files.list(s.spillRoot)) {
                 List<java.nio.file.Path> scopes = left.toList();
                 check(Rule.MEM_13, scopes.isEmpty(), when + " and the write left in its spill root: " + scopes);
@@ -288,7 +285,7 @@ interface EngineRules extends LifecycleRules {
     }
 
     private static String describe(Throwable t) {
-        return t == null ? "nothing" : t.getClass().getName() + ": " + t.getMessage();
+        return t == null ? "nothing" : ThreadStacks.causes(t);
     }
 
     /** A kit thread that runs {@code body} and adds what it threw, as a failure of {@code rule}, to {@code failures}. */

@@ -193,8 +193,7 @@ interface MemoryRules extends TckContext {
             String violation = new LimitRace(allocator, s, LimitRace.threadsForThisMachine(), settings().raceRounds(), 42).run();
             check(Rule.MEM_2, violation == null, violation);
             check(Rule.MEM_2, allocator.usedBytes() == 0, "usedBytes() is " + allocator.usedBytes() + " after every thread gave everything back");
-            check(Rule.MEM_2, s.engine.engineUsedBytes() == s.engineStart,
-                    "the engine counter is at " + s.engine.engineUsedBytes() + " after every thread gave everything back; it started at " + s.engineStart);
+            s.checkEngineBack(Rule.MEM_2, "every thread gave everything back");
             resources.close();
         }
     }

@@ -94,6 +94,12 @@ final class TckSubject implements AutoCloseable {
         return !(engine instanceof ProviderCountedEngine);
     }
 
+    /** Fails {@code rule} unless the engine's counter is back at its start {@code after} (what happened). */
+    void checkEngineBack(Rule rule, String after) {
+        long now = engine.engineUsedBytes();
+        TckContext.check(rule, now == engineStart, "the engine counter is at " + now + " after " + after + "; it started at " + engineStart);
+    }
+
     EngineEnvironment environment() {
         return engine.environment();
     }
