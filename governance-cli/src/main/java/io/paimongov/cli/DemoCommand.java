@@ -41,7 +41,10 @@ import picocli.CommandLine.Spec;
             "0:success (an expected cancel included)",
             "1:the table read back differs from the model",
             "2:bad arguments, or a setting the provider refused when the write opened (a budget larger than the heap)",
-            "3:the run failed (the error is printed)"
+            "3:the run failed (the error is printed)",
+            "4:an error of the environment: no space left, permission denied, a read-only file system, out of memory",
+            "130:stopped by SIGINT (Ctrl-C); the write was cancelled and what the run created removed",
+            "143:stopped by SIGTERM; likewise"
         })
 final class DemoCommand implements Callable<Integer> {
 
@@ -137,13 +140,19 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         // System.console() is null unless the JVM has a terminal, so pipes and logs get no bar.
         Progress progress = Progress.on(err, !json && System.console() != null);
-        DemoReport report = new DemoJob(settings, progress).run();
-        out.print(json ? report.toJson() + System.lineSeparator() : report.toText());
-        out.flush();
-        if (report.error() != null) {
-            err.println("error: " + report.error());
+        try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
+            DemoReport report = new DemoJob(settings, progress, shutdown).run();
+            String text = json ? report.toJson() + System.lineSeparator() : report.toText();
+            shutdown.report(() -> {
+                out.print(text);
+                out.flush();
+                if (report.error() != null) {
+                    err.println("error: " + report.error());
+                    err.flush();
+                }
+            });
+            return report.exitCode();
         }
-        return report.exitCode();
     }
 
     /** The validated settings; the first bad option throws a {@link ParameterException} naming it. */
@@ -217,10 +226,14 @@ final class DemoCommand implements Callable<Integer> {
         GovernanceOptions options = GovernanceOptions.defaults();
         options = with(options, GovernanceOptions.PAGE_SIZE, pageSize, "--page-size");
         options = with(options, GovernanceOptions.MEMORY_BUDGET, budget, "--budget");
+        String tooLarge = SizeBounds.budget(options.budgetBytes(), SizeBounds.machineMemoryBytes());
+        require(tooLarge == null, "--budget", tooLarge);
         options = with(options, GovernanceOptions.SPILL_MAX_BYTES, spillMaxBytes, "--spill-max-bytes");
         if (spillDirs != null) {
             options = with(options, GovernanceOptions.SPILL_DIRS, spillDirs, "--spill-dir");
         }
+        tooLarge = SizeBounds.spillMaxBytes(options.spillMaxBytes(), options.spillDirs());
+        require(tooLarge == null, "--spill-max-bytes", tooLarge);
         return options;
     }
 

@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 import org.apache.paimon.table.FileStoreTable;
@@ -22,8 +24,11 @@ import org.slf4j.LoggerFactory;
  * closes, measures what was left behind, streams the table back against the model and removes a
  * temporary warehouse.
  *
- * <p>Never throws for a failure of the run itself: the report carries the error, so the caller can
- * still print what was measured. The numbers "after close" are read after the write and its
+ * <p>Never throws for a failure of the run itself, {@link OutOfMemoryError} included (the write is
+ * closed first, which frees its buffers): the report carries the error, named by {@link RootCause},
+ * so the caller can still print what was measured. When the JVM is told to stop, {@link
+ * ShutdownCleanup} cancels the write; the run then ends as a cancelled one, with the error kind
+ * {@link RootCause.Kind#SIGNAL}, and removes its temporary warehouse as usual. The numbers "after close" are read after the write and its
  * {@link ResourceContext} are closed, which is when everything must have been given back.
  *
  * <p>Not thread-safe; one run per instance, on the calling thread (plus the cancel watcher).
@@ -34,10 +39,12 @@ final class DemoJob {
 
     private final DemoSettings settings;
     private final Progress progress;
+    private final ShutdownCleanup shutdown;
 
-    DemoJob(DemoSettings settings, Progress progress) {
+    DemoJob(DemoSettings settings, Progress progress, ShutdownCleanup shutdown) {
         this.settings = settings;
         this.progress = progress;
+        this.shutdown = shutdown;
     }
 
     /** What the run learned so far; becomes the report. */
@@ -55,7 +62,7 @@ final class DemoJob {
         TimelineRecorder.Timeline timeline;
         Path timelineFile;
         String error;
-        boolean badConfiguration;
+        RootCause.Kind errorKind;
     }
 
     DemoReport run() {
@@ -66,7 +73,11 @@ final class DemoJob {
         try {
             if (warehouse == null) {
                 warehouse = Files.createTempDirectory("paimon-governance-demo-");
+                if (!settings.keep()) {
+                    shutdown.removeOnShutdown(warehouse);
+                }
             }
+            WritableDirs.require(writtenDirs(warehouse));
             FileStoreTable table = DemoTable.create(warehouse, settings.table(), settings.buckets(), settings.format());
             DemoWorkload workload = settings.appendOnly()
                     ? DemoWorkload.appendOnly(settings.seed(), settings.partitions(), settings.rows(), settings.valueBytes())
@@ -74,21 +85,36 @@ final class DemoJob {
             write(table, workload, run);
             // Postpone-bucket rows stay invisible until Paimon rescales the table: a read shows nothing.
             run.verification = readBack(table, workload, run.committed && settings.table().readable());
-        } catch (Exception e) {
+        } catch (Exception | OutOfMemoryError e) {
             LOG.debug("the demo failed", e);
-            run.error = e.getMessage() == null ? e.toString() : e.getClass().getSimpleName() + ": " + e.getMessage();
-            // The options and the provider refuse a bad setting with IllegalArgumentException naming its key.
-            run.badConfiguration = e instanceof IllegalArgumentException;
+            failed(run, e, warehouse);
         } finally {
             progress.clear();
             // Also after an Error such as OutOfMemoryError: a temporary warehouse is never left.
             kept = removeTemporary(warehouse);
         }
+        if (shutdown.requested()) {
+            run.error = "stopped by a signal: " + ShutdownCleanup.REASON + "; the write was cancelled, nothing"
+                    + " more was committed" + (run.error == null ? "" : " (" + run.error + ")");
+            run.errorKind = RootCause.Kind.SIGNAL;
+        }
         drawTimeline(run);
         return new DemoReport(
                 settings, run.rowsWritten, run.deletes, run.committed, run.cancelled, run.metrics,
                 run.engineUsedAfterClose, run.spillFilesLeft, run.spillScope, run.verification, run.writeMillis,
-                millisSince(start), kept, run.timeline, run.timelineFile, run.error, run.badConfiguration);
+                millisSince(start), kept, run.timeline, run.timelineFile, run.error, run.errorKind);
+    }
+
+    /**
+     * Records why the run failed. The options and the provider refuse a bad setting with an
+     * {@link IllegalArgumentException} naming its key (usage); an error of the environment is named
+     * by its root cause, with the warehouse and the spill roots as the places written to.
+     */
+    private void failed(Run run, Throwable e, Path warehouse) {
+        RootCause.Diagnosis why =
+                RootCause.of(e, RootCause.Memory.of(settings.options().budgetBytes()), writtenDirs(warehouse));
+        run.error = why.kind() == RootCause.Kind.ENVIRONMENT ? why.message() : RootCause.describe(e);
+        run.errorKind = why.kind();
     }
 
     private void write(FileStoreTable table, DemoWorkload workload, Run run) throws Exception {
@@ -97,6 +123,8 @@ final class DemoJob {
                 ResourceContext.open("paimon-governance-demo", settings.provider(), settings.options(),
                         EngineEnvironment.standalone());
         run.spillScope = ctx.spillScopeDir();
+        shutdown.removeOnShutdown(ctx.spillScopeDir());
+        shutdown.cancelOnShutdown(() -> ctx.cancel(ShutdownCleanup.REASON));
         TimelineRecorder timeline = settings.timeline() == null ? null : TimelineRecorder.start(ctx::snapshot);
         try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx);
                 CancelAfterRows rows = CancelAfterRows.start(settings.cancelAfterRows(), ctx)) {
@@ -124,6 +152,16 @@ final class DemoJob {
             run.engineUsedAfterClose = ctx.engineUsedBytes();
             run.spillFilesLeft = countFiles(ctx.spillScopeDir());
         }
+    }
+
+    /** The warehouse (when known) and the spill roots: where the run writes. */
+    private List<Path> writtenDirs(Path warehouse) {
+        List<Path> dirs = new ArrayList<>();
+        if (warehouse != null) {
+            dirs.add(warehouse);
+        }
+        dirs.addAll(settings.options().spillDirs());
+        return dirs;
     }
 
     /**
@@ -161,6 +199,9 @@ final class DemoJob {
         DemoTable.forEachRow(
                 table,
                 row -> {
+                    if (shutdown.requested()) {
+                        throw new IllegalStateException("the read-back stopped: " + ShutdownCleanup.REASON);
+                    }
                     verifier.accept(row);
                     progress.update("reading back", verifier.rows(), expected, () -> "");
                 });

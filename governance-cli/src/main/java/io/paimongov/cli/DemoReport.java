@@ -31,6 +31,7 @@ import java.util.function.ToLongFunction;
  *     when the write never opened
  * @param timelineFile the SVG file the timeline was drawn into; null when none was written
  * @param error the failure's message; null unless the run failed (a cancel is not a failure)
+ * @param errorKind what kind of error {@code error} is (it decides the exit code); null without one
  */
 record DemoReport(
         DemoSettings settings,
@@ -49,19 +50,20 @@ record DemoReport(
         TimelineRecorder.Timeline timeline,
         Path timelineFile,
         String error,
-        boolean badConfiguration) {
+        RootCause.Kind errorKind) {
 
     /** Text width of {@link #toText()} and the indent of its items' text. */
     static final int WIDTH = 100;
     static final int LABEL_WIDTH = 12;
 
     /**
-     * The process exit code: a setting the provider refused when the write opened (a budget larger
-     * than the heap) is bad arguments; any other error a failure; then verification, then success.
+     * The process exit code: an error's kind decides it (a setting the provider refused when the
+     * write opened is bad arguments, an error of the environment 4, anything else a failure); then
+     * verification, then success.
      */
     int exitCode() {
         if (error != null) {
-            return badConfiguration ? GovernanceCli.EXIT_USAGE : GovernanceCli.EXIT_FAILURE;
+            return errorKind == null ? GovernanceCli.EXIT_FAILURE : errorKind.exitCode;
         }
         return verified() ? GovernanceCli.EXIT_OK : GovernanceCli.EXIT_VERIFICATION_FAILED;
     }
@@ -107,6 +109,7 @@ record DemoReport(
         json.put("warehouse", warehouse == null ? null : warehouse.toString());
         json.put("error", error);
         json.put("timeline", timelineFile == null ? null : timelineFile.toString());
+        json.put("errorKind", error == null || errorKind == null ? null : errorKind.json);
         return Json.write(json);
     }
 
@@ -191,7 +194,7 @@ record DemoReport(
     }
 
     private void outcomeLines(StringBuilder out) {
-        if (cancelled) {
+        if (cancelled && settings.cancels()) {
             line(out, "cancel", String.format(Locale.ROOT,
                     "another thread cancelled the write after %,d rows (--cancel-after-rows %d);"
                             + " nothing was committed", rowsWritten, settings.cancelAfterRows()));

@@ -1,6 +1,7 @@
 package io.paimongov.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,8 +20,11 @@ import picocli.CommandLine.UnmatchedArgumentException;
  *
  * <p>Exit codes, the same for every subcommand: {@value #EXIT_OK} success, {@value
  * #EXIT_VERIFICATION_FAILED} a check failed, {@value #EXIT_USAGE} bad arguments (the message names the
- * option and goes to stderr), {@value #EXIT_FAILURE} any other failure. Commands write their results
- * to the command line's out and everything else (errors, progress) to its err.
+ * option and goes to stderr), {@value #EXIT_ENVIRONMENT} an error of the environment (no space left,
+ * permission denied, a read-only file system, out of memory; {@link RootCause} names it), {@value
+ * #EXIT_FAILURE} any other failure; after SIGINT and SIGTERM the JVM's own {@value #EXIT_SIGINT} and
+ * {@value #EXIT_SIGTERM} ({@link ShutdownCleanup}). Commands write their results to the command
+ * line's out and everything else (errors, progress) to its err.
  *
  * <p>Each {@link #commandLine()} is independent; one execution at a time per instance.
  */
@@ -36,6 +40,11 @@ public final class GovernanceCli implements Callable<Integer> {
     public static final int EXIT_VERIFICATION_FAILED = 1;
     public static final int EXIT_USAGE = 2;
     public static final int EXIT_FAILURE = 3;
+    public static final int EXIT_ENVIRONMENT = 4;
+    /** 128 + SIGINT: the JVM's status after Ctrl-C, kept by {@link ShutdownCleanup}. */
+    public static final int EXIT_SIGINT = 130;
+    /** 128 + SIGTERM: the JVM's status after {@code kill}, kept by {@link ShutdownCleanup}. */
+    public static final int EXIT_SIGTERM = 143;
 
     @Spec CommandSpec spec;
 
@@ -46,8 +55,9 @@ public final class GovernanceCli implements Callable<Integer> {
         } catch (Error e) {
             // Picocli handles exceptions only; an Error (OutOfMemoryError under a small -Xmx) is
             // still a failure, not the JVM's default exit code 1, which means "check failed" here.
-            System.err.println("error: " + e);
-            code = EXIT_FAILURE;
+            RootCause.Diagnosis why = RootCause.of(e, RootCause.Memory.of(-1), List.of());
+            System.err.println("error: " + why.message());
+            code = why.kind().exitCode;
         }
         System.exit(code);
     }
@@ -80,11 +90,14 @@ public final class GovernanceCli implements Callable<Integer> {
 
     /**
      * A command threw. Configuration errors are {@link IllegalArgumentException}s naming the key:
-     * bad arguments. Everything else is a failure.
+     * bad arguments. An error of the environment anywhere in the cause chain is named ({@link
+     * RootCause}). Everything else is a failure.
      */
     private static int failed(Exception e, CommandLine cmd, ParseResult parsed) {
-        cmd.getErr().println("error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-        return e instanceof IllegalArgumentException ? EXIT_USAGE : EXIT_FAILURE;
+        RootCause.Diagnosis why = RootCause.of(e, RootCause.Memory.of(-1), List.of());
+        String message = why.kind() == RootCause.Kind.ENVIRONMENT || e.getMessage() == null ? why.message() : e.getMessage();
+        cmd.getErr().println("error: " + message);
+        return why.kind().exitCode;
     }
 
     /** The version from the jar manifest (absent when run from class directories). */

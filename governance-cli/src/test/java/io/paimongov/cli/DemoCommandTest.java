@@ -27,7 +27,7 @@ class DemoCommandTest {
                     "expectedRows", "rowsReadBack", "verified", "mismatch", "peakReservedBytes",
                     "reservedAfterClose", "engineUsedAfterClose", "spillCount", "spillFiles", "spillBytes",
                     "spillFilesLeft", "outputFiles", "outputBytes", "flushCount", "writeMillis", "elapsedMillis",
-                    "warehouse", "error", "timeline");
+                    "warehouse", "error", "timeline", "errorKind");
 
     /** Small enough to run in a few seconds, small enough a budget to spill. */
     static final String[] SMALL_SPILLING_JOB = {
@@ -146,14 +146,51 @@ class DemoCommandTest {
     /** The heap provider refuses, when the write opens, a budget its JVM's heap cannot hold: bad arguments, both numbers named. */
     @Test
     void aBudgetLargerThanTheHeapIsBadArgumentsNamingBothNumbers() throws Exception {
-        long tenTebibytes = 10L << 40;
-        CliRun run = CliRun.of("demo", "--rows", "1000", "--budget", "10t", "--json");
+        long overHeap = (Runtime.getRuntime().maxMemory() / (1 << 20) + 1) << 20;
+        CliRun run = CliRun.of("demo", "--rows", "1000", "--budget", overHeap + "", "--json");
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(run.json().get("error").asText())
+                .contains("'governance.memory.budget' = " + overHeap + " bytes")
+                .contains("maximum heap is " + Runtime.getRuntime().maxMemory() + " bytes");
+        assertThat(run.json().get("errorKind").asText()).isEqualTo("usage");
+        assertThat(run.json().get("rowsWritten").asLong()).isZero();
+    }
+
+    /**
+     * A budget above the machine's memory is refused before anything runs, whatever the provider,
+     * naming the option and the bound; the bound is at least the heap and at most the memory the
+     * kernel reports ({@code /proc/meminfo}).
+     */
+    @Test
+    void aBudgetAboveTheMachinesMemoryIsRefusedNamingTheBound() throws Exception {
+        for (String provider : List.of("heap", "offheap")) {
+            CliRun run = CliRun.of("demo", "--provider", provider, "--budget", "10t", "--json");
+
+            assertThat(run.exitCode()).as(provider).isEqualTo(GovernanceCli.EXIT_USAGE);
+            assertThat(run.out()).isEmpty();
+            assertThat(run.err()).contains("Invalid value for option '--budget': " + (10L << 40) + " bytes (10.0 TiB)"
+                    + " is more than this machine's memory, ");
+            java.util.regex.Matcher bound = java.util.regex.Pattern.compile("machine's memory, (\\d+) bytes").matcher(run.err());
+            assertThat(bound.find()).isTrue();
+            long memTotal = Files.readAllLines(Path.of("/proc/meminfo")).stream()
+                    .filter(l -> l.startsWith("MemTotal:")).map(l -> l.replaceAll("\\D", ""))
+                    .mapToLong(kib -> Long.parseLong(kib) * 1024).findFirst().orElseThrow();
+            assertThat(Long.parseLong(bound.group(1)))
+                    .isGreaterThanOrEqualTo(Runtime.getRuntime().maxMemory())
+                    .isLessThanOrEqualTo(memTotal);
+        }
+    }
+
+    @Test
+    void aSpillLimitLargerThanTheSpillDisksIsRefusedNamingTheBound() throws Exception {
+        Path spill = Files.createDirectory(tmp.resolve("spill"));
+        long disk = Files.getFileStore(spill).getTotalSpace();
+        CliRun run = CliRun.of("demo", "--spill-dir", spill.toString(), "--spill-max-bytes", (disk + 1) + "");
 
         assertThat(run.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
-        assertThat(run.json().get("error").asText())
-                .contains("'governance.memory.budget' = " + tenTebibytes + " bytes")
-                .contains("maximum heap is " + Runtime.getRuntime().maxMemory() + " bytes");
-        assertThat(run.json().get("rowsWritten").asLong()).isZero();
+        assertThat(run.err()).contains("Invalid value for option '--spill-max-bytes': " + (disk + 1) + " bytes")
+                .contains("is more than the " + disk + " bytes").contains("'unlimited'");
     }
 
     @Test

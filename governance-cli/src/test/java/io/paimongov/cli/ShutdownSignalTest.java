@@ -1,0 +1,127 @@
+package io.paimongov.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paimongov.fixtures.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SIGTERM and SIGINT sent to a running {@code demo} from the outside, as an operator or a scheduler
+ * sends them: the CLI runs as a child JVM, is stopped once its write has spilled (so the write is in
+ * flight and its spill scope holds files), and must exit with 128 + the signal, leave nothing in
+ * its {@code java.io.tmpdir} (the temporary warehouse) nor under {@code --spill-dir} (the spill
+ * scope), and keep stdout either empty or exactly one JSON report that says a signal stopped it.
+ */
+class ShutdownSignalTest {
+
+    /** A write far longer than the test: it only ends by the signal. */
+    private static final String[] ENDLESS_SPILLING_DEMO = {
+        "demo", "--rows", "200000000", "--keys", "20000", "--budget", "2m", "--page-size", "16k", "--json"
+    };
+    /** Generous: the child JVM starts, creates the table and fills 2 MiB on a loaded machine. */
+    private static final long SPILL_WITHIN_SECONDS = 120;
+    /** The CLI's own bound plus JVM exit, with room for a loaded machine. */
+    private static final long EXIT_WITHIN_SECONDS = ShutdownCleanup.WAIT_MILLIS / 1000 + 60;
+
+    @TempDir Path tmp;
+
+    @Test
+    void sigtermCancelsTheWriteRemovesTheTemporaryWarehouseAndTheSpillScopeAndExits143() throws Exception {
+        Path childTmp = Files.createDirectory(tmp.resolve("child-tmp"));
+        Path spill = Files.createDirectory(tmp.resolve("spill"));
+        Path logs = Files.createDirectory(tmp.resolve("logs"));
+        try (CliProcess cli = CliProcess.start(childTmp, logs, List.of(), args("--spill-dir", spill.toString()))) {
+            awaitSpillFile(cli, spill);
+            assertThat(entries(childTmp)).as("the temporary warehouse while the demo writes").isNotEmpty();
+
+            cli.sigterm();
+
+            assertThat(cli.exitCode(EXIT_WITHIN_SECONDS)).as(cli.err()).isEqualTo(GovernanceCli.EXIT_SIGTERM);
+            assertThat(entries(childTmp)).as("left in the child's java.io.tmpdir").isEmpty();
+            assertThat(entries(spill)).as("spill scopes left under --spill-dir").isEmpty();
+            assertReportSaysStoppedBySignal(cli.out());
+        }
+    }
+
+    @Test
+    void sigintOnAGivenWarehouseAbortsTheUncommittedFilesKeepsTheWarehouseAndExits130() throws Exception {
+        Path childTmp = Files.createDirectory(tmp.resolve("child-tmp"));
+        Path spill = Files.createDirectory(tmp.resolve("spill"));
+        Path logs = Files.createDirectory(tmp.resolve("logs"));
+        Path warehouse = tmp.resolve("wh");
+        try (CliProcess cli = CliProcess.start(childTmp, logs, List.of(),
+                args("--spill-dir", spill.toString(), "--warehouse", warehouse.toString()))) {
+            awaitSpillFile(cli, spill);
+
+            cli.sigint();
+
+            assertThat(cli.exitCode(EXIT_WITHIN_SECONDS)).as(cli.err()).isEqualTo(GovernanceCli.EXIT_SIGINT);
+            assertThat(entries(childTmp)).as("left in the child's java.io.tmpdir").isEmpty();
+            assertThat(entries(spill)).as("spill scopes left under --spill-dir").isEmpty();
+            assertThat(warehouse).as("a warehouse the user gave is kept").isDirectory();
+            assertThat(dataFiles(warehouse)).as("uncommitted data files left in the table").isEmpty();
+            assertReportSaysStoppedBySignal(cli.out());
+        }
+    }
+
+    /**
+     * Stdout is empty (the run did not end within the CLI's bound, and the shutdown took it over) or
+     * exactly one JSON object, parsed strictly, whose error says a signal stopped the write.
+     */
+    private static void assertReportSaysStoppedBySignal(String out) throws Exception {
+        if (out.isEmpty()) {
+            return;
+        }
+        JsonNode json = Json.parse(out);
+        assertThat(json.get("errorKind").asText()).isEqualTo("signal");
+        assertThat(json.get("error").asText()).contains("stopped by a signal");
+        assertThat(json.get("committed").asBoolean()).isFalse();
+        assertThat(json.get("warehouse").isNull() || Files.isDirectory(Path.of(json.get("warehouse").asText())))
+                .as("the report's warehouse exists when it is named").isTrue();
+    }
+
+    /** Waits until a regular file (a spill run) exists under {@code spill}: the write is in flight. */
+    private static void awaitSpillFile(CliProcess cli, Path spill) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SPILL_WITHIN_SECONDS);
+        while (System.nanoTime() < deadline) {
+            if (!cli.isAlive()) {
+                throw new AssertionError("the CLI ended before it spilled, exit " + cli.exitCode(1) + ":\n" + cli.err());
+            }
+            try (Stream<Path> walk = Files.walk(spill)) {
+                if (walk.anyMatch(Files::isRegularFile)) {
+                    return;
+                }
+            } catch (IOException | java.io.UncheckedIOException racingWithTheWriter) {
+                // A spill file was created or deleted while listed: look again.
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no spill file within " + SPILL_WITHIN_SECONDS + " s; stderr:\n" + cli.err());
+    }
+
+    private static List<Path> entries(Path dir) throws IOException {
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.toList();
+        }
+    }
+
+    private static List<Path> dataFiles(Path warehouse) throws IOException {
+        try (Stream<Path> walk = Files.walk(warehouse)) {
+            return walk.filter(Files::isRegularFile)
+                    .filter(p -> p.getParent().getFileName().toString().startsWith("bucket-"))
+                    .toList();
+        }
+    }
+
+    private static String[] args(String... more) {
+        return Stream.concat(Stream.of(ENDLESS_SPILLING_DEMO), Stream.of(more)).toArray(String[]::new);
+    }
+}
