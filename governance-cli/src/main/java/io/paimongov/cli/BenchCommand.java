@@ -66,6 +66,17 @@ final class BenchCommand implements Callable<Integer> {
         }
         EndToEnd.Sizes sizes = tiny ? EndToEnd.Sizes.tiny() : quick ? EndToEnd.Sizes.quick() : EndToEnd.Sizes.full();
         Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("paimon-gov-bench-");
+        try (ShutdownCleanup shutdown = ShutdownCleanup.install(System.err, 0)) {
+            if (workDir == null) {
+                shutdown.removeOnShutdown(dir);
+            }
+            return measure(dir, rowsPerCommit, reps, sizes, shutdown);
+        }
+    }
+
+    /** The measurements and the report; on a signal the report is not printed ({@link ShutdownCleanup#report}). */
+    private int measure(Path dir, int rowsPerCommit, int reps, EndToEnd.Sizes sizes, ShutdownCleanup shutdown)
+            throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         long start = System.nanoTime();
         Map<String, Object> measured;
@@ -97,12 +108,14 @@ final class BenchCommand implements Callable<Integer> {
         report.put("repetitions", drain.repetitions());
         report.put("elapsedMillis", (System.nanoTime() - start) / 1_000_000);
         PrintWriter out = spec.commandLine().getOut();
-        if (json) {
-            out.println(Json.write(report));
-        } else {
-            printText(out, report, drain);
-        }
-        out.flush();
+        shutdown.report(() -> {
+            if (json) {
+                out.println(Json.write(report));
+            } else {
+                printText(out, report, drain);
+            }
+            out.flush();
+        });
         return GovernanceCli.EXIT_OK;
     }
 

@@ -125,6 +125,18 @@ final class BenchScaleCommand implements Callable<Integer> {
         progress(err, start, String.format(Locale.ROOT, "%d cells x (governed, plain) and %d spill-series pairs, each in its own JVM ...",
                 grid.cells().size(), grid.spills().size()));
         Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("paimon-gov-scale-");
+        try (ShutdownCleanup shutdown = ShutdownCleanup.install(System.err, 0)) {
+            shutdown.stopChildProcessesOnShutdown();
+            if (workDir == null) {
+                shutdown.removeOnShutdown(dir);
+            }
+            return measure(grid, settings, dir, err, start, shutdown);
+        }
+    }
+
+    /** The grid, the files of --out and the report; on a signal the report is not printed ({@link ShutdownCleanup#report}). */
+    private int measure(ScaleGrid grid, ScaleRunner.Settings settings, Path dir, PrintWriter err, long start,
+            ShutdownCleanup shutdown) throws Exception {
         ScaleReport report;
         try {
             report = ScaleRunner.run(grid, dir, settings, line -> progress(err, start, line));
@@ -147,12 +159,14 @@ final class BenchScaleCommand implements Callable<Integer> {
             progress(err, start, "wrote " + out.resolve(JSON_FILE) + " and " + chart);
         }
         PrintWriter stdout = spec.commandLine().getOut();
-        if (json) {
-            stdout.println(Json.write(map));
-        } else {
-            ScaleText.print(stdout, report);
-        }
-        stdout.flush();
+        shutdown.report(() -> {
+            if (json) {
+                stdout.println(Json.write(map));
+            } else {
+                ScaleText.print(stdout, report);
+            }
+            stdout.flush();
+        });
         return GovernanceCli.EXIT_OK;
     }
 

@@ -28,6 +28,11 @@ import java.util.stream.Stream;
  * report or nothing of it, never a part (after the bound the hook takes the run over and no report
  * is printed).
  *
+ * <p>A run whose writes the CLI cannot reach (the {@code bench} commands: the writes run inside
+ * the benchmark harness, or in child JVMs) installs the hook with a wait of 0 and lets it stop its
+ * child processes ({@link #stopChildProcessesOnShutdown}): SIGTERM to each descendant process
+ * first, SIGKILL to any still alive once the wait is over, then the directories are removed.
+ *
  * <p>Lifetime: {@link #install} -> registrations -> {@link #report} -> {@link #close}, on the
  * command's thread; the hook runs on the JVM's shutdown thread. {@link #close} unregisters the hook,
  * so an in-process run (tests, embedding tools) leaves nothing behind. <b>Thread-safety:</b> all
@@ -41,6 +46,8 @@ final class ShutdownCleanup implements AutoCloseable {
     static final String REASON = "the JVM is shutting down (SIGTERM or SIGINT)";
     /** How long the hook waits for a report that started printing within the bound. */
     private static final long REPORT_MILLIS = 2_000;
+    /** How long the hook waits for each child process it killed to be gone. */
+    private static final long CHILD_EXIT_MILLIS = 2_000;
 
     /** RUNNING -> REPORTING -> DONE by the run; RUNNING -> ABANDONED by the hook after the bound. */
     private enum State { RUNNING, REPORTING, DONE, ABANDONED }
@@ -53,6 +60,7 @@ final class ShutdownCleanup implements AutoCloseable {
     private final long waitMillis;
     private final Thread hook;
     private volatile boolean requested;
+    private volatile boolean children;
 
     private ShutdownCleanup(PrintStream err, long waitMillis) {
         this.err = err;
@@ -89,6 +97,11 @@ final class ShutdownCleanup implements AutoCloseable {
     /** A directory this run created, removed by the hook if the run did not end within the bound. */
     void removeOnShutdown(Path dir) {
         created.add(dir);
+    }
+
+    /** On shutdown, also stop this JVM's child processes (and theirs) before removing the directories. */
+    void stopChildProcessesOnShutdown() {
+        children = true;
     }
 
     /** Whether the JVM was told to stop while this run was registered. */
@@ -134,11 +147,20 @@ final class ShutdownCleanup implements AutoCloseable {
                 err.println("warning: cancelling the write on shutdown failed: " + e);
             }
         }
+        if (children) {
+            ProcessHandle.current().descendants().forEach(ProcessHandle::destroy);
+        }
         if (await(waitMillis)) {
             return;
         }
         if (state.compareAndSet(State.RUNNING, State.ABANDONED)) {
             err.println("error: the run did not end within " + waitMillis + " ms of the signal; removing what it created");
+            if (children) {
+                ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+                // Bounded: an orphaned grandchild stays a zombie where no init reaps it.
+                ProcessHandle.current().descendants().forEach(
+                        p -> p.onExit().completeOnTimeout(p, CHILD_EXIT_MILLIS, TimeUnit.MILLISECONDS).join());
+            }
             for (Path dir : created) {
                 String failure = deleteTree(dir);
                 if (failure != null) {

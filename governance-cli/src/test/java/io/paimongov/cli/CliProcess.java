@@ -57,6 +57,11 @@ final class CliProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** The child's own child processes, and theirs. */
+    List<ProcessHandle> descendants() {
+        return process.descendants().toList();
+    }
+
     /** SIGTERM: {@link Process#destroy()} on Linux. */
     void sigterm() {
         process.destroy();

@@ -72,6 +72,67 @@ class ShutdownSignalTest {
         }
     }
 
+    /** {@code bench}: the writes run inside the harness; the temporary work directory is removed, no report is printed. */
+    @Test
+    void sigtermStopsABenchAndRemovesItsWorkDirectory() throws Exception {
+        Path childTmp = Files.createDirectory(tmp.resolve("child-tmp"));
+        Path logs = Files.createDirectory(tmp.resolve("logs"));
+        try (CliProcess cli = CliProcess.start(childTmp, logs, List.of(), "bench", "--quick", "--json")) {
+            awaitFileUnder(cli, childTmp, "paimon-gov-bench-");
+
+            cli.sigterm();
+
+            assertThat(cli.exitCode(EXIT_WITHIN_SECONDS)).as(cli.err()).isEqualTo(GovernanceCli.EXIT_SIGTERM);
+            assertThat(entries(childTmp)).as("left in the child's java.io.tmpdir").isEmpty();
+            assertThat(cli.out()).as("stdout after a signal").isEmpty();
+        }
+    }
+
+    /**
+     * {@code bench scale}: the work directory its child JVMs write in is removed (that the children
+     * are stopped too is {@link ShutdownCleanupTest}'s, with a child that would outlive the run).
+     */
+    @Test
+    void sigintStopsABenchScaleWithItsChildJvmsAndRemovesItsWorkDirectory() throws Exception {
+        Path childTmp = Files.createDirectory(tmp.resolve("child-tmp"));
+        Path logs = Files.createDirectory(tmp.resolve("logs"));
+        try (CliProcess cli = CliProcess.start(childTmp, logs, List.of(), "bench", "scale", "--quick", "--json")) {
+            awaitFileUnder(cli, childTmp, "paimon-gov-scale-");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SPILL_WITHIN_SECONDS);
+            while (cli.descendants().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(cli.descendants()).as("child JVMs of bench scale").isNotEmpty();
+
+            cli.sigint();
+
+            assertThat(cli.exitCode(EXIT_WITHIN_SECONDS)).as(cli.err()).isEqualTo(GovernanceCli.EXIT_SIGINT);
+            assertThat(entries(childTmp)).as("left in the child's java.io.tmpdir").isEmpty();
+            assertThat(cli.out()).as("stdout after a signal").isEmpty();
+        }
+    }
+
+    /** Waits until the entry of {@code dir} whose name starts with {@code prefix} holds a file: the run is writing. */
+    private static void awaitFileUnder(CliProcess cli, Path dir, String prefix) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SPILL_WITHIN_SECONDS);
+        while (System.nanoTime() < deadline) {
+            if (!cli.isAlive()) {
+                throw new AssertionError("the CLI ended first, exit " + cli.exitCode(1) + ":\n" + cli.err());
+            }
+            try (Stream<Path> walk = Files.walk(dir)) {
+                if (walk.anyMatch(p -> Files.isRegularFile(p) && dir.relativize(p).getNameCount() > 1
+                        && dir.relativize(p).getName(0).toString().startsWith(prefix))) {
+                    return;
+                }
+            } catch (IOException | java.io.UncheckedIOException racingWithTheWriter) {
+                // A file was created or deleted while listed: look again.
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("nothing written under " + dir + "/" + prefix + "* within " + SPILL_WITHIN_SECONDS
+                + " s; stderr:\n" + cli.err());
+    }
+
     /**
      * Stdout is empty (the run did not end within the CLI's bound, and the shutdown took it over) or
      * exactly one JSON object, parsed strictly, whose error says a signal stopped the write.

@@ -30,8 +30,15 @@ final class TmpfsMount implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        if (!run("umount", dir.toString())) {
+    public void close() {
+        boolean unmounted;
+        try {
+            unmounted = run("umount", dir.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            unmounted = false;
+        }
+        if (!unmounted) {
             throw new IllegalStateException("cannot unmount the tmpfs on " + dir);
         }
     }
