@@ -66,7 +66,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         EndToEnd.Sizes sizes = tiny ? EndToEnd.Sizes.tiny() : quick ? EndToEnd.Sizes.quick() : EndToEnd.Sizes.full();
         Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("paimon-gov-bench-");
-        try (ShutdownCleanup shutdown = ShutdownCleanup.install(System.err, 0)) {
+        try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
+            // An interrupt of the writing thread cancels a governed write; a plain one fails at its next I/O.
+            shutdown.cancelOnShutdown(Thread.currentThread()::interrupt);
             if (workDir == null) {
                 shutdown.removeOnShutdown(dir);
             }

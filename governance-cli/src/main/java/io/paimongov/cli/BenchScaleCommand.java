@@ -125,7 +125,9 @@ final class BenchScaleCommand implements Callable<Integer> {
         progress(err, start, String.format(Locale.ROOT, "%d cells x (governed, plain) and %d spill-series pairs, each in its own JVM ...",
                 grid.cells().size(), grid.spills().size()));
         Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("paimon-gov-scale-");
-        try (ShutdownCleanup shutdown = ShutdownCleanup.install(System.err, 0)) {
+        try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
+            // Interrupted, the runner kills the child it waits for and starts no other.
+            shutdown.cancelOnShutdown(Thread.currentThread()::interrupt);
             shutdown.stopChildProcessesOnShutdown();
             if (workDir == null) {
                 shutdown.removeOnShutdown(dir);
@@ -178,6 +180,10 @@ final class BenchScaleCommand implements Callable<Integer> {
             budgetBytes = GovernanceOptions.defaults().with(GovernanceOptions.MEMORY_BUDGET, budget).budgetBytes();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--budget': " + e.getMessage());
+        }
+        String tooLarge = SizeBounds.budget(budgetBytes, SizeBounds.machineMemoryBytes());
+        if (tooLarge != null) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--budget': " + tooLarge);
         }
         try {
             ScaleGrid grid;

@@ -29,9 +29,10 @@ import java.util.stream.Stream;
  * is printed).
  *
  * <p>A run whose writes the CLI cannot reach (the {@code bench} commands: the writes run inside
- * the benchmark harness, or in child JVMs) installs the hook with a wait of 0 and lets it stop its
- * child processes ({@link #stopChildProcessesOnShutdown}): SIGTERM to each descendant process
- * first, SIGKILL to any still alive once the wait is over, then the directories are removed.
+ * the benchmark harness, or in child JVMs) registers an interrupt of its thread as the cancel (an
+ * interrupt cancels a governed write, and stops a wait for a child JVM) and may let the hook stop
+ * its child processes ({@link #stopChildProcessesOnShutdown}): SIGTERM to each descendant process
+ * at once, SIGKILL to any still alive once the wait is over, then the directories are removed.
  *
  * <p>Lifetime: {@link #install} -> registrations -> {@link #report} -> {@link #close}, on the
  * command's thread; the hook runs on the JVM's shutdown thread. {@link #close} unregisters the hook,

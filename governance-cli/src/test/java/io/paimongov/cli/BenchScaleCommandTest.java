@@ -96,6 +96,11 @@ class BenchScaleCommandTest {
         CliRun budget = CliRun.of("bench", "scale", "--budget", "lots");
         assertThat(budget.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
         assertThat(budget.err()).contains("--budget");
+
+        CliRun tenTebibytes = CliRun.of("bench", "scale", "--budget", "10t");
+        assertThat(tenTebibytes.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
+        assertThat(tenTebibytes.err()).contains("Invalid value for option '--budget': " + (10L << 40) + " bytes")
+                .contains("this machine's memory");
         CliRun floor = CliRun.of("bench", "scale", "--spill-min-budget", "0");
         assertThat(floor.exitCode()).isEqualTo(GovernanceCli.EXIT_USAGE);
         assertThat(floor.err()).contains("--spill-min-budget");
