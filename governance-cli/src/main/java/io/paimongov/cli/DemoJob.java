@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * closed first, which frees its buffers): the report carries the error, named by {@link RootCause},
  * so the caller can still print what was measured. When the JVM is told to stop, {@link
  * ShutdownCleanup} cancels the write; the run then ends as a cancelled one, with the error kind
- * {@link RootCause.Kind#SIGNAL}, and removes its temporary warehouse as usual. The numbers "after close" are read after the write and its
- * {@link ResourceContext} are closed, which is when everything must have been given back.
+ * {@link RootCause.Kind#SIGNAL}, and removes its temporary warehouse as usual. The numbers "after
+ * close" are read after the write and its {@link ResourceContext} are closed, which is when
+ * everything must have been given back.
  *
  * <p>Not thread-safe; one run per instance, on the calling thread (plus the cancel watcher).
  */
@@ -94,8 +95,10 @@ final class DemoJob {
             kept = removeTemporary(warehouse);
         }
         if (shutdown.requested()) {
-            run.error = "stopped by a signal: " + ShutdownCleanup.REASON + "; the write was cancelled, nothing"
-                    + " more was committed" + (run.error == null ? "" : " (" + run.error + ")");
+            run.error = "stopped by a signal: " + ShutdownCleanup.REASON + "; "
+                    + (run.committed ? "the commit was published before it, the read-back did not finish"
+                            : "the write was cancelled and nothing was committed")
+                    + (run.error == null ? "" : " (" + run.error + ")");
             run.errorKind = RootCause.Kind.SIGNAL;
         }
         drawTimeline(run);
