@@ -40,7 +40,7 @@ record ChaosCase(int index, Fault fault, String phase, long delayMillis, String 
     }
 
     /** The default number of runs: each kind once. */
-    static final int CI_RUNS = 10;
+    static final int CI_RUNS = 11;
 
     /** The suite's default seed; {@code -Dgovernance.chaos.seed} draws others. */
     static final long DEFAULT_SEED = 17;
@@ -66,13 +66,14 @@ record ChaosCase(int index, Fault fault, String phase, long delayMillis, String 
                     new Kind(Fault.KILL, "compaction", 100),
                     new Kind(Fault.KILL, "prepareCommit", 200),
                     new Kind(Fault.KILL, "commit", 300),
+                    new Kind(Fault.KILL, "readBack", 100),
                     new Kind(Fault.TERM, "spill", 400),
                     new Kind(Fault.TERM, "prepareCommit", 200),
                     new Kind(Fault.FULL_SPILL_DISK, null, 0),
                     new Kind(Fault.FULL_WAREHOUSE_DISK, null, 0));
 
     /** Every mode that spills and flushes at {@link #ROWS} rows and {@link #BUDGET}. */
-    private static final List<String> MODES = List.of("pk", "pk-dv", "pk-lookup");
+    private static final List<String> MODES = List.of("pk", "pk-dv", "pk-lookup", "pk-dynamic");
 
     /** The modes whose writes run a compaction task (deletion vectors, lookup changelog). */
     private static final List<String> COMPACTING_MODES = List.of("pk-dv", "pk-lookup");
