@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -44,18 +45,19 @@ final class ChaosTrial {
             String cleanup, String notRun) {}
 
     /**
-     * What was left: spill files under the spill dirs; files in the children's tmpdirs, and of
-     * those the copies of lz4-java's native library (a SIGKILL leaves the copy and its lock file,
-     * and lz4-java only removes copies without a lock file); orphans in W; snapshots.
+     * What was left: spill files under the spill dirs; files in the children's tmpdir, and of those
+     * the copies of native libraries that lz4-java and snappy-java extract there and remove only at
+     * JVM exit (a SIGKILL leaves them); orphans in W; snapshots.
      */
     record Left(long spillFiles, long tmpFiles, long nativeCopies, long orphans, long orphanBytes, long snapshots) {
         String describe() {
-            return "spill " + spillFiles + ", tmp " + tmpFiles + (nativeCopies > 0 ? " (" + nativeCopies + " lz4 native)" : "")
+            return "spill " + spillFiles + ", tmp " + tmpFiles + (nativeCopies > 0 ? " (" + nativeCopies + " native)" : "")
                     + ", orphans " + orphans + " (" + orphanBytes + " B), snapshots " + snapshots;
         }
     }
 
-    private static final String NATIVE_COPY = "liblz4-java-";
+    /** lz4-java's {@code liblz4-java-<n>.so} and its {@code .lck}; snappy-java's {@code snappy-<version>-<uuid>-libsnappyjava.so}. */
+    private static final Pattern NATIVE_COPY = Pattern.compile("liblz4-java-.*|snappy-.*libsnappyjava.*");
 
     private final ChaosCase run;
     private final CliFeatures features;
@@ -81,7 +83,8 @@ final class ChaosTrial {
     void run() throws Exception {
         Path warehouse = dir.resolve("warehouse");
         Path spill = Files.createDirectories(dir.resolve("spill"));
-        Path tmp = dir.resolve("tmp-fault");
+        // One java.io.tmpdir for every child of the run, as on a machine: a library may clean there what an earlier JVM left.
+        Path tmp = dir.resolve("tmp");
         Optional<SmallDisk> disk = Optional.empty();
         if (run.fault() == ChaosCase.Fault.FULL_SPILL_DISK || run.fault() == ChaosCase.Fault.FULL_WAREHOUSE_DISK) {
             boolean ofSpill = run.fault() == ChaosCase.Fault.FULL_SPILL_DISK;
@@ -95,7 +98,7 @@ final class ChaosTrial {
         try {
             ChaosRun.Result fault = faultRun(warehouse, spill, tmp);
             Left afterFault = left(warehouse, List.of(spill), List.of(tmp));
-            checkAfterFault(fault, warehouse, spill, tmp, afterFault);
+            checkAfterFault(fault, warehouse, afterFault);
             if (run.fault() == ChaosCase.Fault.FULL_SPILL_DISK) {
                 disk.get().close();
             }
@@ -113,13 +116,16 @@ final class ChaosTrial {
     }
 
     private ChaosRun.Result faultRun(Path warehouse, Path spill, Path tmp) throws Exception {
-        List<String> args = demo(warehouse, spill);
-        ChaosRun.Signal signal = switch (run.fault()) {
+        return ChaosRun.run(demo(warehouse, spill), tmp, dir.resolve("fault.log"), run.phase(), signal(), run.delayMillis());
+    }
+
+    /** The signal of the run's fault; null for a full disk. */
+    private ChaosRun.Signal signal() {
+        return switch (run.fault()) {
             case KILL -> ChaosRun.Signal.KILL;
             case TERM -> ChaosRun.Signal.TERM;
             default -> null;
         };
-        return ChaosRun.run(args, tmp, dir.resolve("fault.log"), run.phase(), signal, run.delayMillis());
     }
 
     private List<String> demo(Path warehouse, Path spill, String... more) {
@@ -129,12 +135,11 @@ final class ChaosTrial {
         return args;
     }
 
-    private void checkAfterFault(ChaosRun.Result fault, Path warehouse, Path spill, Path tmp, Left left) throws Exception {
+    private void checkAfterFault(ChaosRun.Result fault, Path warehouse, Left left) throws Exception {
         checks.phase("after fault");
-        boolean signal = run.fault() == ChaosCase.Fault.KILL || run.fault() == ChaosCase.Fault.TERM;
-        if (signal) {
+        if (signal() != null) {
             checks.check("the drawn phase was reached", fault.phaseReached(), fault.phases(), "phase " + run.phase() + " printed");
-            int expected = fault.signalled() ? (run.fault() == ChaosCase.Fault.KILL ? 137 : 143) : 0;
+            int expected = fault.signalled() ? signal().exitCode : 0;
             // A signal sent in the last instant of a run that was already ending meets a finished report.
             boolean finished = fault.exitCode() == 0 && verified(fault.stdout());
             checks.check("exit code", fault.exitCode() == expected || finished, fault.exitCode(),
@@ -193,7 +198,7 @@ final class ChaosTrial {
         if (next.isEmpty()) {
             Path warehouse = dir.resolve("reference-warehouse");
             Path spill = Files.createDirectories(dir.resolve("reference-spill"));
-            ChaosRun.Result ref = ChaosRun.run(demo(warehouse, spill), dir.resolve("tmp-reference"), dir.resolve("reference.log"));
+            ChaosRun.Result ref = ChaosRun.run(demo(warehouse, spill), dir.resolve("tmp"), dir.resolve("reference.log"));
             checks.check("the reference run verifies", ref.exitCode() == 0 && verified(ref.stdout()), ref.exitCode(), "exit 0, verified");
             next = open(warehouse);
         }
@@ -217,7 +222,7 @@ final class ChaosTrial {
         List<String> args = rerun
                 ? demo(warehouse, nextSpill, "--orphans-older-than", "0s")
                 : demo(dir.resolve("warehouse-next"), nextSpill);
-        ChaosRun.Result next = ChaosRun.run(args, dir.resolve("tmp-next"), dir.resolve("next.log"));
+        ChaosRun.Result next = ChaosRun.run(args, dir.resolve("tmp"), dir.resolve("next.log"));
         checks.check("the next run verifies", next.exitCode() == 0 && verified(next.stdout()), next.exitCode(), "exit 0, verified");
         if (rerun) {
             return "re-run on W";
@@ -230,7 +235,7 @@ final class ChaosTrial {
             return "run on a new warehouse";
         }
         ChaosRun.Result clean = ChaosRun.run(List.of("clean", "--warehouse", warehouse.toString(), "--older-than", "0s", "--json"),
-                dir.resolve("tmp-next"), dir.resolve("clean.log"));
+                dir.resolve("tmp"), dir.resolve("clean.log"));
         checks.equal("clean exits 0", clean.exitCode(), 0);
         JsonNode json = clean.exitCode() == 0 ? Json.parse(clean.stdout()) : null;
         long reported = json == null ? -1 : json.path("orphanFiles").asLong(-1);
@@ -241,30 +246,30 @@ final class ChaosTrial {
     private void checkAfterCleanup(Left after, String cleanup) {
         checks.phase("after cleanup");
         checks.equal("spill files left", after.spillFiles(), 0L);
-        checkTmp("files in the children's java.io.tmpdir", after, "after cleanup");
+        checkTmp("files in the run's java.io.tmpdir", after, "after cleanup");
         boolean cleaned = cleanup.startsWith("re-run") || cleanup.endsWith("clean W");
         checks.phase(cleaned ? "after cleanup" : PENDING + "re-run or clean");
         checks.equal("orphan files in W", after.orphans(), 0L);
     }
 
     /**
-     * Nothing in the tmpdirs; after a SIGKILL, nothing but lz4-java's native copies, which are
-     * pending a sweep of what killed processes leave there (no part of the project removes them yet).
+     * Nothing in the tmpdir; after a SIGKILL, nothing but native library copies, which are pending
+     * a sweep of what killed processes leave there (no part of the project removes them yet).
      */
     private void checkTmp(String name, Left left, String phase) {
         if (run.fault() != ChaosCase.Fault.KILL) {
             checks.equal(name, left.tmpFiles(), 0L);
             return;
         }
-        checks.equal(name + " other than lz4-java's native copies", left.tmpFiles() - left.nativeCopies(), 0L);
+        checks.equal(name + " other than native library copies", left.tmpFiles() - left.nativeCopies(), 0L);
         checks.phase(PENDING + "a sweep of native library copies left by killed processes");
-        checks.equal("lz4-java native copies in java.io.tmpdir after SIGKILL", left.nativeCopies(), 0L);
+        checks.equal("native library copies (lz4-java, snappy-java) in java.io.tmpdir after SIGKILL", left.nativeCopies(), 0L);
         checks.phase(phase);
     }
 
     private Left afterCleanup(Path warehouse, Path spill) throws Exception {
         List<Path> spills = new ArrayList<>(List.of(spill, dir.resolve("spill-next")));
-        return left(warehouse, spills, List.of(dir.resolve("tmp-fault"), dir.resolve("tmp-next"), dir.resolve("tmp-reference")));
+        return left(warehouse, spills, List.of(dir.resolve("tmp")));
     }
 
     private Left left(Path warehouse, List<Path> spills, List<Path> tmps) throws Exception {
@@ -288,16 +293,16 @@ final class ChaosTrial {
     }
 
     static long countFiles(Path dir) {
-        return countFiles(dir, "");
+        return countFiles(dir, Pattern.compile(".*"));
     }
 
-    /** Files (anything but directories) under {@code dir} whose name starts with {@code prefix}. */
-    static long countFiles(Path dir, String prefix) {
+    /** Files (anything but directories) under {@code dir} whose name matches {@code name}. */
+    static long countFiles(Path dir, Pattern name) {
         if (!Files.isDirectory(dir)) {
             return 0;
         }
         try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(p -> !p.equals(dir) && !Files.isDirectory(p) && p.getFileName().toString().startsWith(prefix))
+            return walk.filter(p -> !p.equals(dir) && !Files.isDirectory(p) && name.matcher(p.getFileName().toString()).matches())
                     .count();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
