@@ -107,7 +107,7 @@ final class ChaosTrial {
             // Measured before the finally block unmounts a small warehouse disk.
             Left afterCleanup = afterCleanup(warehouse, spill);
             row = new Row(run, fault.exitCode(), fault.signalled(), fault.lastPhase(), afterFault, afterCleanup, cleanup, "");
-            checkAfterCleanup(afterCleanup, cleanup);
+            checkAfterCleanup(warehouse, afterCleanup, cleanup);
         } finally {
             if (disk.isPresent()) {
                 disk.get().close();
@@ -243,10 +243,16 @@ final class ChaosTrial {
         return "run on a new warehouse + clean W";
     }
 
-    private void checkAfterCleanup(Left after, String cleanup) {
+    private void checkAfterCleanup(Path warehouse, Left after, String cleanup) throws Exception {
         checks.phase("after cleanup");
         checks.equal("spill files left", after.spillFiles(), 0L);
         checkTmp("files in the run's java.io.tmpdir", after, "after cleanup");
+        Optional<FileStoreTable> table = open(warehouse);
+        if (table.isPresent()) {
+            // What a re-run committed and what clean removed leave the snapshots as sound as before.
+            checks.none("the snapshot directory of W is sound", Tables.snapshotProblems(table.get(), (int) after.snapshots()),
+                    "snapshots 1..n, each readable, nothing else");
+        }
         boolean cleaned = cleanup.startsWith("re-run") || cleanup.endsWith("clean W");
         checks.phase(cleaned ? "after cleanup" : PENDING + "re-run or clean");
         checks.equal("orphan files in W", after.orphans(), 0L);
