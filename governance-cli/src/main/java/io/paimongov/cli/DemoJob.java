@@ -4,6 +4,7 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.PreparedCommit;
 import io.paimongov.runtime.write.ResourceContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,6 +42,7 @@ final class DemoJob {
     private final DemoSettings settings;
     private final Progress progress;
     private final ShutdownCleanup shutdown;
+    private final PhaseTrace trace = PhaseTrace.fromSystemProperty();
 
     DemoJob(DemoSettings settings, Progress progress, ShutdownCleanup shutdown) {
         this.settings = settings;
@@ -93,6 +95,7 @@ final class DemoJob {
             progress.clear();
             // Also after an Error such as OutOfMemoryError: a temporary warehouse is never left.
             kept = removeTemporary(warehouse);
+            trace.enter("done");
         }
         if (shutdown.requested()) {
             run.error = "stopped by a signal: " + ShutdownCleanup.REASON + "; "
@@ -129,6 +132,8 @@ final class DemoJob {
         shutdown.removeOnShutdown(ctx.spillScopeDir());
         shutdown.cancelOnShutdown(() -> ctx.cancel(ShutdownCleanup.REASON));
         TimelineRecorder timeline = settings.timeline() == null ? null : TimelineRecorder.start(ctx::snapshot);
+        trace.watch(ctx::snapshot);
+        trace.enter("write");
         try (GovernedTableWrite write = GovernedTableWrite.batch(table, ctx);
                 CancelAfterRows rows = CancelAfterRows.start(settings.cancelAfterRows(), ctx)) {
             for (int i = 0; i < settings.rows(); i++) {
@@ -137,11 +142,15 @@ final class DemoJob {
                 progress.update("writing", run.rowsWritten, settings.rows(), () -> usage(ctx));
             }
             progress.phase("committing");
-            write.prepareCommit().commit();
+            trace.enter("prepareCommit");
+            PreparedCommit prepared = write.prepareCommit();
+            trace.enter("commit");
+            prepared.commit();
             run.committed = true;
         } catch (WriteCancelledException e) {
             run.cancelled = true;
         } finally {
+            trace.stopWatching();
             // The write closed the context already (also when it failed to open); closing again is
             // a no-op that makes "after close" below true by construction.
             ctx.close();
@@ -197,6 +206,7 @@ final class DemoJob {
     private DemoWorkload.Verification readBack(FileStoreTable table, DemoWorkload workload, boolean committed)
             throws IOException {
         progress.phase("reading back");
+        trace.enter("readBack");
         DemoWorkload.Verifier verifier = workload.verifier(committed);
         long expected = committed ? workload.liveKeys() : 0;
         DemoTable.forEachRow(
