@@ -86,7 +86,7 @@ public final class OrphanFiles {
         long cutoff = System.currentTimeMillis() - olderThan.toMillis();
         CleanOrphanFilesResult result;
         try {
-            result = new LocalOrphanFilesClean(table, cutoff, dryRun).clean();
+            result = new ExistingDirs(table, cutoff, dryRun).clean();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             InterruptedIOException io = new InterruptedIOException("the orphan-file clean of " + table.fullName()
@@ -108,6 +108,36 @@ public final class OrphanFiles {
             notDeleted.sort(Comparator.naturalOrder());
         }
         return new Result(table.fullName(), dryRun, cutoff, paths, result.getDeletedFileTotalLenInBytes(), notDeleted);
+    }
+
+    /**
+     * Paimon's clean, listing only the directories that exist: it lists the table's {@code index/}
+     * and {@code statistics/} directories (absent in most tables) and {@code manifest/} (absent
+     * before the first commit) whether they exist or not, and logs a warning with a stack trace for
+     * each absent one. Nothing else changes.
+     */
+    private static final class ExistingDirs extends LocalOrphanFilesClean {
+
+        private static final long serialVersionUID = 1L;
+
+        ExistingDirs(FileStoreTable table, long olderThanMillis, boolean dryRun) {
+            super(table, olderThanMillis, dryRun);
+        }
+
+        @Override
+        protected List<Path> listPaimonFileDirs() {
+            List<Path> dirs = new ArrayList<>();
+            for (Path dir : super.listPaimonFileDirs()) {
+                try {
+                    if (fileIO.exists(dir)) {
+                        dirs.add(dir);
+                    }
+                } catch (IOException e) {
+                    dirs.add(dir);
+                }
+            }
+            return dirs;
+        }
     }
 
     /** The I/O error at the root of a failed clean, named with the table; else the failure as an I/O error. */
