@@ -2,15 +2,20 @@ package io.paimongov.runtime.orphans;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.operation.CleanOrphanFilesResult;
 import org.apache.paimon.operation.LocalOrphanFilesClean;
 import org.apache.paimon.table.FileStoreTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Removes the files of one Paimon table that no snapshot references, through Paimon's own {@link
@@ -35,9 +40,12 @@ import org.apache.paimon.table.FileStoreTable;
  * of as removed.
  *
  * <p>Stateless; thread-safe. Paimon's clean uses a pool of up to {@code file-operation.thread-num}
- * daemon threads (default: the number of processors) that end after one idle minute.
+ * daemon threads (default: the number of processors), shut down before {@link #clean} returns.
  */
 public final class OrphanFiles {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OrphanFiles.class);
+    private static final long POOL_STOP_SECONDS = 10;
 
     private OrphanFiles() {}
 
@@ -85,8 +93,9 @@ public final class OrphanFiles {
         }
         long cutoff = System.currentTimeMillis() - olderThan.toMillis();
         CleanOrphanFilesResult result;
+        ExistingDirs clean = new ExistingDirs(table, cutoff, dryRun);
         try {
-            result = new ExistingDirs(table, cutoff, dryRun).clean();
+            result = clean.clean();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             InterruptedIOException io = new InterruptedIOException("the orphan-file clean of " + table.fullName()
@@ -95,6 +104,8 @@ public final class OrphanFiles {
             throw io;
         } catch (ExecutionException | RuntimeException e) {
             throw failed(table, e);
+        } finally {
+            clean.shutdown();
         }
         List<Path> found = result.getDeletedFilesPath() == null ? List.of() : result.getDeletedFilesPath();
         List<String> paths = found.stream().map(Path::toString).sorted(Comparator.naturalOrder()).toList();
@@ -114,7 +125,7 @@ public final class OrphanFiles {
      * Paimon's clean, listing only the directories that exist: it lists the table's {@code index/}
      * and {@code statistics/} directories (absent in most tables) and {@code manifest/} (absent
      * before the first commit) whether they exist or not, and logs a warning with a stack trace for
-     * each absent one. Nothing else changes.
+     * each absent one. And its thread pool is shut down when it is done ({@link #shutdown}).
      */
     private static final class ExistingDirs extends LocalOrphanFilesClean {
 
@@ -137,6 +148,29 @@ public final class OrphanFiles {
                 }
             }
             return dirs;
+        }
+
+        /**
+         * Ends the clean's threads. Paimon keeps its pool in a private field and never shuts it
+         * down (its idle threads end after a minute); a governed write must leave no thread behind
+         * when it closes (the kit's WRITE rules check it), so the pool is reached by reflection and
+         * shut down. Should a later Paimon rename the field, the threads end by themselves as before
+         * and this says so in the log.
+         */
+        void shutdown() {
+            try {
+                Field field = LocalOrphanFilesClean.class.getDeclaredField("executor");
+                field.setAccessible(true);
+                ExecutorService pool = (ExecutorService) field.get(this);
+                pool.shutdown();
+                if (!pool.awaitTermination(POOL_STOP_SECONDS, TimeUnit.SECONDS)) {
+                    LOG.warn("the orphan-file clean's threads did not end within {} s", POOL_STOP_SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.warn("cannot shut down the orphan-file clean's thread pool; its idle threads end within a minute", e);
+            }
         }
     }
 
