@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -97,8 +98,19 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--warehouse", paramLabel = "DIR",
             description = "Warehouse directory to create the table " + DemoTable.DATABASE + "." + DemoTable.TABLE
-                    + " in; kept after the run. Default: a temporary directory, removed at the end.")
+                    + " in; kept after the run. A table already there with the same layout is continued into"
+                    + " (the model starts from its rows). Default: a temporary directory, removed at the end.")
     Path warehouse;
+
+    @Option(names = "--replace",
+            description = "Drop the table --warehouse holds already and create it again, also when its layout differs.")
+    boolean replace;
+
+    @Option(names = "--orphans-older-than", paramLabel = "DURATION",
+            description = "When the write opens, remove the table's files that no snapshot references and that are"
+                    + " older than this (0s, 90s, 10m, 2h, 1d), or off (governance.orphans.older-than)."
+                    + " Default: 1d.")
+    String orphansOlderThan;
 
     @Option(names = "--keep", description = "Keep the temporary warehouse and print where it is.")
     boolean keep;
@@ -177,11 +189,29 @@ final class DemoCommand implements Callable<Integer> {
         long cancelAt = cancelAfterRows == null ? -1 : cancelAfterRows;
         require(cancelAfterRows == null || cancelAt >= 0 && cancelAt <= rows, "--cancel-after-rows",
                 "must be from 0 to --rows (" + rows + ") but was " + cancelAfterRows);
-        require(warehouse == null || !DemoTable.exists(warehouse), "--warehouse",
-                "'" + warehouse + "' already holds table " + DemoTable.DATABASE + "." + DemoTable.TABLE
-                        + "; give a new or empty directory");
+        checkExistingTable(mode);
         return new DemoSettings(provider(), options(), rows, keys, partitions, mode, buckets, valueBytes, format,
-                warehouse == null ? null : warehouse.toAbsolutePath(), keep, cancelAt, seed, timelineFile());
+                warehouse == null ? null : warehouse.toAbsolutePath(), replace, keep, cancelAt, seed, timelineFile());
+    }
+
+    /** A table --warehouse holds already must be laid out as this run asks, unless --replace drops it. */
+    private void checkExistingTable(TableModes mode) {
+        require(!replace || warehouse != null, "--replace", "needs --warehouse");
+        if (warehouse == null || replace || !DemoTable.exists(warehouse)) {
+            return;
+        }
+        Optional<String> difference;
+        try {
+            difference = DemoTable.difference(warehouse, mode, buckets, format);
+        } catch (Exception e) {
+            throw invalid("--warehouse", "cannot read the table " + DemoTable.DATABASE + "." + DemoTable.TABLE
+                    + " in '" + warehouse + "': " + e + "; --replace drops and recreates it");
+        }
+        difference.ifPresent(d -> {
+            throw invalid("--warehouse", "'" + warehouse + "' holds table " + DemoTable.DATABASE + "." + DemoTable.TABLE
+                    + " laid out otherwise: " + d + ". Run with the same layout to continue into it, or add --replace"
+                    + " to drop and recreate it");
+        });
     }
 
     private TableModes tableMode() {
@@ -234,6 +264,9 @@ final class DemoCommand implements Callable<Integer> {
         }
         tooLarge = SizeBounds.spillMaxBytes(options.spillMaxBytes(), options.spillDirs());
         require(tooLarge == null, "--spill-max-bytes", tooLarge);
+        if (orphansOlderThan != null) {
+            options = with(options, GovernanceOptions.ORPHANS_OLDER_THAN, orphansOlderThan, "--orphans-older-than");
+        }
         return options;
     }
 

@@ -81,10 +81,13 @@ final class DemoJob {
                 }
             }
             WritableDirs.require(writtenDirs(warehouse));
-            FileStoreTable table = DemoTable.create(warehouse, settings.table(), settings.buckets(), settings.format());
+            FileStoreTable table = DemoTable.openOrCreate(
+                    warehouse, settings.table(), settings.buckets(), settings.format(), settings.replace());
             DemoWorkload workload = settings.appendOnly()
                     ? DemoWorkload.appendOnly(settings.seed(), settings.partitions(), settings.rows(), settings.valueBytes())
                     : new DemoWorkload(settings.seed(), settings.partitions(), settings.keys(), settings.valueBytes());
+            // A table this run continues into: the model starts from what it holds.
+            workload.startFrom(DemoBaseline.read(table, !settings.appendOnly()));
             write(table, workload, run);
             // Postpone-bucket rows stay invisible until Paimon rescales the table: a read shows nothing.
             run.verification = readBack(table, workload, run.committed && settings.table().readable());
@@ -208,7 +211,7 @@ final class DemoJob {
         progress.phase("reading back");
         trace.enter("readBack");
         DemoWorkload.Verifier verifier = workload.verifier(committed);
-        long expected = committed ? workload.liveKeys() : 0;
+        long expected = verifier.expectedRows();
         DemoTable.forEachRow(
                 table,
                 row -> {

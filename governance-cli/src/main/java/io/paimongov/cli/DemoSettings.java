@@ -21,6 +21,8 @@ import java.nio.file.Path;
  * @param valueBytes length of each value
  * @param format the table's file format: parquet, orc or avro
  * @param warehouse the warehouse directory, or null for a fresh temporary one
+ * @param replace whether to drop and recreate a table the warehouse holds already ({@code --replace});
+ *     without it, the run continues into that table
  * @param keep whether to keep a temporary warehouse after the run
  * @param cancelAfterRows cancel from another thread once this many rows were written; -1 for never
  * @param seed the generator's seed
@@ -37,6 +39,7 @@ record DemoSettings(
         int valueBytes,
         String format,
         Path warehouse,
+        boolean replace,
         boolean keep,
         long cancelAfterRows,
         long seed,

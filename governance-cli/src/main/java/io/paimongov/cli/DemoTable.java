@@ -6,7 +6,11 @@ import java.util.HashMap;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -15,6 +19,7 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
@@ -39,28 +44,87 @@ final class DemoTable {
         return Files.exists(warehouse.resolve(DATABASE + ".db").resolve(TABLE));
     }
 
-    /** Creates the table in {@code warehouse} (created if missing) and returns it. */
-    static FileStoreTable create(Path warehouse, TableModes mode, int buckets, String format) throws Exception {
-        CatalogContext context = CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString()));
-        try (Catalog catalog = CatalogFactory.createCatalog(context)) {
+    /**
+     * The table in {@code warehouse}: created (the warehouse too, if missing) when absent, dropped
+     * and created again when {@code replace}, else the existing one, which {@link #difference} has
+     * found to be laid out as asked.
+     */
+    static FileStoreTable openOrCreate(Path warehouse, TableModes mode, int buckets, String format, boolean replace)
+            throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
             catalog.createDatabase(DATABASE, true);
-            Map<String, String> options = new HashMap<>(mode.options(buckets));
-            options.put("file.format", format);
-            Schema.Builder builder =
-                    Schema.newBuilder()
-                            .column("p", DataTypes.INT().notNull())
-                            .column("k", DataTypes.INT().notNull())
-                            .column("v", DataTypes.STRING())
-                            .partitionKeys("p")
-                            .options(options);
-            if (mode.primaryKey()) {
-                builder.primaryKey("p", "k");
-            }
-            Schema schema = builder.build();
             Identifier id = Identifier.create(DATABASE, TABLE);
-            catalog.createTable(id, schema, false);
+            boolean exists = exists(warehouse);
+            if (exists && replace) {
+                catalog.dropTable(id, false);
+            }
+            if (!exists || replace) {
+                catalog.createTable(id, schema(mode, buckets, format), false);
+            }
             return (FileStoreTable) catalog.getTable(id);
         }
+    }
+
+    /**
+     * The first property in which the table in {@code warehouse} differs from the one this run asks
+     * for, as {@code "<property> is <theirs>, this run asks for <ours>"}; empty when it is laid out
+     * the same: columns and their types, primary key, partition keys, and the options of the mode
+     * ({@code bucket}, {@code bucket-key}, {@code deletion-vectors.enabled}, {@code
+     * changelog-producer}) and {@code file.format}.
+     */
+    static Optional<String> difference(Path warehouse, TableModes mode, int buckets, String format) throws Exception {
+        TableSchema wanted = TableSchema.create(0, schema(mode, buckets, format));
+        FileStoreTable table;
+        try (Catalog catalog = catalog(warehouse)) {
+            table = (FileStoreTable) catalog.getTable(Identifier.create(DATABASE, TABLE));
+        }
+        TableSchema theirs = table.schema();
+        if (!theirs.fields().equals(wanted.fields())) {
+            return Optional.of("the columns are " + theirs.fields() + ", this run asks for " + wanted.fields());
+        }
+        if (!theirs.primaryKeys().equals(wanted.primaryKeys())) {
+            return Optional.of("the primary key is " + theirs.primaryKeys() + ", this run asks for " + wanted.primaryKeys());
+        }
+        if (!theirs.partitionKeys().equals(wanted.partitionKeys())) {
+            return Optional.of("the partition keys are " + theirs.partitionKeys() + ", this run asks for "
+                    + wanted.partitionKeys());
+        }
+        Map<String, String> options = new TreeMap<>(wanted.options());
+        for (String key : MODE_OPTIONS) {
+            options.putIfAbsent(key, null);
+        }
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            String have = theirs.options().get(e.getKey());
+            if (!Objects.equals(have, e.getValue())) {
+                return Optional.of("'" + e.getKey() + "' is " + (have == null ? "not set" : "'" + have + "'")
+                        + ", this run asks for " + (e.getValue() == null ? "it not set" : "'" + e.getValue() + "'"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Options some mode sets: a table that has one this run's mode does not set differs. */
+    private static final List<String> MODE_OPTIONS =
+            List.of("bucket", "bucket-key", "deletion-vectors.enabled", "changelog-producer", "file.format");
+
+    private static Schema schema(TableModes mode, int buckets, String format) {
+        Map<String, String> options = new HashMap<>(mode.options(buckets));
+        options.put("file.format", format);
+        Schema.Builder builder =
+                Schema.newBuilder()
+                        .column("p", DataTypes.INT().notNull())
+                        .column("k", DataTypes.INT().notNull())
+                        .column("v", DataTypes.STRING())
+                        .partitionKeys("p")
+                        .options(options);
+        if (mode.primaryKey()) {
+            builder.primaryKey("p", "k");
+        }
+        return builder.build();
+    }
+
+    private static Catalog catalog(Path warehouse) {
+        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
     }
 
     /**

@@ -2,6 +2,10 @@ package io.paimongov.cli;
 
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.Random;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
@@ -43,8 +47,16 @@ final class DemoWorkload {
     private final boolean appendOnly;
     private final int[] lastRow;
     private int nextRow;
-    private int liveKeys;
+    private long liveKeys;
     private int deletes;
+    /** What the table held before the run ({@link #startFrom}). */
+    private DemoBaseline baseline = DemoBaseline.EMPTY;
+    /** Baseline keys outside this run's key space: they stay as they are. */
+    private final Map<Long, Long> untouched = new HashMap<>();
+
+    /** {@code lastRow} of a key whose live value is the baseline's. */
+    private static final int FROM_BASELINE = -2;
+    private static final int ABSENT = -1;
 
     DemoWorkload(long seed, int partitions, int keys, int valueBytes) {
         this(seed, partitions, keys, valueBytes, false);
@@ -72,6 +84,29 @@ final class DemoWorkload {
         Arrays.fill(lastRow, -1);
     }
 
+    /**
+     * Starts the model from what the table holds ({@code --warehouse} with the table already there):
+     * a primary-key table's keys are alive with their values (this run's rows overwrite or delete
+     * them), an append table's rows stay and this run's are added. Call before the first {@link
+     * #next}.
+     */
+    void startFrom(DemoBaseline b) {
+        baseline = b;
+        liveKeys += b.size();
+        if (appendOnly) {
+            return;
+        }
+        b.values().forEach((key, hash) -> {
+            int p = (int) (key >> 32);
+            int k = (int) (long) key;
+            if (p >= 0 && p < partitions && k >= 0 && k < keys) {
+                lastRow[p * keys + k] = FROM_BASELINE;
+            } else {
+                untouched.put(key, hash);
+            }
+        });
+    }
+
     /** Generates the next row and applies it to the model. */
     InternalRow next() {
         int row = nextRow++;
@@ -86,21 +121,21 @@ final class DemoWorkload {
         int slot = p * keys + k;
         // Drawn for every row, so the stream of keys does not depend on which keys are alive.
         boolean deleteRoll = random.nextInt(DELETE_ONE_IN) == 0;
-        if (deleteRoll && lastRow[slot] >= 0) {
-            lastRow[slot] = -1;
+        if (deleteRoll && lastRow[slot] != ABSENT) {
+            lastRow[slot] = ABSENT;
             liveKeys--;
             deletes++;
             return GenericRow.ofKind(RowKind.DELETE, p, k, null);
         }
-        if (lastRow[slot] < 0) {
+        if (lastRow[slot] == ABSENT) {
             liveKeys++;
         }
         lastRow[slot] = row;
         return GenericRow.of(p, k, BinaryString.fromBytes(value(row)));
     }
 
-    /** Keys alive in the model: the rows a committed table must hold. */
-    int liveKeys() {
+    /** Keys alive in the model (rows, for an append table): the rows a committed table must hold. */
+    long liveKeys() {
         return liveKeys;
     }
 
@@ -152,11 +187,17 @@ final class DemoWorkload {
     /**
      * Takes the table's rows one at a time and remembers only which keys it saw (one bit per
      * possible key) and the first difference. Every row read must be a distinct live key with the
-     * model's value, and no live key may be missing; together that is equality.
+     * model's value, and no live key may be missing; together that is equality. When the run
+     * continued into a table ({@link #startFrom}), the model includes what the table held: after a
+     * commit merged with this run's rows, without a commit exactly what it held. An append table's
+     * rows are not distinct keys: a row that is not one of this run's is taken off the baseline's
+     * multiset, which must be empty at the end.
      */
     final class Verifier {
         private final boolean committed;
         private final BitSet seen = new BitSet(lastRow.length);
+        /** Baseline keys read, for the keys {@code seen} does not cover. */
+        private final Set<Long> seenBaseline = new HashSet<>();
         private long rows;
         private String mismatch;
 
@@ -171,16 +212,19 @@ final class DemoWorkload {
             }
             int p = row.getInt(0);
             int k = row.getInt(1);
-            if (!committed) {
-                mismatch = "row " + key(p, k) + " is visible although nothing was committed";
+            BinaryString actual = row.isNullAt(2) ? null : row.getString(2);
+            if (appendOnly) {
+                checkAppended(p, k, actual);
+            } else if (!committed) {
+                checkBaseline(p, k, actual, baseline.values(), "although nothing was committed");
             } else if (p < 0 || p >= partitions || k < 0 || k >= keys) {
-                mismatch = "row " + key(p, k) + " is outside the generated key space";
+                checkBaseline(p, k, actual, untouched, "outside the generated key space");
             } else {
-                check(p, k, row);
+                check(p, k, actual);
             }
         }
 
-        private void check(int p, int k, InternalRow row) {
+        private void check(int p, int k, BinaryString actual) {
             int slot = p * keys + k;
             if (seen.get(slot)) {
                 mismatch = "key " + key(p, k) + " was read twice";
@@ -188,16 +232,45 @@ final class DemoWorkload {
             }
             seen.set(slot);
             int writer = lastRow[slot];
-            if (writer < 0) {
+            if (writer == ABSENT) {
                 mismatch = "key " + key(p, k) + " is in the table but deleted or never written in the model";
-                return;
+            } else if (writer == FROM_BASELINE) {
+                if (DemoBaseline.hash(actual) != baseline.values().get(DemoBaseline.key(p, k))) {
+                    mismatch = "key " + key(p, k) + " has value " + shorten(actual)
+                            + ", not the one the table held before the run";
+                }
+            } else {
+                BinaryString expected = BinaryString.fromBytes(value(writer));
+                if (!expected.equals(actual)) {
+                    mismatch = "key " + key(p, k) + " has value " + shorten(actual) + " but the model has "
+                            + shorten(expected) + " (from row " + writer + ")";
+                }
             }
-            BinaryString expected = BinaryString.fromBytes(value(writer));
-            BinaryString actual = row.isNullAt(2) ? null : row.getString(2);
-            if (!expected.equals(actual)) {
-                mismatch =
-                        "key " + key(p, k) + " has value " + shorten(actual) + " but the model has "
-                                + shorten(expected) + " (from row " + writer + ")";
+        }
+
+        /** A key this run did not write: it must be one of {@code expected} with its value, once. */
+        private void checkBaseline(int p, int k, BinaryString actual, Map<Long, Long> expected, String why) {
+            Long key = DemoBaseline.key(p, k);
+            Long hash = expected.get(key);
+            if (hash == null) {
+                mismatch = "row " + key(p, k) + " is visible " + why;
+            } else if (!seenBaseline.add(key)) {
+                mismatch = "key " + key(p, k) + " was read twice";
+            } else if (hash != DemoBaseline.hash(actual)) {
+                mismatch = "key " + key(p, k) + " has value " + shorten(actual)
+                        + ", not the one the table held before the run";
+            }
+        }
+
+        private void checkAppended(int p, int k, BinaryString actual) {
+            boolean inSpace = p >= 0 && p < partitions && k >= 0 && k < keys;
+            int slot = inSpace ? p * keys + k : -1;
+            if (committed && inSpace && !seen.get(slot) && lastRow[slot] >= 0
+                    && BinaryString.fromBytes(value(lastRow[slot])).equals(actual)) {
+                seen.set(slot);
+            } else if (!baseline.takeRow(p, k, actual)) {
+                mismatch = "row " + key(p, k) + " with value " + shorten(actual) + " is "
+                        + (committed ? "neither one of this run's rows nor one the table held" : "visible although nothing was committed");
             }
         }
 
@@ -206,16 +279,29 @@ final class DemoWorkload {
             return rows;
         }
 
+        /** Rows the table should hold: the model after a commit, what it held before the run otherwise. */
+        long expectedRows() {
+            return committed ? liveKeys : baseline.size();
+        }
+
         Verification finish() {
             if (mismatch == null && committed) {
                 for (int slot = 0; slot < lastRow.length; slot++) {
-                    if (lastRow[slot] >= 0 && !seen.get(slot)) {
+                    boolean live = appendOnly ? lastRow[slot] >= 0 : lastRow[slot] != ABSENT;
+                    if (live && !seen.get(slot)) {
                         mismatch = "key " + key(slot / keys, slot % keys) + " is missing from the table";
                         break;
                     }
                 }
             }
-            return new Verification(committed ? liveKeys : 0, rows, mismatch);
+            if (mismatch == null) {
+                Map<Long, Long> rest = appendOnly ? Map.of() : committed ? untouched : baseline.values();
+                long missing = appendOnly ? baseline.rowsLeft() : rest.size() - seenBaseline.size();
+                if (missing > 0) {
+                    mismatch = missing + " rows the table held before the run are missing";
+                }
+            }
+            return new Verification(expectedRows(), rows, mismatch);
         }
     }
 

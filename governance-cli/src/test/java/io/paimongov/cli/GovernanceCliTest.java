@@ -34,7 +34,8 @@ class GovernanceCliTest {
                         "--junit-xml", "--json")),
                 Arguments.of("demo", List.of("--provider", "--budget", "--rows", "--keys", "--partitions", "--buckets",
                         "--value-bytes", "--format", "--warehouse", "--keep", "--spill-dir", "--page-size",
-                        "--spill-max-bytes", "--cancel-after-rows", "--seed", "--json")));
+                        "--spill-max-bytes", "--cancel-after-rows", "--seed", "--replace", "--orphans-older-than", "--json")),
+                Arguments.of("clean", List.of("--warehouse", "--older-than", "--dry-run", "--json")));
     }
 
     @ParameterizedTest(name = "{0} --help")

@@ -2,6 +2,7 @@ package io.paimongov.runtime.config;
 
 import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +17,7 @@ import java.util.TreeMap;
  * prints that table.
  *
  * <p>Keys under {@code governance.memory.}, {@code governance.spill.}, {@code
- * governance.compaction.} and {@code governance.provider} belong to the runtime and are validated
+ * governance.compaction.}, {@code governance.write.}, {@code governance.orphans.} and {@code governance.provider} belong to the runtime and are validated
  * here: an unknown key or a bad value gets an {@link IllegalArgumentException} that names the key,
  * the value and the accepted range. Every other key (by convention {@code governance.<provider>.*})
  * is passed through unchecked for providers to read with {@link #raw}; providers validate their
@@ -36,6 +37,7 @@ public final class GovernanceOptions {
     public static final String COMPACTION_MAX_THREADS = RuntimeOptions.COMPACTION_MAX_THREADS.key();
     public static final String WRITE_EARLY_CLOSE_MIN_BYTES = RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES.key();
     public static final String WRITE_SHARED_SORT = RuntimeOptions.WRITE_SHARED_SORT.key();
+    public static final String ORPHANS_OLDER_THAN = RuntimeOptions.ORPHANS_OLDER_THAN.key();
     /** The table option Paimon's proposal names; honoured when the governance key is not given. */
     public static final String TABLE_COMPACTION_TASK_THREADS = "compaction.task-threads";
 
@@ -48,6 +50,7 @@ public final class GovernanceOptions {
     private final int maxCompactionThreads;
     private final long earlyCloseMinBytes;
     private final boolean sharedSort;
+    private final Optional<Duration> orphansOlderThan;
 
     private GovernanceOptions(Map<String, String> values) {
         this.values = values;
@@ -71,6 +74,7 @@ public final class GovernanceOptions {
         this.maxCompactionThreads = parsed.get(RuntimeOptions.COMPACTION_MAX_THREADS);
         this.earlyCloseMinBytes = parsed.get(RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES);
         this.sharedSort = parsed.get(RuntimeOptions.WRITE_SHARED_SORT);
+        this.orphansOlderThan = parsed.get(RuntimeOptions.ORPHANS_OLDER_THAN);
     }
 
     /**
@@ -196,6 +200,14 @@ public final class GovernanceOptions {
     /** {@code governance.write.shared-sort}. */
     public boolean sharedSort() {
         return sharedSort;
+    }
+
+    /**
+     * {@code governance.orphans.older-than}: how old an unreferenced file of the table must be for the
+     * opening write to remove it; empty for {@code off}.
+     */
+    public Optional<Duration> orphansOlderThan() {
+        return orphansOlderThan;
     }
 
     /** The value given for any key, such as a provider's own {@code governance.flink.weight}. */

@@ -2,7 +2,9 @@ package io.paimongov.runtime.config;
 
 import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Every key the runtime owns, each defined once ({@link ConfigOption}): name, type, default, range,
@@ -31,7 +33,8 @@ final class RuntimeOptions {
     private static final int MIN_MAX_THREADS = 1;
 
     private static final List<String> OWNED_PREFIXES =
-            List.of("governance.memory.", "governance.spill.", "governance.compaction.", "governance.write.");
+            List.of("governance.memory.", "governance.spill.", "governance.compaction.", "governance.write.",
+                    "governance.orphans.");
 
     private RuntimeOptions() {}
 
@@ -126,14 +129,27 @@ final class RuntimeOptions {
                             + " writer is refused with `ResourceExhaustedException`.")
                     .build();
 
+    /** Empty for {@code off}. */
+    static final ConfigOption<Optional<Duration>> ORPHANS_OLDER_THAN =
+            ConfigOption.define("governance.orphans.older-than", "duration",
+                            (key, text, others) -> orphansOlderThan(key, text))
+                    .defaultValue("1d", "Paimon's own margin")
+                    .range("a duration such as `0s`, `90s`, `10m`, `2h`, `1d`, or `off`")
+                    .meaning("When a write opens, files of its table that no snapshot references and that are older"
+                            + " than this are removed with Paimon's orphan-file clean (data, changelog, manifest and"
+                            + " index files left by a crashed or abandoned write); `off` keeps them.")
+                    .build();
+
     /** Every key the runtime owns, in documentation order, which is also the order values are checked in. */
     static final List<ConfigOption<?>> ALL = List.of(
             PROVIDER, MEMORY_BUDGET, PAGE_SIZE, SPILL_DIRS, SPILL_MAX_BYTES, SPILL_SWEEP,
-            COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS, WRITE_EARLY_CLOSE_MIN_BYTES, WRITE_SHARED_SORT);
+            COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS, WRITE_EARLY_CLOSE_MIN_BYTES, WRITE_SHARED_SORT,
+            ORPHANS_OLDER_THAN);
 
     /**
      * Whether {@code key} is the runtime's: {@code governance.provider} and every key under {@code
-     * governance.memory.}, {@code governance.spill.}, {@code governance.compaction.} and {@code governance.write.}, defined or
+     * governance.memory.}, {@code governance.spill.}, {@code governance.compaction.}, {@code governance.write.} and
+     * {@code governance.orphans.}, defined or
      * not (an undefined one is a typo). Every other key belongs to a provider.
      */
     static boolean owns(String key) {
@@ -181,6 +197,13 @@ final class RuntimeOptions {
                     + Sizes.format(MIN_SPILL_BYTES) + ", or 'unlimited'");
         }
         return bytes;
+    }
+
+    private static Optional<Duration> orphansOlderThan(String key, String text) {
+        if (text.equalsIgnoreCase("off")) {
+            return Optional.empty();
+        }
+        return Optional.of(Durations.parse(key, text, ", or 'off'"));
     }
 
     private static boolean bool(String key, String text) {

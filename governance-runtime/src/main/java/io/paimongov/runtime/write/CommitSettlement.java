@@ -3,12 +3,15 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.write.OpenedWrite.Mode;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.fs.Path;
+import org.apache.paimon.manifest.ManifestFile;
+import org.apache.paimon.manifest.ManifestFileMeta;
 import org.apache.paimon.manifest.ManifestList;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.sink.TableCommitImpl;
@@ -21,9 +24,14 @@ import org.slf4j.LoggerFactory;
  * before returning: the table's snapshots since the commit began are read, and a snapshot with
  * this write's commit user and the commit's identifier means the commit landed (it then returns
  * normally, the error logged, and the manifest files of Paimon's failed attempts that no snapshot
- * references are deleted); none means it did not land, and the commit's data files and the
+ * references are deleted, and so is the output of a compaction whose own commit failed after the
+ * new files landed); none means it did not land, and the commit's data files and the
  * manifest files its attempts wrote are deleted before the error is rethrown. Only when the
  * snapshots cannot be read are the files left, and the error says so.
+ *
+ * <p>A commit that succeeded after Paimon retried it (another committer took the snapshot id it
+ * meant to write) leaves the manifest files of its lost attempts; they are deleted too, when no
+ * snapshot since the commit began references them.
  *
  * <p>A batch commit uses the write's own commit user (not a builder's random one), so that a failed
  * commit can be looked for in the snapshots.
@@ -47,9 +55,30 @@ final class CommitSettlement {
         w.fileIO.startCommit();
         try {
             commitNow(h);
-            w.fileIO.endCommit();
         } catch (Exception | Error e) {
             settle(h, e, before, w.fileIO.endCommit());
+            return;
+        }
+        removeFailedAttempts(before, w.fileIO.endCommit());
+    }
+
+    /**
+     * After a commit that succeeded: Paimon retries a commit whose snapshot another committer took
+     * first, and does not delete what the lost attempt wrote (its manifest lists, its delta and
+     * merged manifests, its index manifest: "Skip clean up and try again"), so those are deleted here
+     * when no snapshot since the commit began references them.
+     */
+    private void removeFailedAttempts(Long before, List<Path> manifests) {
+        List<Path> lost = unreferenced(before, manifests);
+        if (lost.isEmpty()) {
+            return;
+        }
+        Exception cleanup = WriteRelease.deleteFiles(w.fileIO, lost, null);
+        if (cleanup != null) {
+            LOG.warn("cannot delete the manifest files of the lost attempts of the commit of '{}'", w.context.name(), cleanup);
+        } else {
+            LOG.info("the commit of '{}' lost a race to another committer and was retried; deleted the {} manifest"
+                    + " files of its lost attempts", w.context.name(), lost.size());
         }
     }
 
@@ -84,9 +113,14 @@ final class CommitSettlement {
         }
         if (landed) {
             LOG.warn("the commit of '{}' threw, but its snapshot is in the table: the commit is published", w.context.name(), error);
-            Exception cleanup = WriteRelease.deleteFiles(w.fileIO, unreferenced(before, manifests), null);
+            // Paimon commits a message's new files and its compaction as two snapshots: when the
+            // compaction's commit conflicts (another committer compacted the same files), the new
+            // files landed and the compaction's output is referenced by no snapshot.
+            List<Path> written = new ArrayList<>(manifests);
+            written.addAll(h.addedFiles());
+            Exception cleanup = WriteRelease.deleteFiles(w.fileIO, unreferenced(before, written), null);
             if (cleanup != null) {
-                LOG.warn("cannot delete the manifest files of the failed attempts of the commit of '{}'", w.context.name(), cleanup);
+                LOG.warn("cannot delete the files of the failed attempts of the commit of '{}'", w.context.name(), cleanup);
             }
             return;
         }
@@ -121,15 +155,20 @@ final class CommitSettlement {
     }
 
     /**
-     * The manifest files among {@code written} that no snapshot since {@code before} references:
-     * what Paimon's failed attempts of a commit that finally landed left behind. Nothing when the
-     * snapshots cannot be read.
+     * The files among {@code written} (manifest files, and data files of the commit's messages) that
+     * no snapshot since {@code before} references: what Paimon's failed attempts of a commit that
+     * finally landed left behind. A data file a snapshot since then references was added by its
+     * delta (or changelog) manifests. Nothing when the snapshots cannot be read.
      */
     private List<Path> unreferenced(Long before, List<Path> written) {
+        if (written.isEmpty()) {
+            return List.of();
+        }
         try {
             Set<String> used = new HashSet<>();
             SnapshotManager snapshots = w.table.snapshotManager();
             ManifestList lists = w.table.store().manifestListFactory().create();
+            ManifestFile manifests = w.table.store().manifestFileFactory().create();
             Long latest = snapshots.latestSnapshotIdFromFileSystem();
             for (long id = first(before); latest != null && id <= latest; id++) {
                 Snapshot s = snapshots.tryGetSnapshot(id);
@@ -138,11 +177,16 @@ final class CommitSettlement {
                 used.add(s.changelogManifestList());
                 used.add(s.indexManifest());
                 lists.readAllManifests(s).forEach(m -> used.add(m.fileName()));
-                lists.readChangelogManifests(s).forEach(m -> used.add(m.fileName()));
+                List<ManifestFileMeta> added = new ArrayList<>(lists.readDeltaManifests(s));
+                added.addAll(lists.readChangelogManifests(s));
+                for (ManifestFileMeta m : added) {
+                    used.add(m.fileName());
+                    manifests.read(m.fileName(), m.fileSize()).forEach(e -> used.add(e.file().fileName()));
+                }
             }
             return written.stream().filter(p -> !used.contains(p.getName())).toList();
         } catch (IOException | RuntimeException e) {
-            LOG.warn("cannot tell which manifest files the commit of '{}' left unused; keeping them", w.context.name(), e);
+            LOG.warn("cannot tell which files the commit of '{}' left unused; keeping them", w.context.name(), e);
             return List.of();
         }
     }

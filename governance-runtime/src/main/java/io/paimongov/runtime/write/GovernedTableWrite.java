@@ -1,5 +1,6 @@
 package io.paimongov.runtime.write;
 
+import io.paimongov.runtime.orphans.OpeningSweep;
 import io.paimongov.runtime.write.OpenedWrite.Mode;
 import io.paimongov.runtime.write.OpenedWrite.State;
 import io.paimongov.spi.GovernanceClosedException;
@@ -7,6 +8,7 @@ import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.InterruptedIOException;
+import java.lang.ref.WeakReference;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.Objects;
 import java.util.UUID;
@@ -26,7 +28,9 @@ import org.apache.paimon.table.FileStoreTable;
  * ({@link WritePath}); a failure becomes a typed error ({@link WriteFailures}) after everything is
  * undone at once, in a fixed order ({@link WriteRelease}); cancels and interrupts are turned into
  * that same release ({@link WriteCancellation}); a commit that throws is settled against the
- * table's snapshots before {@link PreparedCommit#commit()} returns ({@link CommitSettlement}).
+ * table's snapshots before {@link PreparedCommit#commit()} returns ({@link CommitSettlement}); files
+ * of the table that no snapshot references and that are older than {@code
+ * governance.orphans.older-than} are removed when the write opens ({@link OrphanSweep}).
  *
  * <p>An interrupt of the writing thread is a cancel: engines interrupt the task thread when they
  * cancel it (Flink does). A call that finds its thread interrupted at a check point, or that fails
@@ -53,10 +57,16 @@ public final class GovernedTableWrite implements AutoCloseable {
     private final WriteRelease release;
     private final WriteCancellation cancellation;
     private final WritePath path;
+    private final OpeningSweep orphanSweep;
 
     private GovernedTableWrite(ResourceContext context, FileStoreTable table, Mode mode, String commitUser) {
         this.opened = new OpenedWrite(context, table, mode, commitUser);
         try {
+            WeakReference<OpenedWrite> self = new WeakReference<>(opened);
+            this.orphanSweep = OrphanSweep.sweep(table, context.options().orphansOlderThan(), () -> {
+                OpenedWrite w = self.get();
+                return w != null && w.state != State.DONE;
+            });
             this.release = new WriteRelease(opened);
             this.cancellation = new WriteCancellation(opened, release);
             WriteFailures failures = new WriteFailures(opened, release, cancellation);
@@ -145,6 +155,14 @@ public final class GovernedTableWrite implements AutoCloseable {
      */
     public boolean cancel(String reason) {
         return cancellation.cancel(reason);
+    }
+
+    /**
+     * What this write did about the table's orphan files when it opened ({@code
+     * governance.orphans.older-than}): removed those older than the margin, or why not.
+     */
+    public OpeningSweep orphanSweep() {
+        return orphanSweep;
     }
 
     /** A snapshot of the write's metrics (the final one once closed). */

@@ -54,6 +54,12 @@ final class Handoff implements PreparedCommit {
         return identifier;
     }
 
+    /** The data files the messages add, where this write created them. */
+    List<Path> addedFiles() {
+        List<String> names = CommitFiles.names(messages);
+        return files.stream().filter(f -> names.contains(f.getName())).toList();
+    }
+
     @Override
     public void commit() throws Exception {
         w.callLock.lock();

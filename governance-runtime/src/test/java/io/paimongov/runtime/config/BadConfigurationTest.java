@@ -28,6 +28,9 @@ class BadConfigurationTest {
     private static final String THREADS =
             "must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)";
 
+    private static final String NOT_A_DURATION =
+            "is not a duration; use a number and a unit such as 0s, 90s, 10m, 2h, 1d, or 'off'";
+
     @TempDir Path dir;
 
     @ParameterizedTest(name = "{0}=[{1}]")
@@ -84,6 +87,14 @@ class BadConfigurationTest {
                 "governance.spill.dirs|\" , \"|'governance.spill.dirs' = ',' names no directory",
                 "governance.compaction.task-threads|-2|'governance.compaction.task-threads' = '-2' " + THREADS,
                 "governance.compaction.task-threads|many|'governance.compaction.task-threads' = 'many' " + THREADS,
+                // orphan files (issue 17)
+                "governance.orphans.older-than|1 day|'governance.orphans.older-than' = '1 day' " + NOT_A_DURATION,
+                "governance.orphans.older-than|10|'governance.orphans.older-than' = '10' " + NOT_A_DURATION,
+                "governance.orphans.older-than|-1s|'governance.orphans.older-than' = '-1s' " + NOT_A_DURATION,
+                "governance.orphans.older-than|1.5h|'governance.orphans.older-than' = '1.5h' " + NOT_A_DURATION,
+                "governance.orphans.older-than|\"\"|'governance.orphans.older-than' = '' " + NOT_A_DURATION,
+                "governance.orphans.older-than|99999999999d|'governance.orphans.older-than' = '99999999999d' is longer than 36500d",
+                "governance.orphans.older-than|9999999999999s|'governance.orphans.older-than' = '9999999999999s' " + NOT_A_DURATION,
             })
     void everyKeyRejectsBadValuesNamingTheKeyAndTheValue(String key, String value, String message) {
         assertThatThrownBy(() -> GovernanceOptions.of(Map.of(key, value)))
@@ -98,6 +109,22 @@ class BadConfigurationTest {
         assertThatThrownBy(() -> GovernanceOptions.of(withNull)).hasMessage("'governance.memory.budget' has no value");
         assertThatThrownBy(() -> GovernanceOptions.of(Map.of("governance.spill.dir", "/tmp")))
                 .hasMessageStartingWith("unknown option 'governance.spill.dir'; known keys: governance.provider,");
+    }
+
+    @Test
+    void orphanMarginsParseToTheirDurationAndOffToNone() {
+        assertThat(GovernanceOptions.defaults().orphansOlderThan()).contains(java.time.Duration.ofDays(1));
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.ORPHANS_OLDER_THAN, "OFF")).orphansOlderThan()).isEmpty();
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.ORPHANS_OLDER_THAN, "0s")).orphansOlderThan())
+                .contains(java.time.Duration.ZERO);
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.ORPHANS_OLDER_THAN, "90s")).orphansOlderThan())
+                .contains(java.time.Duration.ofSeconds(90));
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.ORPHANS_OLDER_THAN, "2H")).orphansOlderThan())
+                .contains(java.time.Duration.ofHours(2));
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.ORPHANS_OLDER_THAN, "10m")).orphansOlderThan())
+                .contains(java.time.Duration.ofMinutes(10));
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.ORPHANS_OLDER_THAN, "250ms")).orphansOlderThan())
+                .contains(java.time.Duration.ofMillis(250));
     }
 
     @Test
