@@ -39,7 +39,8 @@ import java.util.regex.Pattern;
  *       {@code EACCES}, {@code EPERM}): the path.
  * </ol>
  *
- * Everything else is {@link Kind#INTERNAL} with the outermost message, except an {@link
+ * Everything else is {@link Kind#INTERNAL} with the outermost message and, when it is another
+ * throwable, the innermost cause's, except an {@link
  * IllegalArgumentException} at the top, which the CLI's convention makes {@link Kind#USAGE} (a
  * setting refused, naming its key).
  *
@@ -129,7 +130,21 @@ final class RootCause {
                 return environment("permission denied: cannot write " + where(t, all, writeDirs), t, failure, outer);
             }
         }
-        return new Diagnosis(failure instanceof IllegalArgumentException ? Kind.USAGE : Kind.INTERNAL, outer);
+        if (failure instanceof IllegalArgumentException) {
+            return new Diagnosis(Kind.USAGE, outer);
+        }
+        Throwable root = innermost(failure);
+        return new Diagnosis(Kind.INTERNAL, root == failure ? outer : outer + " (caused by " + describe(root) + ")");
+    }
+
+    /** The end of the cause chain, stopping at a cycle. */
+    private static Throwable innermost(Throwable failure) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        Throwable t = failure;
+        while (t.getCause() != null && seen.add(t)) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     private static Diagnosis environment(String cause, Throwable root, Throwable outermost, String outer) {

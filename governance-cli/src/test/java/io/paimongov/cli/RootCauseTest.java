@@ -113,6 +113,18 @@ class RootCauseTest {
     }
 
     @Test
+    void anInternalErrorNamesItsInnermostCauseNotOnlyTheWrapper() {
+        IllegalStateException root = new IllegalStateException("manifest list is corrupt");
+        RuntimeException wrapper = new RuntimeException("preparing snapshot", new java.io.UncheckedIOException(
+                new IOException("read failed", root)));
+
+        RootCause.Diagnosis why = RootCause.of(wrapper, SIXTY_FOUR_MIB, List.of());
+
+        assertThat(why).isEqualTo(new RootCause.Diagnosis(RootCause.Kind.INTERNAL,
+                "RuntimeException: preparing snapshot (caused by IllegalStateException: manifest list is corrupt)"));
+    }
+
+    @Test
     void aRefusedSettingIsUsageAndAnythingElseInternal() {
         assertThat(RootCause.of(new IllegalArgumentException("'governance.memory.budget' = 1"), SIXTY_FOUR_MIB, List.of()))
                 .isEqualTo(new RootCause.Diagnosis(RootCause.Kind.USAGE,
