@@ -25,7 +25,7 @@ record FuzzCase(long seed, Allocator allocator, long engineBytes, List<WritePlan
     static final long KIB = 1024;
     static final long MIB = 1024 * KIB;
 
-    private static final long[] ENGINE_SIZES = {4 * MIB, 6 * MIB, 8 * MIB, 12 * MIB, 16 * MIB, 24 * MIB};
+    private static final long[] ENGINE_SIZES = {6 * MIB, 8 * MIB, 12 * MIB, 16 * MIB, 24 * MIB, 32 * MIB};
     private static final String[] FORMATS = {"parquet", "orc", "avro"};
     private static final String[] PAGE_SIZES = {"4k", "8k", "16k", "32k", "64k", "auto"};
     /** A budget as a multiple of the write's even share of the engine, in eighths: some are larger than the share. */
@@ -110,7 +110,9 @@ record FuzzCase(long seed, Allocator allocator, long engineBytes, List<WritePlan
         String pageSize = PAGE_SIZES[r.nextInt(PAGE_SIZES.length)];
         long page = pageSize.equals("auto") ? 4 * KIB : parseKib(pageSize);
         long share = engine / writes * SHARE_EIGHTHS[r.nextInt(SHARE_EIGHTHS.length)] / 8;
-        long budget = Math.min(engine, Math.max(Math.max(MIB, 16 * page), share)) / (64 * KIB) * (64 * KIB);
+        // One write in eight gets the smallest budget, which most primary-key tables refuse at open.
+        long floor = r.nextInt(8) == 0 ? MIB : 2 * MIB;
+        long budget = Math.min(engine, Math.max(Math.max(floor, 16 * page), share)) / (64 * KIB) * (64 * KIB);
         int rows = Math.max(200, maxRows / 8 + r.nextInt(maxRows - maxRows / 8 + 1));
         int keys = Math.max(1, rows / partitions / (1 + r.nextInt(8)));
         int valueBytes = 16 + r.nextInt(241);

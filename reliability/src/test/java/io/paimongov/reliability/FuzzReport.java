@@ -59,7 +59,7 @@ final class FuzzReport {
             if (w.committed) {
                 commits++;
             } else if (w.error != null) {
-                failures.merge(w.error.getClass().getSimpleName(), 1, Integer::sum);
+                failures.merge(FuzzWrite.errorType(w.error), 1, Integer::sum);
             }
             if (w.cancelAttempted) {
                 cancelsFired++;
@@ -67,7 +67,7 @@ final class FuzzReport {
         }
         line("seed " + it.fuzzCase.seed() + ": " + (passed ? "passed" : "FAILED") + " in " + millis / 1000.0 + " s"
                 + (it.shrinkFired ? ", another consumer took " + it.hogTook + " bytes" : "") + "; "
-                + it.writes.stream().map(w -> "w" + w.plan.index() + " " + w.outcome()).collect(Collectors.joining(", ")));
+                + it.writes.stream().map(w -> "w" + w.plan.index() + " " + w.outcome() + (w.error == null ? "" : " [" + abbreviate(Errors.summary(w.error)) + "]")).collect(Collectors.joining(", ")));
     }
 
     /** An iteration that broke off before its checks (its setup threw). */
@@ -79,8 +79,12 @@ final class FuzzReport {
 
     synchronized void summary() {
         line("summary: " + iterations + " iterations (" + failedIterations + " failed), " + writes + " writes, " + commits
-                + " committed, typed failures " + failures + ", cancels fired " + cancelsFired + ", engine shrunk in " + shrinks
+                + " committed, failures by type " + failures + ", cancels fired " + cancelsFired + ", engine shrunk in " + shrinks
                 + " iterations, " + (System.nanoTime() - start) / 1_000_000 / 1000.0 + " s");
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 120 ? text : text.substring(0, 120) + "...";
     }
 
     private void line(String text) {

@@ -24,7 +24,7 @@ record FuzzSettings(Long seed, int iterations, double minutes, int maxRows, long
     static final String ITERATIONS = "governance.fuzz.iterations";
     static final String MINUTES = "governance.fuzz.minutes";
     static final String ROWS = "governance.fuzz.rows";
-    static final int CI_ITERATIONS = 6;
+    static final int CI_ITERATIONS = 10;
     static final int DEFAULT_ROWS = 6000;
     /** How long one iteration may take before it counts as a hang. */
     static final long DEADLINE_MILLIS = 180_000;

@@ -6,6 +6,7 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.PreparedCommit;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.StandaloneEngine;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -135,9 +136,14 @@ final class FuzzWrite {
         cancelled = first;
     }
 
+    /** The error's class, with the resource for {@link ResourceExhaustedException}. */
+    static String errorType(Throwable error) {
+        return error.getClass().getSimpleName() + (error instanceof ResourceExhaustedException e ? "(" + e.resource() + ")" : "");
+    }
+
     /** The outcome in one line. */
     String outcome() {
-        String end = committed ? "COMMITTED" : error == null ? "NOT ENDED" : error.getClass().getSimpleName();
+        String end = committed ? "COMMITTED" : error == null ? "NOT ENDED" : errorType(error);
         return end + (cancelled ? " (cancelled)" : "") + (closeError == null ? "" : ", close threw " + closeError.getClass().getSimpleName());
     }
 }
