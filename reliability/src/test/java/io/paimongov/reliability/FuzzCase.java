@@ -47,7 +47,8 @@ record FuzzCase(long seed, Allocator allocator, long engineBytes, List<WritePlan
      * @param valueBytes characters of each value
      * @param spillMax {@code governance.spill.max-bytes}
      * @param taskThreads {@code governance.compaction.task-threads}
-     * @param cancelAtRow the row after which another thread cancels the write, or -1
+     * @param cancelAtRow the row after which another thread cancels the write ({@code rows}: once
+     *     prepareCommit began), or -1
      * @param rowSeed the seed of the write's rows
      */
     record WritePlan(
@@ -67,7 +68,7 @@ record FuzzCase(long seed, Allocator allocator, long engineBytes, List<WritePlan
             return "w" + index + " " + mode.label() + "/" + format + " " + partitions + "p" + (fixedBuckets() ? "x" + buckets + "b" : "")
                     + " budget " + size(budgetBytes) + " page " + pageSize + " rows " + rows + " keys " + keys + " v" + valueBytes
                     + (spillMax.equals("unlimited") ? "" : " spill-max " + spillMax)
-                    + " ct " + taskThreads + (cancelAtRow < 0 ? "" : " cancel@" + cancelAtRow);
+                    + " ct " + taskThreads + (cancelAtRow < 0 ? "" : cancelAtRow == rows ? " cancel@prepare" : " cancel@" + cancelAtRow);
         }
     }
 
@@ -118,7 +119,7 @@ record FuzzCase(long seed, Allocator allocator, long engineBytes, List<WritePlan
         int valueBytes = 16 + r.nextInt(241);
         String spillMax = r.nextInt(4) == 0 ? (1 + r.nextInt(3)) + "m" : "unlimited";
         int taskThreads = TASK_THREADS[r.nextInt(TASK_THREADS.length)];
-        int cancelAt = r.nextInt(4) == 0 ? r.nextInt(rows) : -1;
+        int cancelAt = r.nextInt(4) == 0 ? (r.nextBoolean() ? rows : r.nextInt(rows)) : -1;
         return new WritePlan(index, mode, format, partitions, buckets, budget, pageSize, rows, keys, valueBytes, spillMax,
                 taskThreads, cancelAt, r.nextLong());
     }

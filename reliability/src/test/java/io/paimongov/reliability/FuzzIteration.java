@@ -113,8 +113,7 @@ final class FuzzIteration {
     /** Cancels the writes whose row has come, and shrinks or restores the engine when the shrink's write gets there. */
     private void fireEvents(GovernanceProvider provider) {
         for (FuzzWrite w : writes) {
-            int at = w.plan.cancelAtRow();
-            if (at >= 0 && !w.cancelAttempted && !w.ended() && w.opened() && w.written() >= at) {
+            if (!w.cancelAttempted && !w.ended() && w.opened() && w.atCancelPoint()) {
                 w.cancelAttempted = true;
                 w.cancel();
             }

@@ -1,10 +1,12 @@
 package io.paimongov.reliability;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
  * How long the governance fuzzer runs, from system properties: {@code governance.fuzz.seed} runs
- * that one seed; else {@code governance.fuzz.minutes} keeps drawing seeds until the time is up, or
+ * that seed (or those, comma-separated); else {@code governance.fuzz.minutes} keeps drawing seeds until the time is up, or
  * {@code governance.fuzz.iterations} seeds are run (the CI default, {@value #CI_ITERATIONS}).
  * {@code governance.fuzz.rows} bounds each write's rows (default {@value #DEFAULT_ROWS}); a seed
  * draws the same case only with the same bound. Seeds of a run come from a start seed taken from
@@ -12,13 +14,13 @@ import java.util.SplittableRandom;
  *
  * <p>Immutable; thread-safe.
  *
- * @param seed the one seed to run, or null
+ * @param seeds the seeds to run, or empty
  * @param iterations seeds to run when neither a seed nor minutes are given
  * @param minutes how long to keep drawing seeds, or 0
  * @param maxRows the most rows a write draws
  * @param startSeed where the run's seeds come from
  */
-record FuzzSettings(Long seed, int iterations, double minutes, int maxRows, long startSeed) {
+record FuzzSettings(List<Long> seeds, int iterations, double minutes, int maxRows, long startSeed) {
 
     static final String SEED = "governance.fuzz.seed";
     static final String ITERATIONS = "governance.fuzz.iterations";
@@ -40,22 +42,22 @@ record FuzzSettings(Long seed, int iterations, double minutes, int maxRows, long
         String seed = System.getProperty(SEED, "").strip();
         String minutes = System.getProperty(MINUTES, "").strip();
         return new FuzzSettings(
-                seed.isEmpty() ? null : Long.parseLong(seed),
+                seed.isEmpty() ? List.of() : Arrays.stream(seed.split(",")).map(String::strip).map(Long::parseLong).toList(),
                 Integer.getInteger(ITERATIONS, CI_ITERATIONS),
                 minutes.isEmpty() ? 0 : Double.parseDouble(minutes),
                 Integer.getInteger(ROWS, DEFAULT_ROWS),
                 System.nanoTime() ^ System.currentTimeMillis() * 1_000_003L);
     }
 
-    /** The seeds of this run, drawn lazily; {@link #more} says when to stop. */
-    SplittableRandom seeds() {
+    /** Where the seeds of a run without {@link #seeds()} come from, drawn lazily; {@link #more} says when to stop. */
+    SplittableRandom random() {
         return new SplittableRandom(startSeed);
     }
 
     /** Whether to run another iteration after {@code done} of them, {@code elapsedMillis} into the run. */
     boolean more(int done, long elapsedMillis) {
-        if (seed != null) {
-            return done < 1;
+        if (!seeds.isEmpty()) {
+            return done < seeds.size();
         }
         if (minutes > 0) {
             return elapsedMillis < minutes * 60_000;
@@ -70,7 +72,7 @@ record FuzzSettings(Long seed, int iterations, double minutes, int maxRows, long
     }
 
     String describe() {
-        String what = seed != null ? "seed " + seed
+        String what = !seeds.isEmpty() ? "seeds " + seeds
                 : (minutes > 0 ? minutes + " minutes" : iterations + " iterations") + " from start seed " + startSeed;
         return what + ", rows up to " + maxRows + " a write";
     }

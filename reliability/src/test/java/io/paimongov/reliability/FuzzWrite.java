@@ -38,6 +38,7 @@ final class FuzzWrite {
     final List<String> overBudget = new CopyOnWriteArrayList<>();
     private final AtomicInteger written = new AtomicInteger();
     private volatile GovernedTableWrite write;
+    private volatile boolean preparing;
     private volatile boolean commitStarting;
     private volatile boolean ended;
     volatile ResourceContext context;
@@ -85,6 +86,7 @@ final class FuzzWrite {
                 w.write(row);
                 written.incrementAndGet();
             }
+            preparing = true;
             PreparedCommit prepared = w.prepareCommit();
             commitStarting = true;
             prepared.commit();
@@ -109,6 +111,12 @@ final class FuzzWrite {
     /** The table as a fresh reader finds it. */
     FileStoreTable reopen() throws Exception {
         return TestTables.open(warehouse.toUri().toString(), "t" + plan.index());
+    }
+
+    /** Whether the write has come to its cancel point: its row, or the start of prepareCommit. */
+    boolean atCancelPoint() {
+        int at = plan.cancelAtRow();
+        return at >= 0 && (at < plan.rows() ? written.get() >= at : preparing);
     }
 
     /** Rows the write accepted so far. */

@@ -42,7 +42,7 @@ class GovernanceFuzzerTest {
     @TestFactory
     Stream<DynamicTest> fuzz() {
         Iterator<DynamicTest> iterations = new Iterator<>() {
-            private final SplittableRandom seeds = SETTINGS.seeds();
+            private final SplittableRandom random = SETTINGS.random();
             private final long start = System.nanoTime();
             private int done;
 
@@ -56,8 +56,8 @@ class GovernanceFuzzerTest {
                 if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
+                long seed = SETTINGS.seeds().isEmpty() ? random.nextLong() : SETTINGS.seeds().get(done);
                 done++;
-                long seed = SETTINGS.seed() != null ? SETTINGS.seed() : seeds.nextLong();
                 return DynamicTest.dynamicTest("seed " + seed, () -> runSeed(seed));
             }
         };
