@@ -116,8 +116,9 @@ record FuzzCase(long seed, Allocator allocator, long engineBytes, List<WritePlan
         long budget = Math.min(engine, Math.max(Math.max(floor, 16 * page), share)) / (64 * KIB) * (64 * KIB);
         int rows = Math.max(200, maxRows / 8 + r.nextInt(maxRows - maxRows / 8 + 1));
         int keys = Math.max(1, rows / partitions / (1 + r.nextInt(8)));
-        int valueBytes = 16 + r.nextInt(241);
         String spillMax = r.nextInt(4) == 0 ? (1 + r.nextInt(3)) + "m" : "unlimited";
+        // A write with a spill limit gets long values, so that its rows outgrow its budget and the limit can strike.
+        int valueBytes = spillMax.equals("unlimited") ? 16 + r.nextInt(241) : 256 + r.nextInt(769);
         int taskThreads = TASK_THREADS[r.nextInt(TASK_THREADS.length)];
         int cancelAt = r.nextInt(4) == 0 ? (r.nextBoolean() ? rows : r.nextInt(rows)) : -1;
         return new WritePlan(index, mode, format, partitions, buckets, budget, pageSize, rows, keys, valueBytes, spillMax,

@@ -28,6 +28,8 @@ final class FuzzReport {
     private int commits;
     private int cancelsFired;
     private int shrinks;
+    private int spilled;
+    private long spillFiles;
     private final Map<String, Integer> failures = new TreeMap<>();
 
     FuzzReport(Path file, FuzzSettings settings) {
@@ -64,6 +66,9 @@ final class FuzzReport {
             if (w.cancelAttempted) {
                 cancelsFired++;
             }
+            long files = w.context == null ? 0 : w.context.snapshot().spillFiles();
+            spillFiles += files;
+            spilled += files > 0 ? 1 : 0;
         }
         line("seed " + it.fuzzCase.seed() + ": " + (passed ? "passed" : "FAILED") + " in " + millis / 1000.0 + " s"
                 + (it.shrinkFired ? ", another consumer took " + it.hogTook + " bytes" : "") + "; "
@@ -80,7 +85,7 @@ final class FuzzReport {
     synchronized void summary() {
         line("summary: " + iterations + " iterations (" + failedIterations + " failed), " + writes + " writes, " + commits
                 + " committed, failures by type " + failures + ", cancels fired " + cancelsFired + ", engine shrunk in " + shrinks
-                + " iterations, " + (System.nanoTime() - start) / 1_000_000 / 1000.0 + " s");
+                + " iterations, " + spilled + " writes spilled (" + spillFiles + " spill files), " + (System.nanoTime() - start) / 1_000_000 / 1000.0 + " s");
     }
 
     private static String abbreviate(String text) {
