@@ -14,13 +14,14 @@ import org.apache.paimon.fs.SeekableInputStream;
 
 /**
  * The table's {@link FileIO} as one governed write sees it: data files the write creates are
- * tracked until a prepared commit takes them over, timed, and checked against cancellation when
- * created. After a failure or cancel the write deletes what it created and nobody committed, so no
- * orphan data file stays behind even where Paimon's own cleanup misses one (an interrupted or late
- * compaction). While the write commits, the manifest files the commit writes are recorded too
- * ({@link #startCommit()}), so that a commit that failed without landing can remove them; and the
- * first I/O error a data file met is kept ({@link Listener#failed}), because Paimon's cleanup of
- * that file often throws a second error that hides the first.
+ * tracked until a prepared commit takes them over (index files too, {@link #isIndexFile}), timed,
+ * and checked against cancellation when created. After a failure or cancel the write deletes what
+ * it created and nobody committed, so no orphan data file stays behind even where Paimon's own
+ * cleanup misses one (an interrupted or late compaction). While the write commits, the manifest
+ * files the commit writes are recorded too ({@link #startCommit()}), so that a commit that failed
+ * without landing can remove them; and the first I/O error a data file met is kept ({@link
+ * Listener#failed}), because Paimon's cleanup of that file often throws a second error that hides
+ * the first.
  *
  * <p>Everything else is passed to the table's own FileIO unchanged. <b>Thread-safety:</b>
  * thread-safe; the writing thread and compaction threads create files. Not meant to be serialized:
@@ -59,7 +60,18 @@ final class TrackingFileIO implements FileIO {
         return name.startsWith("data-") || name.startsWith("changelog-");
     }
 
-    /** Data files created since the last {@link #drain()} and not deleted since. */
+    /**
+     * An index file of the table ({@code index/index-*}: a dynamic-bucket hash index, deletion
+     * vectors), which the write creates beside its data files at prepareCommit and compaction.
+     * Paimon's abort of commit messages leaves index files, so the write tracks them as its own
+     * until a prepared commit takes them over, as it does data files.
+     */
+    static boolean isIndexFile(Path path) {
+        Path parent = path.getParent();
+        return path.getName().startsWith("index-") && parent != null && parent.getName().equals("index");
+    }
+
+    /** Data and index files created since the last {@link #drain()} and not deleted since. */
     List<Path> uncommitted() {
         return List.copyOf(created);
     }
@@ -90,6 +102,10 @@ final class TrackingFileIO implements FileIO {
 
     @Override
     public PositionOutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
+        if (listener != null && isIndexFile(path)) {
+            created.add(path);
+            return delegate.newOutputStream(path, overwrite);
+        }
         if (listener == null || !isDataFile(path)) {
             if (committing && path.getParent() != null && path.getParent().getName().equals("manifest")) {
                 commitFiles.add(path);

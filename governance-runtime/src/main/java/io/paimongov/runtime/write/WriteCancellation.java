@@ -99,10 +99,23 @@ final class WriteCancellation {
     void throwIfCancelled() {
         cancelIfInterrupted(null);
         if (w.context.isCancelled()) {
+            recordIfCancelled();
             if (w.state != State.DONE) {
                 release.releaseAfterFailure();
             }
             throw cancelled();
+        }
+    }
+
+    /**
+     * Counts the cancel in the write's metrics, before a writing thread that saw it releases the
+     * write. The token's listener counts it too, but on the cancelling thread, after the token
+     * already reads as cancelled: a writing thread can see the cancel, release the write and take
+     * the final snapshot in between, which then read {@code cancellations} 0.
+     */
+    void recordIfCancelled() {
+        if (w.context.isCancelled()) {
+            w.context.recorder().recordCancelled();
         }
     }
 

@@ -39,6 +39,7 @@ final class WriteFailures {
             return closed;
         }
         cancellation.cancelIfInterrupted(t);
+        cancellation.recordIfCancelled();
         attachFileError(t);
         // Built before the release, so that it carries the budget's numbers of the moment.
         ResourceExhaustedException denied =
