@@ -34,6 +34,7 @@ public final class GovernanceOptions {
     public static final String SPILL_SWEEP = RuntimeOptions.SPILL_SWEEP.key();
     public static final String COMPACTION_TASK_THREADS = RuntimeOptions.COMPACTION_TASK_THREADS.key();
     public static final String COMPACTION_MAX_THREADS = RuntimeOptions.COMPACTION_MAX_THREADS.key();
+    public static final String COMPACTION_STOP_TIMEOUT = RuntimeOptions.COMPACTION_STOP_TIMEOUT.key();
     public static final String WRITE_EARLY_CLOSE_MIN_BYTES = RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES.key();
     public static final String WRITE_SHARED_SORT = RuntimeOptions.WRITE_SHARED_SORT.key();
     /** The table option Paimon's proposal names; honoured when the governance key is not given. */
@@ -46,6 +47,7 @@ public final class GovernanceOptions {
     private final boolean sweepOrphans;
     private final int taskThreads;
     private final int maxCompactionThreads;
+    private final long compactionStopMillis;
     private final long earlyCloseMinBytes;
     private final boolean sharedSort;
 
@@ -69,6 +71,7 @@ public final class GovernanceOptions {
         this.sweepOrphans = parsed.get(RuntimeOptions.SPILL_SWEEP);
         this.taskThreads = parsed.get(RuntimeOptions.COMPACTION_TASK_THREADS);
         this.maxCompactionThreads = parsed.get(RuntimeOptions.COMPACTION_MAX_THREADS);
+        this.compactionStopMillis = parsed.get(RuntimeOptions.COMPACTION_STOP_TIMEOUT);
         this.earlyCloseMinBytes = parsed.get(RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES);
         this.sharedSort = parsed.get(RuntimeOptions.WRITE_SHARED_SORT);
     }
@@ -186,6 +189,11 @@ public final class GovernanceOptions {
     /** {@code governance.compaction.max-threads}: the bound of task-threads=-1. */
     public int compactionMaxThreads() {
         return maxCompactionThreads;
+    }
+
+    /** {@code governance.compaction.stop-timeout}, in milliseconds. */
+    public long compactionStopMillis() {
+        return compactionStopMillis;
     }
 
     /** {@code governance.write.early-close-min-bytes}. */

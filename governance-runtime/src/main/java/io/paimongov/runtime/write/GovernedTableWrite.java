@@ -64,7 +64,7 @@ public final class GovernedTableWrite implements AutoCloseable {
             opened.budget.setReclaimer(opened.writers::reclaim);
             context.token().onCancel(cancellation::onCancel);
         } catch (RuntimeException | Error e) {
-            opened.abandon();
+            opened.abandon(e);
             throw e;
         }
     }
@@ -155,6 +155,11 @@ public final class GovernedTableWrite implements AutoCloseable {
     /**
      * Closes the write: aborts prepared messages that were neither committed nor handed off, deletes
      * the spill scope and gives all memory back. Idempotent.
+     *
+     * @throws io.paimongov.spi.CleanupException when a step could not give back what it holds (a
+     *     spill scope that cannot be deleted, compaction threads still running at {@code
+     *     governance.compaction.stop-timeout}, memory the engine refused, Paimon's write failing to
+     *     close): every step ran, the failed ones are listed and counted in {@code cleanupFailures}
      */
     @Override
     public void close() throws Exception {
