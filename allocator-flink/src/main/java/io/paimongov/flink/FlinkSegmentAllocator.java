@@ -111,10 +111,15 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
         }
     }
 
-    /** Throws what the manager throws; the base then keeps the bytes counted. */
+    /**
+     * Throws what the manager throws; the base then keeps the bytes counted. A manager shut down
+     * freed every reservation itself: nothing to give back.
+     */
     @Override
     protected void unreserveBytes(long bytes) {
-        manager.releaseMemory(owner, bytes);
+        if (!manager.isShutdown()) {
+            manager.releaseMemory(owner, bytes);
+        }
     }
 
     @Override
@@ -140,11 +145,16 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
      * {@code releaseAll(Object)} takes any object, and the operator's or task's owner would free
      * memory other consumers of the slot hold.
      *
-     * @return true when both calls returned: the manager holds nothing of this owner
+     * @return true when both calls returned, or the manager was shut down (which freed everything):
+     *     the manager holds nothing of this owner
      * @throws RuntimeException what the first failing call threw, the other's failure suppressed
      */
     @Override
     protected boolean releaseEverything() {
+        if (manager.isShutdown()) {
+            // Shutting down freed every segment and reservation of the manager (its slot is gone).
+            return true;
+        }
         RuntimeException failure = null;
         try {
             manager.releaseAll(owner);
