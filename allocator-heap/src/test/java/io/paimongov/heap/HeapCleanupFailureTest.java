@@ -57,6 +57,35 @@ class HeapCleanupFailureTest {
         }
     }
 
+    /**
+     * A cancel that finds the write idle releases it on the cancelling thread, which has no error to
+     * carry the failure: the next close throws it, once.
+     */
+    @Test
+    void aCleanupThatFailsDuringACancelIsThrownByTheNextClose() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
+        Workload w = Workload.random(43, 5_000, 2_500, 2, 64);
+        GovernedTableWrite write = h.batch(table, h.options("4m", "governance.memory.page-size", "16k"));
+        for (InternalRow row : w.rows()) {
+            write.write(row);
+        }
+        Path lease = h.context.spillScopeDir().resolve(SpillScope.LEASE);
+        assumeTrue(chattr("+i", lease) == 0, "chattr +i is not available here: no way to make a file undeletable");
+        try {
+            assertThat(write.cancel("operator asked")).isTrue();
+            assertThat(write.metrics().cleanupFailures()).isEqualTo(1);
+            assertThat(h.provider.lastOpened().usedAtClose()).as("engine memory held at close").isZero();
+            assertThatThrownBy(write::close)
+                    .isInstanceOf(CleanupException.class)
+                    .hasMessageContaining("delete the spill scope: ");
+            write.close();
+            assertThat(table.snapshotManager().latestSnapshot()).isNull();
+        } finally {
+            chattr("-i", lease);
+        }
+    }
+
     private static int chattr(String flag, Path file) throws InterruptedException {
         try {
             return new ProcessBuilder("chattr", flag, file.toString()).redirectErrorStream(true).start().waitFor();

@@ -31,6 +31,8 @@ final class WriteRelease {
     private static final Logger LOG = LoggerFactory.getLogger(WriteRelease.class);
 
     private final OpenedWrite w;
+    /** Guarded by the write's call lock: see {@link #takeUnreported}. */
+    private Exception unreported;
 
     WriteRelease(OpenedWrite write) {
         this.w = write;
@@ -53,12 +55,24 @@ final class WriteRelease {
         }
     }
 
-    /** The release after a failure or cancel whose caller has an error of its own: this one is logged. */
+    /**
+     * The release after a cancel, run where no caller of the write is there to receive its error
+     * (the cancelling thread, the cancel daemon): the error is logged and kept for the write's next
+     * call that reports ({@link #takeUnreported}: the cancelled call, or {@code close()}).
+     */
     void releaseAfterFailure() {
         Exception error = release(false);
         if (error != null) {
+            unreported = error;
             LOG.warn("cleaning up write '{}' after a failure or cancel met an error", w.context.name(), error);
         }
+    }
+
+    /** The cleanup failure of a release nobody has been told of yet, once; null when there is none. */
+    Exception takeUnreported() {
+        Exception error = unreported;
+        unreported = null;
+        return error;
     }
 
     private Exception releaseAll(boolean orderly) {
