@@ -31,7 +31,10 @@ import org.apache.flink.runtime.memory.MemoryManager;
  * governance.spill.dirs}), a {@link CancellationSignal}, a Flink {@link MetricGroup} and a {@link
  * MetricsReporter} (each optional). {@link GovernedPaimonSink} supplies all of them.
  *
- * <p>Capacity is the smallest of {@code governance.memory.budget} and the slot's share. The page
+ * <p>A budget larger than Flink's memory for the write (the slot's share, or the manager's size
+ * without a {@link FlinkSlot}) is refused at open with {@link IllegalArgumentException} (PROV.7).
+ * Capacity is the smallest of {@code governance.memory.budget} and the slot's share (without a
+ * slot, what the manager has free when the write opens). The page
  * size is the manager's ({@code taskmanager.memory.segment-size}, 32 KiB by default): Flink's pages
  * have that size and a Paimon page must be one Flink page, so the manager's page size wins over
  * {@code governance.memory.page-size}.
@@ -67,7 +70,8 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
 
     /**
      * @throws IllegalArgumentException for an unknown {@code governance.flink.*} key or a bad {@link
-     *     #MANAGED_MEMORY_WEIGHT}, naming the key
+     *     #MANAGED_MEMORY_WEIGHT}, naming the key, or a budget larger than Flink's memory for the
+     *     write, naming both sizes
      * @throws IllegalStateException when the environment has no {@link MemoryManager}, or its page
      *     size is not a power of two of at least 4 KiB, or it has nothing for this write
      */
@@ -77,6 +81,7 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
         MemoryManager manager = environment.require(MemoryManager.class, NAME);
         requireUsablePages(manager.getPageSize());
         Optional<FlinkSlot> slot = environment.find(FlinkSlot.class);
+        refuseBudgetLargerThanTheEngine(options.budgetBytes(), slot, manager);
         long share = slot.map(FlinkSlot::managedBytes).orElseGet(manager::availableMemory);
         long capacity = Math.min(options.budgetBytes(), share);
         if (capacity < manager.getPageSize()) {
@@ -95,6 +100,32 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
                 new FlinkSegmentAllocator(
                         manager, new FlinkSegmentAllocator.WriteOwner("paimon-gov-flink-write-" + WRITES.incrementAndGet()), capacity);
         return new PagedResources(memory, spill, cancellation, reporters(environment), threads);
+    }
+
+    /**
+     * PROV.7: a budget Flink can never give is refused before anything is taken. The engine's memory
+     * is the write's share of the slot's managed memory when the environment has a {@link
+     * FlinkSlot}, else the whole memory manager's size (what other consumers hold now is not
+     * counted against the budget: they may give it back, and pages the manager refuses later are
+     * spilled for, ALLOC.11).
+     *
+     * @throws IllegalArgumentException naming {@code governance.memory.budget}, the budget and
+     *     Flink's memory
+     */
+    private static void refuseBudgetLargerThanTheEngine(long budget, Optional<FlinkSlot> slot, MemoryManager manager) {
+        long engine = slot.map(FlinkSlot::managedBytes).orElseGet(manager::getMemorySize);
+        if (budget <= engine) {
+            return;
+        }
+        String what = slot.isPresent()
+                ? "the managed memory Flink gives this write (its operator's share of the slot)"
+                : "the managed memory of the slot's memory manager";
+        String remedy = slot.isPresent()
+                ? "give the task managers more managed memory (taskmanager.memory.managed.size) or the writer a larger"
+                        + " share (" + MANAGED_MEMORY_WEIGHT + ")"
+                : "give the task managers more managed memory (taskmanager.memory.managed.size)";
+        throw new IllegalArgumentException("'governance.memory.budget' = " + budget + " bytes is larger than " + what
+                + ": " + engine + " bytes; lower 'governance.memory.budget' or " + remedy);
     }
 
     private static MetricsReporter reporters(EngineEnvironment environment) {

@@ -5,6 +5,7 @@ import io.paimongov.spi.OffHeapSegments;
 import io.paimongov.spi.EnginePagedAllocator;
 import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.flink.runtime.memory.MemoryAllocationException;
@@ -40,8 +41,10 @@ import org.slf4j.LoggerFactory;
  * only check before it ({@link EnginePagedAllocator}). No call here calls back into the runtime.
  * <b>May throw:</b> {@link #allocate} throws
  * {@link ResourceExhaustedException}; {@link #allocate} and {@link #tryReserve} throw {@link
- * GovernanceClosedException} once closed; releases never throw; {@link #close()} throws {@link
- * IllegalStateException} on a leak, after releasing it.
+ * GovernanceClosedException} once closed; releases never throw (a release the manager refuses
+ * leaves the pages or bytes counted, {@link #releaseFailures()}); {@link #close()} throws {@link
+ * IllegalStateException} on a leak, after releasing it, and {@link io.paimongov.spi.CleanupException}
+ * when the manager refused a release, listing each step and what the manager still holds.
  */
 final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.core.memory.MemorySegment> {
 
@@ -79,16 +82,22 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
         return failure instanceof MemoryAllocationException || failure instanceof IllegalArgumentException;
     }
 
-    /** Infallible: a manager already shut down (its slot is gone) has freed the memory itself. */
+    /**
+     * Gives the pages back with {@link MemoryManager#release(Collection)}, skipping any the manager
+     * freed already (a release that threw part way is given again at close). Throws what the manager
+     * throws (a manager shut down refuses every release, and its own counter still shows the pages):
+     * the base then keeps them counted until the manager confirms.
+     */
     @Override
     protected void givePages(List<org.apache.flink.core.memory.MemorySegment> pages) {
-        if (pages.isEmpty()) {
-            return;
+        List<org.apache.flink.core.memory.MemorySegment> live = new ArrayList<>(pages.size());
+        for (org.apache.flink.core.memory.MemorySegment page : pages) {
+            if (!page.isFreed()) {
+                live.add(page);
+            }
         }
-        try {
-            manager.release(pages);
-        } catch (RuntimeException e) {
-            LOG.warn("Flink's memory manager refused to take back {} pages of {}", pages.size(), owner, e);
+        if (!live.isEmpty()) {
+            manager.release(live);
         }
     }
 
@@ -102,12 +111,14 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
         }
     }
 
+    /**
+     * Throws what the manager throws; the base then keeps the bytes counted. A manager shut down
+     * freed every reservation itself: nothing to give back.
+     */
     @Override
     protected void unreserveBytes(long bytes) {
-        try {
+        if (!manager.isShutdown()) {
             manager.releaseMemory(owner, bytes);
-        } catch (RuntimeException e) {
-            LOG.warn("Flink's memory manager refused to take back {} reserved bytes of {}", bytes, owner, e);
         }
     }
 
@@ -116,28 +127,54 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
         FlinkGovernanceProvider.LEAKS.record(heldBytes);
     }
 
+    /** Says whether the held bytes went back: only when the manager confirmed it (see {@link #close()}). */
     @Override
     protected String leakMessage(long held, long leftPages, long leftReserved) {
+        long kept = notGivenBack();
         return "flink allocator of " + owner + " closed with " + held + " bytes still held (" + leftPages + " pages, "
-                + leftReserved + " reserved bytes); they were given back to Flink's memory manager";
+                + leftReserved + " reserved bytes); "
+                + (kept == 0 ? "they were given back to Flink's memory manager"
+                        : kept + " bytes of this write's could not be given back to Flink's memory manager");
     }
 
     /**
      * Frees whatever the manager still holds for this write's owner, once {@link #close()} gave back
-     * every page and reservation it knew of. The owner is this write's own object: {@code
-     * releaseAll(Object)} takes any object, and the operator's or task's owner would free memory
-     * other consumers of the slot hold. (Flink's {@code releaseAll} alone does not undo
-     * reservations.)
+     * every page and reservation it knew of: {@code releaseAll(owner)} for pages and {@code
+     * releaseAllMemory(owner)} for reservations (Flink's {@code releaseAll} alone does not undo
+     * reservations), the second even when the first throws. The owner is this write's own object:
+     * {@code releaseAll(Object)} takes any object, and the operator's or task's owner would free
+     * memory other consumers of the slot hold.
+     *
+     * @return true when both calls returned, or the manager was shut down (which freed everything):
+     *     the manager holds nothing of this owner
+     * @throws RuntimeException what the first failing call threw, the other's failure suppressed
      */
     @Override
-    protected IllegalStateException closeEngine(long held, long leftPages, long leftReserved) {
+    protected boolean releaseEverything() {
+        if (manager.isShutdown()) {
+            // Shutting down freed every segment and reservation of the manager (its slot is gone).
+            return true;
+        }
+        RuntimeException failure = null;
         try {
             manager.releaseAll(owner);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        try {
             manager.releaseAllMemory(owner);
         } catch (RuntimeException e) {
-            LOG.warn("Flink's memory manager refused to take back the memory of {}", owner, e);
+            if (failure == null) {
+                failure = e;
+            } else {
+                failure.addSuppressed(e);
+            }
         }
-        return super.closeEngine(held, leftPages, leftReserved);
+        if (failure != null) {
+            LOG.warn("Flink's memory manager refused to take back the memory of {}", owner, failure);
+            throw failure;
+        }
+        return true;
     }
 
     /**

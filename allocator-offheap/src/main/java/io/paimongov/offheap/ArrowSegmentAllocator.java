@@ -99,9 +99,31 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
         return OffHeapSegments.wrap(NioAccess.directBuffer(address, pageSize()), address);
     }
 
+    /**
+     * Closes every buffer, each even when closing another threw, skipping one Arrow already took back
+     * (a release that threw part way is given again at close); throws the first failure with the
+     * others suppressed, so the base keeps the pages counted.
+     */
     @Override
     protected void givePages(List<ArrowBuf> pages) {
-        pages.forEach(ArrowBuf::close);
+        RuntimeException failure = null;
+        for (ArrowBuf page : pages) {
+            if (page.refCnt() == 0) {
+                continue;
+            }
+            try {
+                page.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     /** Arrow's message says which allocator of the chain refused and what each one held. */
@@ -166,8 +188,14 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
         String message =
                 "offheap allocator of " + write + " (Arrow allocator '" + arrow.getName() + "') closed with " + held
                         + " bytes still held (" + leftPages + " pages, " + leftReserved + " reserved bytes)";
-        if (arrowLeak == null) {
+        long kept = notGivenBack();
+        if (kept != 0) {
+            message += "; " + kept + " bytes of them could not be given back to Arrow";
+        } else if (arrowLeak == null) {
             return message + "; they were released before the Arrow allocator closed";
+        }
+        if (arrowLeak == null) {
+            return message;
         }
         String arrowSays = arrowLeak.getMessage() == null ? "" : arrowLeak.getMessage().lines().findFirst().orElse("");
         return message + "; Arrow still reports memory it could not get back: " + arrowSays;

@@ -81,7 +81,10 @@ final class SparkSegmentAllocator extends HeapPagedAllocator {
         return true;
     }
 
-    /** Gives {@code bytes} back to Spark. Caller holds the TMM lock. */
+    /**
+     * Gives {@code bytes} back to Spark. Caller holds the TMM lock. Throws what Spark throws; the base
+     * then keeps the bytes counted and this allocator's own counter of them is not moved either.
+     */
     @Override
     protected void unreserveBytes(long bytes) {
         consumer.freeMemory(bytes);
@@ -136,8 +139,10 @@ final class SparkSegmentAllocator extends HeapPagedAllocator {
      */
     @Override
     protected String leakMessage(long held, long leftPages, long leftReserved) {
+        long kept = notGivenBack();
         return "spark allocator closed with " + held + " bytes still held (" + leftPages + " pages, " + leftReserved
-                + " reserved bytes); they were given back to the task's memory manager";
+                + " reserved bytes); " + (kept == 0 ? "they were given back to the task's memory manager"
+                        : kept + " bytes of them could not be given back to the task's memory manager");
     }
 
     /**

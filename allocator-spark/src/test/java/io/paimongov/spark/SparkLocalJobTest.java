@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
@@ -38,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Spark jobs in local[2] writing a primary-key table through {@link GovernedPaimonWriter}: tasks
  * write and hand off, the driver commits, Paimon reads back what a model says. Spark fails a task
- * that leaks execution memory ({@code spark.unsafe.exceptionOnMemoryLeak=true}).
+ * that leaks execution memory ({@code spark.unsafe.exceptionOnMemoryLeak=true}); a task may fail
+ * twice before its job fails ({@code local[2,2]}), so a leak still fails the job, on the retry.
  */
 class SparkLocalJobTest {
 
@@ -53,7 +55,8 @@ class SparkLocalJobTest {
     @BeforeAll
     static void startSpark() {
         SparkConf conf = new SparkConf()
-                .setMaster("local[2]")
+                // local[threads, maxFailures]: a task may fail once and run again (the fail-once test).
+                .setMaster("local[2,2]")
                 .setAppName("paimon-governance-spark-test")
                 .set("spark.testing.memory", Long.toString(600L << 20))
                 .set("spark.driver.bindAddress", "127.0.0.1")
@@ -147,6 +150,46 @@ class SparkLocalJobTest {
         }
         assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark after the kill").isZero();
         assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+    }
+
+    /**
+     * A task fails mid-write once (after its write spilled) and Spark runs it again: the failed
+     * attempt gives its task memory back and deletes its spill scope, and the retry writes what the
+     * model says.
+     */
+    @Test
+    void aTaskThatFailsOnceIsRetriedAndTheFailedAttemptLeavesNothing() throws Exception {
+        FileStoreTable table = TestTables.primaryKeyTable(dir, "t", 2, "parquet");
+        Ops ops = new Ops(2, 100_000, 25_000);
+        String location = table.location().toString();
+        Map<String, String> governance = Map.of("governance.memory.budget", "2m", "governance.memory.page-size", "16k");
+        INJECTED.set(0);
+        List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
+                .mapPartitions(s -> {
+                    int slice = s.next();
+                    return List.of(GovernedPaimonWriter.writePartition(
+                            failFirstAttemptOfSlice0(ops.rows(slice), slice, 80_000), location, governance)).iterator();
+                })
+                .collect();
+        GovernedPaimonWriter.commit(table, messages);
+
+        assertThat(INJECTED.get()).as("injected failures").isEqualTo(1);
+        assertThat(TestTables.read(table)).isEqualTo(ops.expected());
+        assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark").isZero();
+        assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+    }
+
+    /** Failures {@link #failFirstAttemptOfSlice0} injected; static: local mode shares the JVM. */
+    private static final AtomicInteger INJECTED = new AtomicInteger();
+
+    /** {@code rows}, throwing before row {@code at} in the first attempt of slice 0's task. */
+    private static Iterator<InternalRow> failFirstAttemptOfSlice0(Iterator<InternalRow> rows, int slice, int at) {
+        return onEachRow(rows, seen -> {
+            if (seen == at && slice == 0 && TaskContext.get().attemptNumber() == 0) {
+                INJECTED.incrementAndGet();
+                throw new IllegalStateException("injected: the task failed mid-write");
+            }
+        });
     }
 
     /**

@@ -59,6 +59,10 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     private long leaked;
     private volatile long used;
     private boolean closed;
+    /** Pages the engine would not take back when an allocation was undone; given back at close. */
+    private final List<P> stranded = new ArrayList<>();
+    private long releaseFailures;
+    private Throwable firstReleaseFailure;
 
     /**
      * @param name what the allocator is called in its errors ({@code "heap"} gives {@code "heap
@@ -88,7 +92,10 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         return reserveBytes(bytes);
     }
 
-    /** Undoes {@link #admitPages} for {@code bytes} of pages given back. Infallible. */
+    /**
+     * Undoes {@link #admitPages} for {@code bytes} of pages given back. May throw when the engine
+     * refuses: the bytes then stay counted (see {@link #givePages}).
+     */
     protected void unadmitPages(long bytes) {
         unreserveBytes(bytes);
     }
@@ -103,13 +110,21 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     /** The Paimon segment over {@code page}'s memory; called once per page, right after it is taken. */
     protected abstract MemorySegment segment(P page);
 
-    /** Gives {@code pages} back to the engine. Infallible: must not throw. */
+    /**
+     * Gives {@code pages} back to the engine. Throws only when the engine did not confirm the
+     * release: the pages then stay live and counted, the failure is counted in {@link
+     * #releaseFailures()}, and {@link #close()} gives them back again; so a page the engine did take
+     * back before the throw must be skipped, without error, when it is given again.
+     */
     protected abstract void givePages(List<P> pages);
 
     /** Reserves {@code bytes} (at least 1) of non-page memory from the engine, all or nothing. */
     protected abstract boolean reserveBytes(long bytes);
 
-    /** Gives back {@code bytes} that {@link #reserveBytes} reserved. Infallible: must not throw. */
+    /**
+     * Gives back {@code bytes} that {@link #reserveBytes} reserved. Throws only when the engine did
+     * not take them back: they then stay counted, as for {@link #givePages}.
+     */
     protected abstract void unreserveBytes(long bytes);
 
     /** Whether {@code failure}, thrown by {@link #takePages}, is the engine refusing memory. */
@@ -128,6 +143,17 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
      * the leak (e.g. in a {@link io.paimongov.spi.metrics.LeakCounter}). The default does nothing.
      */
     protected void leakFound(long heldBytes) {}
+
+    /**
+     * Called by {@link #close()} under {@link #lock} after it gave back every page and reservation it
+     * knows of (successfully or not): gives back whatever the engine still holds for this allocator,
+     * known or not, for an engine that can do that in one call (Flink's {@code releaseAll(owner)}).
+     * Returns true when the engine confirmed it now holds nothing of this allocator: the counters then
+     * go to 0. May throw; the default does nothing and returns false.
+     */
+    protected boolean releaseEverything() throws Exception {
+        return false;
+    }
 
     /** The message of a leak at close; the default says how many bytes and pages were held. */
     protected String leakMessage(long heldBytes, long pages, long reservedBytes) {
@@ -193,8 +219,15 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             synchronized (lock) {
                 if (closed) {
                     // Closed while the pages were taken: close() already settled these bytes.
-                    givePages(taken);
-                    throw closedError();
+                    GovernanceClosedException error = closedError();
+                    try {
+                        givePages(taken);
+                    } catch (RuntimeException | Error e) {
+                        error.addSuppressed(e);
+                        releaseFailed(e);
+                        stranded.addAll(taken);
+                    }
+                    throw error;
                 }
                 register(taken, made);
             }
@@ -224,12 +257,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             return made;
         } catch (Exception | Error e) {
             synchronized (lock) {
-                givePages(taken);
-                if (!closed) {
-                    unadmitPages(bytes);
-                    pageBytes -= bytes;
-                    count(-bytes);
-                }
+                undoTake(taken, bytes, e);
             }
             if (isRefusal(e)) {
                 throw exhausted(bytes, e);
@@ -241,6 +269,52 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
                 throw r;
             }
             throw new IllegalStateException("taking " + count + " pages from the engine failed", e);
+        }
+    }
+
+    /**
+     * Gives back the pages of an allocation that failed part way and undoes its admission, each only
+     * once the engine took it back: pages the engine refuses stay counted and go back at close.
+     */
+    private void undoTake(List<P> taken, long bytes, Throwable failure) {
+        if (!taken.isEmpty()) {
+            try {
+                givePages(taken);
+            } catch (RuntimeException | Error e) {
+                failure.addSuppressed(e);
+                releaseFailed(e);
+                stranded.addAll(taken);
+                return;
+            }
+        }
+        if (closed) {
+            return;
+        }
+        try {
+            unadmitPages(bytes);
+        } catch (RuntimeException | Error e) {
+            failure.addSuppressed(e);
+            releaseFailed(e);
+            return;
+        }
+        pageBytes -= bytes;
+        count(-bytes);
+    }
+
+    private void releaseFailed(Throwable e) {
+        releaseFailures++;
+        if (firstReleaseFailure == null) {
+            firstReleaseFailure = e;
+        }
+    }
+
+    /**
+     * Releases the engine did not confirm (a page or reservation hook that threw), while the
+     * allocator was open; what they were to give back stayed counted. Exact; never decreases.
+     */
+    public final long releaseFailures() {
+        synchronized (lock) {
+            return releaseFailures;
         }
     }
 
@@ -264,22 +338,39 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         return e;
     }
 
+    /**
+     * Gives the live ones of {@code segments} back to the engine; the counters move only after the
+     * engine took them. When the engine refuses (a hook throws), nothing moves: the pages stay live
+     * and counted, {@link #releaseFailures()} counts it, and {@link #close()} gives them back.
+     */
     @Override
     public void release(Collection<MemorySegment> segments) {
         synchronized (lock) {
-            List<P> freed = new ArrayList<>(segments.size());
+            Map<MemorySegment, P> freed = new IdentityHashMap<>();
             for (MemorySegment segment : segments) {
-                P page = live.remove(segment);
+                P page = live.get(segment);
                 if (page != null) {
-                    freed.add(page);
+                    freed.put(segment, page);
                 }
             }
             if (freed.isEmpty()) {
                 return;
             }
+            try {
+                givePages(new ArrayList<>(freed.values()));
+            } catch (RuntimeException | Error e) {
+                releaseFailed(e);
+                return;
+            }
+            freed.keySet().forEach(live::remove);
             long bytes = (long) freed.size() * pageSize;
-            givePages(freed);
-            unadmitPages(bytes);
+            try {
+                unadmitPages(bytes);
+            } catch (RuntimeException | Error e) {
+                // The pages are gone; their bytes stay counted until close gives them back.
+                releaseFailed(e);
+                return;
+            }
             pageBytes -= bytes;
             count(-bytes);
         }
@@ -312,7 +403,12 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             if (given == 0) {
                 return;
             }
-            unreserveBytes(given);
+            try {
+                unreserveBytes(given);
+            } catch (RuntimeException | Error e) {
+                releaseFailed(e);
+                return;
+            }
             reserved -= given;
             count(-given);
         }
@@ -355,18 +451,33 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     }
 
     /**
-     * Gives every page and reservation still held back to the engine, then runs {@link
-     * #closeEngine}. The counters go down only after the engine hooks returned, by what they gave
-     * back; what was held is kept in {@link #leakedBytes()}. Idempotent: later calls do nothing.
+     * Bytes the engine did not take back at {@link #close()} (a hook threw and {@link
+     * #releaseEverything()} did not settle them): still counted in {@link #usedBytes()}. 0 while open
+     * and after a close that gave everything back. Exact.
+     */
+    public final long notGivenBack() {
+        synchronized (lock) {
+            return closed ? used : 0;
+        }
+    }
+
+    /**
+     * Gives every page and reservation still held back to the engine, each step even when another
+     * failed, then runs {@link #closeEngine}. The counters go down only after the engine hooks
+     * returned, by what they gave back; what was held is kept in {@link #leakedBytes()}, what the
+     * engine would not take in {@link #notGivenBack()}. Idempotent: later calls do nothing.
      *
      * @throws IllegalStateException what {@link #closeEngine} returns: by default when pages or
      *     reservations were still held (a leak), after giving them back
+     * @throws CleanupException when a release failed, now or while the allocator was open: the
+     *     steps name what failed and what the engine still holds; the leak, if any, is its first step
      */
     @Override
     public void close() {
         long held;
         long leftPages;
         long leftReserved;
+        CleanupException.Steps steps = new CleanupException.Steps(name + " allocator");
         synchronized (lock) {
             if (closed) {
                 return;
@@ -379,22 +490,73 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             if (held != 0) {
                 leakFound(held);
             }
-            givePages(new ArrayList<>(live.values()));
-            live.clear();
-            if (pageBytes > 0) {
-                unadmitPages(pageBytes);
-                count(-pageBytes);
-                pageBytes = 0;
-            }
+            givePagesBack(steps);
             if (reserved > 0) {
-                unreserveBytes(reserved);
-                count(-reserved);
-                reserved = 0;
+                long bytes = reserved;
+                if (steps.run("give " + bytes + " reserved bytes back", () -> unreserveBytes(bytes))) {
+                    count(-bytes);
+                    reserved = 0;
+                }
+            }
+            settleWithEngine(steps);
+            if (releaseFailures > 0) {
+                steps.fail(
+                        "earlier releases",
+                        releaseFailures + " release(s) the engine did not confirm while the allocator was open (first: "
+                                + firstReleaseFailure + "); their memory stayed counted until this close",
+                        null);
             }
         }
-        IllegalStateException failure = closeEngine(held, leftPages, leftReserved);
-        if (failure != null) {
-            throw failure;
+        IllegalStateException leak = closeEngine(held, leftPages, leftReserved);
+        if (steps.failures() == 0) {
+            if (leak != null) {
+                throw leak;
+            }
+            return;
+        }
+        CleanupException.Steps all = new CleanupException.Steps(name + " allocator");
+        if (leak != null) {
+            all.fail("leak check", leak.getMessage(), leak);
+        }
+        CleanupException failed = steps.toException();
+        all.fail("release", String.join("; ", failed.failedSteps()), failed);
+        throw all.toException();
+    }
+
+    /** Close's page step: live and stranded pages to the engine, then their admitted bytes. Under the lock. */
+    private void givePagesBack(CleanupException.Steps steps) {
+        List<P> pages = new ArrayList<>(live.values());
+        pages.addAll(stranded);
+        if (!pages.isEmpty()
+                && steps.run("give " + pages.size() + " pages back", () -> givePages(pages))) {
+            live.clear();
+            stranded.clear();
+        }
+        if (live.isEmpty() && stranded.isEmpty() && pageBytes > 0) {
+            long bytes = pageBytes;
+            if (steps.run("give " + bytes + " page bytes back", () -> unadmitPages(bytes))) {
+                count(-bytes);
+                pageBytes = 0;
+            }
+        }
+    }
+
+    /** Close's last engine step ({@link #releaseEverything()}) and what is left. Under the lock. */
+    private void settleWithEngine(CleanupException.Steps steps) {
+        boolean[] confirmed = new boolean[1];
+        steps.run("release everything of this allocator", () -> confirmed[0] = releaseEverything());
+        if (confirmed[0] && used != 0) {
+            live.clear();
+            stranded.clear();
+            pageBytes = 0;
+            reserved = 0;
+            count(-used);
+        }
+        if (used != 0) {
+            steps.fail(
+                    "still held",
+                    used + " bytes were not given back to the engine; usedBytes() keeps counting them",
+                    null);
         }
     }
 }

@@ -23,6 +23,8 @@ class PagedAllocatorReleaseTest {
     private static final class Counted extends HeapPagedAllocator {
         final AtomicLong engine = new AtomicLong();
         final List<String> early = new ArrayList<>();
+        /** How many of the next give-backs the engine refuses (throws, counting nothing). */
+        int refusals;
 
         Counted(long capacity) {
             super("counted", "counted pages", PAGE, capacity, null);
@@ -36,6 +38,10 @@ class PagedAllocatorReleaseTest {
 
         @Override
         protected void unreserveBytes(long bytes) {
+            if (refusals > 0) {
+                refusals--;
+                throw new IllegalStateException("injected: the engine refused " + bytes + " bytes");
+            }
             if (usedBytes() != engine.get()) {
                 early.add("usedBytes() " + usedBytes() + " while the engine still counts " + engine.get());
             }
@@ -95,6 +101,49 @@ class PagedAllocatorReleaseTest {
         allocator.release(pages);
         allocator.close();
         assertThat(allocator.leakedBytes()).isZero();
+        assertThat(allocator.early).isEmpty();
+    }
+
+    /**
+     * The engine refuses give-backs: a refused page release or reservation release leaves both the
+     * engine and the allocator where they were (the model is the engine's counter), the later
+     * releases still work, and close, whose own first give-back is refused too, runs every step,
+     * gives back what the engine takes and throws naming what it kept.
+     */
+    @Test
+    void aRefusedReleaseChangesNoCounterAndTheCloseRunsEveryStepAndSaysWhatTheEngineKept() {
+        Counted allocator = new Counted(64L * PAGE);
+        List<MemorySegment> pages = new ArrayList<>();
+        allocator.allocate(pages, 3);
+        assertThat(allocator.tryReserve(1000)).isTrue();
+
+        allocator.refusals = 1;
+        allocator.release(pages.subList(0, 1));
+        assertThat(allocator.releaseFailures()).isEqualTo(1);
+        assertThat(allocator.usedBytes()).isEqualTo(allocator.engine.get()).isEqualTo(3L * PAGE + 1000);
+
+        allocator.refusals = 1;
+        allocator.release(400);
+        assertThat(allocator.releaseFailures()).isEqualTo(2);
+        assertThat(allocator.usedBytes()).isEqualTo(allocator.engine.get()).isEqualTo(3L * PAGE + 1000);
+
+        allocator.release(400);
+        assertThat(allocator.usedBytes()).isEqualTo(allocator.engine.get()).isEqualTo(3L * PAGE + 600);
+
+        // Close: the page step is refused, the reservation step still runs and succeeds.
+        allocator.refusals = 1;
+        assertThatThrownBy(allocator::close).isInstanceOfSatisfying(CleanupException.class, e -> {
+            assertThat(e.failedSteps()).hasSize(2);
+            assertThat(e.failedSteps().get(0)).isEqualTo("leak check: counted allocator closed with "
+                    + (3L * PAGE + 600) + " bytes still held (3 pages)");
+            assertThat(e.failedSteps().get(1))
+                    .startsWith("release: give " + 3L * PAGE + " page bytes back: IllegalStateException: injected")
+                    .contains("still held: " + 3L * PAGE + " bytes were not given back to the engine")
+                    .contains("earlier releases: 2 release(s) the engine did not confirm");
+        });
+        assertThat(allocator.engine.get()).as("the reservation went back").isEqualTo(3L * PAGE);
+        assertThat(allocator.usedBytes()).isEqualTo(allocator.engine.get());
+        assertThat(allocator.notGivenBack()).isEqualTo(3L * PAGE);
         assertThat(allocator.early).isEmpty();
     }
 }

@@ -15,13 +15,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Gauge;
@@ -122,6 +125,58 @@ class FlinkSinkJobTest {
         assertThat(table.snapshotManager().latestSnapshot()).isNull();
         assertThat(gauges(job, "spillFilesLeft").values()).containsOnly(0L);
         assertEverythingBack(job, leaks);
+    }
+
+    /**
+     * A task fails mid-write once and the job restarts (fixed-delay, one attempt): the failed
+     * attempt's writers (the failing one and the one Flink cancels with it) give their managed
+     * memory back and delete their spill scopes, and the restarted attempt writes the whole table.
+     */
+    @Test
+    void aJobThatFailsOnceAndRestartsWritesTheTableAndLeavesNothingOfTheFailedAttempt() throws Exception {
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "avro");
+        Workload w = Workload.random(11, 120_000, 30_000, 2, 64);
+        List<Change> changes = w.rows().stream().map(Change::of).toList();
+        long leaks = FlinkGovernanceProvider.leaksDetected();
+        FailOnce.FAILURES.set(0);
+
+        Configuration restart = new Configuration();
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1);
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(restart);
+        env.setParallelism(2);
+        GovernedPaimonSink.write(
+                // Parallelism 1, chained to the source: each key's changes reach its writer in input order.
+                env.fromData(changes).map(new FailOnce(55_000)).returns(TypeInformation.of(Change.class)).setParallelism(1),
+                Change::toRow,
+                table,
+                Map.of());
+        JobID job = env.execute("governed write that fails once").getJobID();
+
+        assertThat(FailOnce.FAILURES.get()).as("injected failures").isEqualTo(1);
+        assertThat(TestTables.read(table)).isEqualTo(w.expected());
+        assertEverythingBack(job, leaks);
+    }
+
+    /** Passes changes on, and throws once: in the first attempt, at the {@code at}-th change. */
+    static final class FailOnce extends RichMapFunction<Change, Change> {
+        static final AtomicInteger FAILURES = new AtomicInteger();
+        private final int at;
+        private int seen;
+
+        FailOnce(int at) {
+            this.at = at;
+        }
+
+        @Override
+        public Change map(Change change) {
+            if (++seen == at && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
+                FAILURES.incrementAndGet();
+                throw new IllegalStateException("injected: the task failed mid-write");
+            }
+            return change;
+        }
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.paimongov.runtime.compaction;
 
 import io.paimongov.runtime.memory.Reclaimer;
 import io.paimongov.spi.CompactionThreads;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -45,6 +47,12 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     private volatile Reclaimer makeRoom = Reclaimer.NONE;
     private volatile int setting = 1;
     private volatile int bound = 1;
+    /** Guarded by this: when {@link #stop} stops waiting (System.nanoTime), 0 before the first stop. */
+    private long stopDeadline;
+    /** Guarded by this: what runs once every thread has ended ({@link #whenTerminated}). */
+    private final List<Runnable> onTerminated = new ArrayList<>();
+    /** Guarded by this: {@link #terminated()} ran, every thread has ended. */
+    private boolean ended;
 
     /**
      * @param beforeStart runs on the compaction thread before each task; what it throws fails the
@@ -163,7 +171,7 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
         }
     }
 
-    private static long size(java.util.List<DataFileMeta> files) {
+    private static long size(List<DataFileMeta> files) {
         long bytes = 0;
         for (DataFileMeta f : files) {
             bytes += f.fileSize();
@@ -210,17 +218,59 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     }
 
     /**
-     * {@link #abort()}, then waits up to {@code timeoutMillis} for the threads to end.
+     * {@link #abort()}, then waits for the threads to end, up to {@code timeoutMillis} after the
+     * first call of this method: a later call waits only for what is left of that deadline, so a
+     * release that stops the executor twice (after Paimon's write closed, and when the context
+     * closes) waits once.
      *
      * @return whether every thread ended in time
      */
     public boolean stop(long timeoutMillis) {
         abort();
+        long deadline;
+        synchronized (this) {
+            if (stopDeadline == 0) {
+                stopDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            }
+            deadline = stopDeadline;
+        }
         try {
-            return awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+            return awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** Compaction threads that have not ended yet (running a task, or about to end). */
+    public int liveThreads() {
+        return isTerminated() ? 0 : getPoolSize();
+    }
+
+    /**
+     * Runs {@code action} once every compaction thread has ended: at once on this thread when they
+     * already have, else on the last thread as it ends. What {@code action} throws is not caught
+     * here, so it must handle its own failures.
+     */
+    public void whenTerminated(Runnable action) {
+        synchronized (this) {
+            if (!ended) {
+                onTerminated.add(action);
+                return;
+            }
+        }
+        action.run();
+    }
+
+    @Override
+    protected void terminated() {
+        super.terminated();
+        List<Runnable> actions;
+        synchronized (this) {
+            ended = true;
+            actions = new ArrayList<>(onTerminated);
+            onTerminated.clear();
+        }
+        actions.forEach(Runnable::run);
     }
 }

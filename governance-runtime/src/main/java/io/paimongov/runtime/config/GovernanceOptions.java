@@ -35,6 +35,7 @@ public final class GovernanceOptions {
     public static final String SPILL_SWEEP = RuntimeOptions.SPILL_SWEEP.key();
     public static final String COMPACTION_TASK_THREADS = RuntimeOptions.COMPACTION_TASK_THREADS.key();
     public static final String COMPACTION_MAX_THREADS = RuntimeOptions.COMPACTION_MAX_THREADS.key();
+    public static final String COMPACTION_STOP_TIMEOUT = RuntimeOptions.COMPACTION_STOP_TIMEOUT.key();
     public static final String WRITE_EARLY_CLOSE_MIN_BYTES = RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES.key();
     public static final String WRITE_SHARED_SORT = RuntimeOptions.WRITE_SHARED_SORT.key();
     public static final String ORPHANS_OLDER_THAN = RuntimeOptions.ORPHANS_OLDER_THAN.key();
@@ -48,6 +49,7 @@ public final class GovernanceOptions {
     private final boolean sweepOrphans;
     private final int taskThreads;
     private final int maxCompactionThreads;
+    private final long compactionStopMillis;
     private final long earlyCloseMinBytes;
     private final boolean sharedSort;
     private final Optional<Duration> orphansOlderThan;
@@ -72,6 +74,7 @@ public final class GovernanceOptions {
         this.sweepOrphans = parsed.get(RuntimeOptions.SPILL_SWEEP);
         this.taskThreads = parsed.get(RuntimeOptions.COMPACTION_TASK_THREADS);
         this.maxCompactionThreads = parsed.get(RuntimeOptions.COMPACTION_MAX_THREADS);
+        this.compactionStopMillis = parsed.get(RuntimeOptions.COMPACTION_STOP_TIMEOUT);
         this.earlyCloseMinBytes = parsed.get(RuntimeOptions.WRITE_EARLY_CLOSE_MIN_BYTES);
         this.sharedSort = parsed.get(RuntimeOptions.WRITE_SHARED_SORT);
         this.orphansOlderThan = parsed.get(RuntimeOptions.ORPHANS_OLDER_THAN);
@@ -190,6 +193,11 @@ public final class GovernanceOptions {
     /** {@code governance.compaction.max-threads}: the bound of task-threads=-1. */
     public int compactionMaxThreads() {
         return maxCompactionThreads;
+    }
+
+    /** {@code governance.compaction.stop-timeout}, in milliseconds. */
+    public long compactionStopMillis() {
+        return compactionStopMillis;
     }
 
     /** {@code governance.write.early-close-min-bytes}. */

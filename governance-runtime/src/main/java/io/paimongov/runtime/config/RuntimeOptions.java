@@ -31,6 +31,7 @@ final class RuntimeOptions {
     static final int MAX_AUTO_PAGE_SIZE = 64 << 10;
     private static final long MIN_SPILL_BYTES = 1 << 20;
     private static final int MIN_MAX_THREADS = 1;
+    private static final long MAX_STOP_MINUTES = 60;
 
     private static final List<String> OWNED_PREFIXES =
             List.of("governance.memory.", "governance.spill.", "governance.compaction.", "governance.write.",
@@ -110,6 +111,16 @@ final class RuntimeOptions {
                     .meaning("The most threads `task-threads=-1` starts.")
                     .build();
 
+    static final ConfigOption<Long> COMPACTION_STOP_TIMEOUT =
+            ConfigOption.define("governance.compaction.stop-timeout", "duration",
+                            (key, text, others) -> millis(key, text))
+                    .defaultValue("30s")
+                    .range("`<n>ms`, `<n>s` or `<n>m`, at most `" + MAX_STOP_MINUTES + "m`")
+                    .meaning("How long closing or cancelling a write waits for its compaction threads to end."
+                            + " A thread still running then keeps the write's pages, reservations and spill scope"
+                            + " until it ends, and the close fails with `CleanupException`.")
+                    .build();
+
     static final ConfigOption<Long> WRITE_EARLY_CLOSE_MIN_BYTES =
             ConfigOption.define("governance.write.early-close-min-bytes", "size",
                             (key, text, others) -> Sizes.parse(key, text))
@@ -143,8 +154,8 @@ final class RuntimeOptions {
     /** Every key the runtime owns, in documentation order, which is also the order values are checked in. */
     static final List<ConfigOption<?>> ALL = List.of(
             PROVIDER, MEMORY_BUDGET, PAGE_SIZE, SPILL_DIRS, SPILL_MAX_BYTES, SPILL_SWEEP,
-            COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS, WRITE_EARLY_CLOSE_MIN_BYTES, WRITE_SHARED_SORT,
-            ORPHANS_OLDER_THAN);
+            COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS, COMPACTION_STOP_TIMEOUT, WRITE_EARLY_CLOSE_MIN_BYTES,
+            WRITE_SHARED_SORT, ORPHANS_OLDER_THAN);
 
     /**
      * Whether {@code key} is the runtime's: {@code governance.provider} and every key under {@code
@@ -225,6 +236,24 @@ final class RuntimeOptions {
                     + " (a shared pool), or -1 (one thread per active bucket)");
         }
         return value;
+    }
+
+    /** A duration in milliseconds: {@code <n>ms}, {@code <n>s} or {@code <n>m}, up to {@link #MAX_STOP_MINUTES} minutes. */
+    private static long millis(String key, String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)").matcher(text.trim());
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            long ms = switch (m.group(2)) {
+                case "ms" -> n;
+                case "s" -> n * 1000;
+                default -> n * 60_000;
+            };
+            if (ms <= MAX_STOP_MINUTES * 60_000) {
+                return ms;
+            }
+        }
+        throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be a duration such as '500ms', '30s' or"
+                + " '2m', at most '" + MAX_STOP_MINUTES + "m'");
     }
 
     private static int maxThreads(String key, String text) {

@@ -292,7 +292,10 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
 
     /**
      * Gives every page back to the engine, including pages Paimon never returned. Call only after
-     * the Paimon write is closed. Idempotent.
+     * the Paimon write is closed. Idempotent. The pages leave the budget only once the allocator
+     * took them: when {@code release} throws (a provider breaking ALLOC.7), they stay owned and
+     * accounted ({@link #ownedPages()}, the budget's reserved bytes), the pool's reservation is kept
+     * out of {@link MemoryBudget#closeAll}, and the error is thrown.
      */
     @Override
     public void close() {
@@ -304,12 +307,19 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
             closed = true;
             cached.clear();
             all = new ArrayList<>(owned);
+        }
+        if (!all.isEmpty()) {
+            try {
+                allocator.release(all);
+            } catch (RuntimeException | Error e) {
+                pages.keepAtClose();
+                throw e;
+            }
+        }
+        synchronized (this) {
             owned.clear();
             heapMemory.clear();
             offHeapAddresses.clear();
-        }
-        if (!all.isEmpty()) {
-            allocator.release(all);
         }
         pages.close();
     }

@@ -1,6 +1,7 @@
 package io.paimongov.runtime.memory;
 
 import io.paimongov.spi.BoundedCounters;
+import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -194,10 +195,26 @@ public final class MemoryBudget {
                 .toList();
     }
 
-    /** Closes every live reservation (the write's last step); later reservations still work. */
+    /**
+     * Closes every live reservation (the write's last step), each even when closing another threw
+     * (the engine refused to take its bytes back: they then stay accounted, see {@link
+     * MemoryReservation#close()}); a reservation kept by its holder ({@link
+     * MemoryReservation#keepAtClose()}) is left as it is. Later reservations still work.
+     *
+     * @throws CleanupException naming each reservation whose close failed
+     */
     public void closeAll() {
+        CleanupException.Steps steps = new CleanupException.Steps("the budget's reservations");
+        closeAll(steps);
+        steps.throwIfFailed();
+    }
+
+    /** As {@link #closeAll()}, recording each failed close in {@code steps} instead of throwing. */
+    public void closeAll(CleanupException.Steps steps) {
         for (MemoryReservation reservation : live) {
-            reservation.close();
+            if (!reservation.keptAtClose()) {
+                steps.run("give reservation '" + reservation.consumer() + "' back", reservation::close);
+            }
         }
     }
 

@@ -31,6 +31,7 @@ public final class MemoryReservation implements AutoCloseable {
 
     /** Bytes held, or {@link #CLOSED}. */
     private final AtomicLong state = new AtomicLong();
+    private volatile boolean keptAtClose;
 
     MemoryReservation(MemoryBudget budget, String consumer, boolean reserveFromEngine) {
         this.budget = budget;
@@ -115,7 +116,12 @@ public final class MemoryReservation implements AutoCloseable {
         giveBack(n);
     }
 
-    /** Gives back everything; later calls do nothing. */
+    /**
+     * Gives back everything; later calls do nothing. The bytes leave the budget only after the
+     * engine took them back: when {@link io.paimongov.spi.SegmentAllocator#release(long)} throws (a
+     * provider breaking ALLOC.7), they stay accounted, the reservation stays among the holders, and
+     * the error is thrown.
+     */
     @Override
     public void close() {
         long held = state.getAndSet(CLOSED);
@@ -124,6 +130,18 @@ public final class MemoryReservation implements AutoCloseable {
         }
         giveBack(held);
         budget.unregister(this);
+    }
+
+    /**
+     * Leaves this reservation out of {@link MemoryBudget#closeAll}: its holder could not give its
+     * memory back (the pool, when the engine refused its pages) and keeps it accounted.
+     */
+    void keepAtClose() {
+        keptAtClose = true;
+    }
+
+    boolean keptAtClose() {
+        return keptAtClose;
     }
 
     public boolean isClosed() {

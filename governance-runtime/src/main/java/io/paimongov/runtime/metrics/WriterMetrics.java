@@ -60,6 +60,7 @@ public final class WriterMetrics {
     private final LongAdder writersClosedEarly = new LongAdder();
     private final LongAdder filesRolledEarly = new LongAdder();
     private final LongAdder sortedRows = new LongAdder();
+    private final LongAdder cleanupFailures = new LongAdder();
     private volatile Map<String, Object> paimon = Map.of();
 
     public WriterMetrics(Sources sources) {
@@ -111,6 +112,11 @@ public final class WriterMetrics {
     /** Rows that went into the shared sort. */
     public void recordSorted(long rows) {
         sortedRows.add(rows);
+    }
+
+    /** Cleanup steps that failed (see {@code MetricsSnapshot.cleanupFailures}). */
+    public void recordCleanupFailures(long steps) {
+        cleanupFailures.add(steps);
     }
 
     /** Keeps the last values read from Paimon's own metrics (on the writing thread). */
@@ -169,6 +175,7 @@ public final class WriterMetrics {
                 writersClosedEarly.sum(),
                 filesRolledEarly.sum(),
                 sortedRows.sum(),
+                cleanupFailures.sum(),
                 paimon);
     }
 }

@@ -196,12 +196,29 @@ public final class GovernedIOManager implements IOManager {
         return scope;
     }
 
-    /** Deletes every spill file and the scope. Idempotent. */
+    /**
+     * Bytes of spill files this write holds on disk, as counted (blocks plus headers of files that
+     * still exist, as far as the last look showed). 0 after a close that deleted the scope. Exact.
+     */
+    public long diskBytes() {
+        return diskBytes.get();
+    }
+
+    /**
+     * Deletes every spill file and the scope. The disk counters then follow what is really gone:
+     * a file that could not be deleted stays counted in {@link #diskBytes()} and in {@code
+     * spillFilesLeft}. Idempotent once it succeeded.
+     *
+     * @throws java.io.UncheckedIOException when the scope or a file in it could not be deleted
+     *     ({@link SpillScope#delete()})
+     */
     @Override
     public void close() {
-        scope.delete();
-        onDisk.clear();
-        diskBytes.set(0);
+        try {
+            scope.delete();
+        } finally {
+            forgetDeleted();
+        }
     }
 
     /** A Paimon buffer file writer whose blocks are counted and budgeted before they are written. */

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * <p>A process that dies leaves its scopes behind; {@link #sweepDead} removes scopes whose owner
  * process is gone, so the next write on the same roots cleans up after a crash.
  *
- * <p><b>Thread-safety:</b> thread-safe; {@link #delete()} is idempotent.
+ * <p><b>Thread-safety:</b> thread-safe; {@link #delete()} is idempotent once it succeeded.
  */
 public final class SpillScope {
 
@@ -154,9 +154,13 @@ public final class SpillScope {
             try (Stream<Path> children = Files.list(root)) {
                 for (Path child : (Iterable<Path>) children::iterator) {
                     if (isDeadScope(child)) {
-                        deleteTree(child);
-                        swept++;
-                        LOG.info("removed spill scope {} left by a dead process", child);
+                        try {
+                            deleteTree(child);
+                            swept++;
+                            LOG.info("removed spill scope {} left by a dead process", child);
+                        } catch (IOException e) {
+                            LOG.warn("cannot remove spill scope {} left by a dead process: {}", child, e.toString());
+                        }
                     }
                 }
             } catch (IOException | UncheckedIOException e) {
@@ -211,7 +215,15 @@ public final class SpillScope {
         return Files.exists(dir);
     }
 
-    /** Deletes the scope and everything in it. Idempotent; logs what it cannot delete. */
+    /**
+     * Deletes the scope and everything in it: every entry is tried, even after one could not be
+     * deleted. Idempotent once it succeeded; after a failure a later call tries again.
+     *
+     * @throws UncheckedIOException when something is left: the message names the scope, how many
+     *     entries are left and the first that could not be deleted; each failure is suppressed in it.
+     *     The scope stays (its lease names this process, so {@link #sweepDead} removes it once the
+     *     process is gone).
+     */
     public void delete() {
         if (deleted) {
             return;
@@ -219,19 +231,54 @@ public final class SpillScope {
         try {
             deleteTree(dir);
             deleted = true;
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("cannot delete spill scope {}: {}", dir, e.toString());
+        } catch (IOException e) {
+            long left = countLeft(dir);
+            UncheckedIOException failure = new UncheckedIOException(
+                    "cannot delete spill scope " + dir + ": " + left + " entries are left in it (" + e.getMessage() + ")", e);
+            LOG.warn("{}", failure.getMessage());
+            throw failure;
         }
     }
 
+    private static long countLeft(Path dir) {
+        if (!Files.exists(dir)) {
+            return 0;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.count();
+        } catch (IOException | UncheckedIOException e) {
+            return 1;
+        }
+    }
+
+    /**
+     * Deletes {@code path} and everything under it, deepest first, trying every entry; throws the
+     * first failure (the others suppressed) when something is left.
+     */
     private static void deleteTree(Path path) throws IOException {
         if (!Files.exists(path)) {
             return;
         }
+        List<Path> all;
         try (Stream<Path> walk = Files.walk(path)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+            all = walk.sorted(Comparator.reverseOrder()).toList();
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        IOException failure = null;
+        for (Path p : all) {
+            try {
                 Files.deleteIfExists(p);
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = new IOException("cannot delete " + p + ": " + e, e);
+                } else {
+                    failure.addSuppressed(e);
+                }
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

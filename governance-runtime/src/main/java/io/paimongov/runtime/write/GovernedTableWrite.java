@@ -74,7 +74,7 @@ public final class GovernedTableWrite implements AutoCloseable {
             opened.budget.setReclaimer(opened.writers::reclaim);
             context.token().onCancel(cancellation::onCancel);
         } catch (RuntimeException | Error e) {
-            opened.abandon();
+            opened.abandon(e);
             throw e;
         }
     }
@@ -173,16 +173,20 @@ public final class GovernedTableWrite implements AutoCloseable {
     /**
      * Closes the write: aborts prepared messages that were neither committed nor handed off, deletes
      * the spill scope and gives all memory back. Idempotent.
+     *
+     * @throws io.paimongov.spi.CleanupException when a step could not give back what it holds (a
+     *     spill scope that cannot be deleted, compaction threads still running at {@code
+     *     governance.compaction.stop-timeout}, memory the engine refused, Paimon's write failing to
+     *     close): every step ran, the failed ones are listed and counted in {@code cleanupFailures};
+     *     also, once, when a cancel released the write on another thread and that release failed
      */
     @Override
     public void close() throws Exception {
         opened.callLock.lock();
         try {
-            if (opened.state != State.DONE) {
-                Exception error = release.release(true);
-                if (error != null) {
-                    throw error;
-                }
+            Exception error = opened.state != State.DONE ? release.release(true) : release.takeUnreported();
+            if (error != null) {
+                throw error;
             }
         } finally {
             opened.callLock.unlock();

@@ -6,6 +6,7 @@ import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.memory.Reclaimer;
 import io.paimongov.runtime.metrics.PaimonMetricCapture;
+import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -124,16 +125,27 @@ final class OpenedWrite {
             writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
             this.sorted = new SortedWriters(this);
         } catch (RuntimeException | Error e) {
-            abandon();
+            abandon(e);
             throw e;
         }
     }
 
-    /** Undoes a failed opening: the fixed reservations are returned and the context closed. */
-    void abandon() {
-        fixed.forEach(MemoryReservation::close);
+    /**
+     * Undoes a failed opening: the fixed reservations are returned and the context closed, each step
+     * even when another failed; a failed step is added to {@code failure}, the opening's own error.
+     */
+    void abandon(Throwable failure) {
+        CleanupException.Steps steps = new CleanupException.Steps("write '" + context.name() + "' that failed to open");
+        for (MemoryReservation r : fixed) {
+            steps.run("give reservation '" + r.consumer() + "' back", r::close);
+        }
         state = State.DONE;
-        context.close();
+        context.recorder().recordCleanupFailures(steps.failures());
+        steps.run("close the resource context", context::close);
+        CleanupException failed = steps.toException();
+        if (failed != null) {
+            failure.addSuppressed(failed);
+        }
     }
 
     private TableWriteImpl<?> newWrite(MemoryPoolFactory poolFactory) {

@@ -10,6 +10,7 @@ import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.metrics.WriterMetrics;
 import io.paimongov.runtime.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceClosedException;
@@ -44,7 +45,6 @@ import org.slf4j.LoggerFactory;
 public final class ResourceContext implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResourceContext.class);
-    private static final long COMPACTION_STOP_MILLIS = 30_000;
 
     private final String name;
     private final GovernanceOptions options;
@@ -79,7 +79,11 @@ public final class ResourceContext implements AutoCloseable {
             engine.memory().bindRelief(budget::reclaim);
         } catch (RuntimeException | Error e) {
             if (scope != null) {
-                scope.delete();
+                try {
+                    scope.delete();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
             }
             token.close();
             throw e;
@@ -234,7 +238,11 @@ public final class ResourceContext implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #close()} has finished: everything was given back. */
+    /**
+     * Whether {@link #close()} has finished its release steps (when a compaction thread held it up,
+     * only once that thread ended). A step may still have failed: see the snapshot's {@code
+     * cleanupFailures}.
+     */
     public boolean isClosed() {
         return closed;
     }
@@ -243,31 +251,76 @@ public final class ResourceContext implements AutoCloseable {
      * Stops compaction threads, deletes the spill scope, returns every page and reservation and
      * closes the engine resources. Call after the Paimon write is closed. Idempotent.
      *
-     * @throws IllegalStateException when the engine reports memory still held after everything was
-     *     returned (a leak in the allocator), after all other steps ran
+     * <p>Every step runs even when an earlier one failed; each failure counts in the snapshot's
+     * {@code cleanupFailures} and is a step of the {@link CleanupException} thrown at the end. What
+     * a failed step could not give back stays counted where it was (the spill scope's disk bytes,
+     * the budget's reserved bytes, the allocator's used bytes). The one exception to "every step
+     * runs now": when compaction threads are still running at {@code
+     * governance.compaction.stop-timeout}, a running task may still touch the write's pages, spill
+     * files and reservations, so none of them is given back yet: they stay accounted (the final
+     * snapshot shows them), the close throws, and the rest of the release runs on the last
+     * compaction thread as it ends ({@link #isClosed()} turns true then, and the reporter's {@code
+     * writeClosed} runs then).
+     *
+     * @throws CleanupException naming every step that failed, after all steps ran; the engine's
+     *     leak check at close (RES.4) is one of them
      */
     @Override
     public void close() {
         if (!closing.compareAndSet(false, true)) {
             return;
         }
-        if (!compaction.stop(COMPACTION_STOP_MILLIS)) {
-            LOG.warn("compaction threads of write '{}' did not stop within {} ms", name, COMPACTION_STOP_MILLIS);
+        CleanupException.Steps steps = new CleanupException.Steps("write '" + name + "'");
+        long stopMillis = options.compactionStopMillis();
+        if (!compaction.stop(stopMillis)) {
+            int threads = compaction.liveThreads();
+            steps.fail("stop compaction threads",
+                    threads + " compaction thread(s) still running " + stopMillis + " ms after they were told to stop;"
+                            + " the write's " + budget.reservedBytes() + " reserved bytes (" + pool.ownedPages()
+                            + " pages) and its spill scope " + spillScopeDir() + " are kept until they end, then given back",
+                    null);
+            metrics.recordCleanupFailures(1);
+            last = metrics.snapshot();
+            LOG.warn("{}", steps.toException().getMessage());
+            compaction.whenTerminated(this::releaseAfterCompaction);
+            throw steps.toException();
         }
-        ioManager.close();
-        pool.close();
-        budget.closeAll();
+        release(steps);
+        steps.throwIfFailed();
+    }
+
+    /** The rest of a close that compaction threads held up, on the last of them as it ends. */
+    private void releaseAfterCompaction() {
+        CleanupException.Steps steps = new CleanupException.Steps("write '" + name + "' (after its compaction threads ended)");
+        release(steps);
+        CleanupException failed = steps.toException();
+        if (failed != null) {
+            LOG.warn("releasing write '{}' after its compaction threads ended failed", name, failed);
+        } else {
+            LOG.info("write '{}' released everything after its compaction threads ended", name);
+        }
+    }
+
+    /** Every release step after the compaction threads ended; each runs whatever the others did. */
+    private void release(CleanupException.Steps steps) {
+        steps.run("delete the spill scope", ioManager::close);
+        steps.run("give the pages back", pool::close);
+        budget.closeAll(steps);
+        metrics.recordCleanupFailures(steps.failures());
         last = metrics.snapshot();
         try {
             engine.metrics().writeClosed(name, last);
         } catch (RuntimeException e) {
             LOG.warn("metrics reporter failed on close of '{}'", name, e);
         }
-        token.close();
-        try {
-            engine.close();
-        } finally {
-            closed = true;
+        steps.run("close the cancellation subscription", token::close);
+        int before = steps.failures();
+        steps.run("close the engine resources", engine::close);
+        if (steps.failures() > before) {
+            // After writeClosed, as METRICS.2 orders; the context's own final snapshot counts it.
+            metrics.recordCleanupFailures(steps.failures() - before);
+            last = metrics.snapshot();
         }
+        closed = true;
     }
 }

@@ -103,7 +103,12 @@ final class WriteCancellation {
             if (w.state != State.DONE) {
                 release.releaseAfterFailure();
             }
-            throw cancelled();
+            WriteCancelledException cancelled = cancelled();
+            Exception cleanup = release.takeUnreported();
+            if (cleanup != null) {
+                cancelled.addSuppressed(cleanup);
+            }
+            throw cancelled;
         }
     }
 

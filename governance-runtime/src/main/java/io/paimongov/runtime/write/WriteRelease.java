@@ -2,6 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.write.OpenedWrite.State;
+import io.paimongov.spi.CleanupException;
 import java.util.List;
 import org.apache.paimon.fs.Path;
 import org.slf4j.Logger;
@@ -16,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * prepared but uncommitted messages are aborted and the data files this write created and nobody
  * took over are deleted; the estimate reservations are returned; then {@link
  * ResourceContext#close()} deletes the spill scope, returns the pages and closes the engine's
- * resources. Every step runs even when an earlier one threw; the first error is returned with the
- * later ones suppressed.
+ * resources. Every step runs even when an earlier one threw; the failed steps are returned as one
+ * {@link CleanupException} (each step's error suppressed in it) and counted in the snapshot's
+ * {@code cleanupFailures}.
  *
  * <p><b>Thread-safety:</b> call holding the write's call lock ({@link OpenedWrite#callLock}); the
  * state it changes is guarded by that lock. It runs with the interrupt flag cleared (waiting for
@@ -29,6 +31,8 @@ final class WriteRelease {
     private static final Logger LOG = LoggerFactory.getLogger(WriteRelease.class);
 
     private final OpenedWrite w;
+    /** Guarded by the write's call lock: see {@link #takeUnreported}. */
+    private Exception unreported;
 
     WriteRelease(OpenedWrite write) {
         this.w = write;
@@ -38,7 +42,7 @@ final class WriteRelease {
      * Runs the release sequence.
      *
      * @param orderly false after a failure or cancel: running compactions are interrupted first
-     * @return the first error met; every step ran regardless
+     * @return the failed steps, or null; every step ran regardless
      */
     Exception release(boolean orderly) {
         boolean interrupted = Thread.interrupted();
@@ -51,41 +55,67 @@ final class WriteRelease {
         }
     }
 
-    /** The release after a failure or cancel whose caller has an error of its own: this one is logged. */
+    /**
+     * The release after a cancel, run where no caller of the write is there to receive its error
+     * (the cancelling thread, the cancel daemon): the error is logged and kept for the write's next
+     * call that reports ({@link #takeUnreported}: the cancelled call, or {@code close()}).
+     */
     void releaseAfterFailure() {
         Exception error = release(false);
         if (error != null) {
+            unreported = error;
             LOG.warn("cleaning up write '{}' after a failure or cancel met an error", w.context.name(), error);
         }
     }
 
-    private Exception releaseAll(boolean orderly) {
-        w.state = State.DONE;
-        w.context.recorder().recordPaimon(w.paimonMetrics.read());
-        if (!orderly || w.context.isCancelled()) {
-            w.context.compactionExecutor().abort();
-        }
-        Exception first = closePaimon(null);
-        for (Handoff h : w.pending) {
-            first = h.abortIfOwned(first);
-        }
-        w.pending.clear();
-        first = deleteFiles(w.fileIO, w.fileIO.uncommitted(), first);
-        w.sorted.close();
-        w.writers.releaseAll();
-        w.fixed.forEach(MemoryReservation::close);
-        try {
-            w.context.close();
-        } catch (RuntimeException e) {
-            first = add(first, e);
-        }
-        return first;
+    /** The cleanup failure of a release nobody has been told of yet, once; null when there is none. */
+    Exception takeUnreported() {
+        Exception error = unreported;
+        unreported = null;
+        return error;
     }
 
-    private Exception closePaimon(Exception first) {
-        if (w.paimonClosed) {
-            return first;
+    private Exception releaseAll(boolean orderly) {
+        w.state = State.DONE;
+        ResourceContext context = w.context;
+        CleanupException.Steps steps = new CleanupException.Steps("write '" + context.name() + "'");
+        steps.run("read Paimon's metrics", () -> context.recorder().recordPaimon(w.paimonMetrics.read()));
+        if (!orderly || context.isCancelled()) {
+            context.compactionExecutor().abort();
         }
+        steps.run("close Paimon's write", this::closePaimon);
+        for (Handoff h : w.pending) {
+            steps.run("abort prepared commit messages", () -> throwIfAny(h.abortIfOwned(null)));
+        }
+        w.pending.clear();
+        steps.run("delete uncommitted data files", () -> throwIfAny(deleteFiles(w.fileIO, w.fileIO.uncommitted(), null)));
+        steps.run("close the shared sort", w.sorted::close);
+        steps.run("close the writers", w.writers::releaseAll);
+        for (MemoryReservation r : w.fixed) {
+            steps.run("give reservation '" + r.consumer() + "' back", r::close);
+        }
+        // Counted before the context closes: its final snapshot includes them.
+        context.recorder().recordCleanupFailures(steps.failures());
+        steps.run("close the resource context", context::close);
+        return steps.toException();
+    }
+
+    private static void throwIfAny(Exception e) throws Exception {
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    /**
+     * Closes Paimon's write, a second time if the first close throws, then waits for the compaction
+     * threads (up to {@code governance.compaction.stop-timeout}; the context's close reports threads
+     * that did not end).
+     */
+    private void closePaimon() throws Exception {
+        if (w.paimonClosed) {
+            return;
+        }
+        Exception failure = null;
         try {
             w.write.close();
         } catch (Exception e1) {
@@ -94,12 +124,14 @@ final class WriteRelease {
                 LOG.warn("closing Paimon's write of '{}' failed once; the second close finished it", w.context.name(), e1);
             } catch (Exception e2) {
                 e1.addSuppressed(e2);
-                first = add(first, e1);
+                failure = e1;
             }
         }
         w.paimonClosed = true;
-        w.context.compactionExecutor().stop(30_000);
-        return first;
+        w.context.compactionExecutor().stop(w.context.options().compactionStopMillis());
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     /** Deletes data files that exist still; Paimon's own cleanup has usually removed them. */

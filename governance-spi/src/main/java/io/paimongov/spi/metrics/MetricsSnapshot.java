@@ -63,6 +63,10 @@ import java.util.Map;
  * @param filesRolledEarly data files those early closes wrote. Exact; cumulative.
  * @param sortedRows rows that went through the write's shared sort rather than straight to an open
  *     writer (see docs/architecture.md, "Many writers"). Exact; cumulative.
+ * @param cleanupFailures cleanup steps of the write that failed: a spill scope that could not be
+ *     deleted, compaction threads still running at the stop deadline, pages or reservations the
+ *     engine would not take back, a Paimon write that would not close. Exact; cumulative; 0 in a
+ *     clean close. Each one is also a step of the {@code CleanupException} the close threw.
  * @param paimon Paimon's own writer metrics ({@code writerBuffer.*}, {@code compaction.*}) as last
  *     read on the writing thread: at each prepareCommit and at close, before Paimon's write closes.
  *     Empty before the first of those. Values as Paimon defines them.
@@ -103,6 +107,7 @@ public record MetricsSnapshot(
         long writersClosedEarly,
         long filesRolledEarly,
         long sortedRows,
+        long cleanupFailures,
         Map<String, Object> paimon) {
 
     public MetricsSnapshot {
