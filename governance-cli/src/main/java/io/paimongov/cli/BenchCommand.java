@@ -65,7 +65,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rows and --repetitions must be at least 1");
         }
         EndToEnd.Sizes sizes = tiny ? EndToEnd.Sizes.tiny() : quick ? EndToEnd.Sizes.quick() : EndToEnd.Sizes.full();
-        Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("paimon-gov-bench-");
+        Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-bench-");
         try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
             // An interrupt of the writing thread cancels a governed write; a plain one fails at its next I/O.
             shutdown.cancelOnShutdown(Thread.currentThread()::interrupt);

@@ -124,7 +124,7 @@ final class BenchScaleCommand implements Callable<Integer> {
         long start = System.nanoTime();
         progress(err, start, String.format(Locale.ROOT, "%d cells x (governed, plain) and %d spill-series pairs, each in its own JVM ...",
                 grid.cells().size(), grid.spills().size()));
-        Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("paimon-gov-scale-");
+        Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-scale-");
         try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
             // Interrupted, the runner kills the child it waits for and starts no other.
             shutdown.cancelOnShutdown(Thread.currentThread()::interrupt);

@@ -116,7 +116,7 @@ final class DemoCommand implements Callable<Integer> {
     boolean keep;
 
     @Option(names = "--spill-dir", paramLabel = "DIR[,DIR...]",
-            description = "Roots for the write's spill scope (governance.spill.dirs). Default: java.io.tmpdir.")
+            description = "Roots for the write's spill scope (governance.spill.dirs). Default: the process's temp scope in java.io.tmpdir.")
     String spillDirs;
 
     @Option(names = "--page-size", paramLabel = "SIZE", defaultValue = "auto",

@@ -75,7 +75,10 @@ final class DemoJob {
         Path kept = null;
         try {
             if (warehouse == null) {
-                warehouse = Files.createTempDirectory("paimon-governance-demo-");
+                // A kept warehouse outlives the process, so it goes outside the process's temp scope.
+                warehouse = settings.keep()
+                        ? Files.createTempDirectory(ProcessTempScope.outside(), "paimon-governance-demo-")
+                        : ProcessTempScope.tempDirectory("paimon-governance-demo-");
                 if (!settings.keep()) {
                     shutdown.removeOnShutdown(warehouse);
                 }

@@ -26,6 +26,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * {@value #EXIT_SIGTERM} ({@link ShutdownCleanup}). Commands write their results to the command
  * line's out and everything else (errors, progress) to its err.
  *
+ * <p>{@link #main} runs the command inside the process's own temp directory ({@link ProcessTempScope}),
+ * so that a run leaves nothing in the machine's temp directory however it ends.
+ *
  * <p>Each {@link #commandLine()} is independent; one execution at a time per instance.
  */
 @Command(
@@ -50,6 +53,8 @@ public final class GovernanceCli implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     public static void main(String[] args) {
+        // First, before any library extracts native code into java.io.tmpdir.
+        ProcessTempScope temp = ProcessTempScope.enter(System.err);
         int code;
         try {
             code = commandLine().execute(args);
@@ -59,6 +64,10 @@ public final class GovernanceCli implements Callable<Integer> {
             RootCause.Diagnosis why = RootCause.of(e, RootCause.Memory.of(-1), List.of());
             System.err.println("error: " + why.message());
             code = why.kind().exitCode;
+        } finally {
+            if (temp != null) {
+                temp.close();
+            }
         }
         System.exit(code);
     }

@@ -67,6 +67,12 @@ final class CliProcess implements AutoCloseable {
         process.destroy();
     }
 
+    /** SIGKILL: {@link Process#destroyForcibly()}; returns once the child is gone. */
+    void sigkill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
     /** SIGINT, as Ctrl-C sends it, through {@code kill -INT}. */
     void sigint() throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();

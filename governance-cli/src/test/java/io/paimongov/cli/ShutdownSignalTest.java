@@ -112,7 +112,59 @@ class ShutdownSignalTest {
         }
     }
 
-    /** Waits until the entry of {@code dir} whose name starts with {@code prefix} holds a file: the run is writing. */
+    @Test
+    void sigkillLeavesOnlyTheProcessTempScopeWhichTheNextCommandRemoves() throws Exception {
+        Path childTmp = Files.createDirectory(tmp.resolve("child-tmp"));
+        Path spill = Files.createDirectory(tmp.resolve("spill"));
+        Path logs = Files.createDirectory(tmp.resolve("logs"));
+        long pid;
+        try (CliProcess cli = CliProcess.start(childTmp, logs, List.of(), args("--spill-dir", spill.toString()))) {
+            pid = cli.pid();
+            awaitSpillFile(cli, spill);
+
+            cli.sigkill();
+        }
+
+        // What the libraries extracted (native code) and the temporary warehouse are all in one
+        // directory leased to the killed process; nothing lies loose in the temp directory.
+        assertThat(entries(childTmp)).singleElement()
+                .satisfies(scope -> assertThat(scope.getFileName().toString()).startsWith("paimon-gov-" + pid + "-"));
+        try (Stream<Path> walk = Files.walk(childTmp)) {
+            assertThat(walk.map(p -> p.getFileName().toString()))
+                    .as("the temporary warehouse, inside the scope").anyMatch(name -> name.startsWith("paimon-governance-demo-"));
+        }
+        Path nextLogs = Files.createDirectory(tmp.resolve("next-logs"));
+        try (CliProcess next = CliProcess.start(childTmp, nextLogs, List.of(), "providers")) {
+            assertThat(next.exitCode(EXIT_WITHIN_SECONDS)).as(next.err()).isZero();
+        }
+        assertThat(entries(childTmp)).as("left in java.io.tmpdir after the next command").isEmpty();
+    }
+
+    @Test
+    void aKeptTemporaryWarehouseIsTheOnlyThingLeftInTheTempDirectory() throws Exception {
+        Path childTmp = Files.createDirectory(tmp.resolve("child-tmp"));
+        Path logs = Files.createDirectory(tmp.resolve("logs"));
+        try (CliProcess cli = CliProcess.start(childTmp, logs, List.of(), "demo", "--rows", "2000", "--keep", "--json")) {
+            assertThat(cli.exitCode(EXIT_WITHIN_SECONDS)).as(cli.err()).isZero();
+            Path warehouse = Path.of(Json.parse(cli.out()).get("warehouse").asText());
+            assertThat(entries(childTmp)).containsExactly(warehouse);
+        }
+    }
+
+    /** Whether a directory on {@code relative}'s way (the file itself not counted) starts with {@code prefix}. */
+    private static boolean underPrefix(Path relative, String prefix) {
+        for (int i = 0; i < relative.getNameCount() - 1; i++) {
+            if (relative.getName(i).toString().startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Waits until a directory under {@code dir} (the CLI's process temp scope holds the run's work
+     * directories) whose name starts with {@code prefix} holds a file: the run is writing.
+     */
     private static void awaitFileUnder(CliProcess cli, Path dir, String prefix) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SPILL_WITHIN_SECONDS);
         while (System.nanoTime() < deadline) {
@@ -120,8 +172,7 @@ class ShutdownSignalTest {
                 throw new AssertionError("the CLI ended first, exit " + cli.exitCode(1) + ":\n" + cli.err());
             }
             try (Stream<Path> walk = Files.walk(dir)) {
-                if (walk.anyMatch(p -> Files.isRegularFile(p) && dir.relativize(p).getNameCount() > 1
-                        && dir.relativize(p).getName(0).toString().startsWith(prefix))) {
+                if (walk.anyMatch(p -> Files.isRegularFile(p) && underPrefix(dir.relativize(p), prefix))) {
                     return;
                 }
             } catch (IOException | java.io.UncheckedIOException racingWithTheWriter) {

@@ -28,8 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@value ChaosCase#DEFAULT_SEED}) choose the runs; {@code target/chaos-report.json} and {@code
  * target/chaos-report.md} get every run's numbers and checks when the class ends.
  *
- * <p>A check whose CLI feature is missing ({@link CliFeatures}) is reported as pending and does
- * not fail; every other failed check fails its run. docs/reliability.md, "The chaos suite".
+ * <p>Every failed check fails its run. docs/reliability.md, "The chaos suite".
  */
 @Tag("chaos")
 class ChaosTest {
@@ -38,12 +37,10 @@ class ChaosTest {
     static final long SEED = Long.getLong("governance.chaos.seed", ChaosCase.DEFAULT_SEED);
     private static final Path WORK = Path.of(System.getProperty("basedir", "."), "target", "chaos-work");
     private static final List<ChaosTrial> TRIALS = Collections.synchronizedList(new ArrayList<>());
-    private static CliFeatures features;
 
     @BeforeAll
-    static void probe() throws Exception {
+    static void clear() throws Exception {
         Cell.delete(WORK);
-        features = CliFeatures.probe(Files.createDirectories(WORK.resolve("probe")));
     }
 
     static Stream<ChaosCase> runs() {
@@ -54,12 +51,11 @@ class ChaosTest {
     @MethodSource("runs")
     void run(ChaosCase run) throws Exception {
         Path dir = Files.createDirectories(WORK.resolve("run-" + run.index()));
-        ChaosTrial trial = new ChaosTrial(run, features, dir);
+        ChaosTrial trial = new ChaosTrial(run, dir);
         TRIALS.add(trial);
         trial.run();
         assumeTrue(trial.row().notRun().isEmpty(), trial.row().notRun());
-        List<Checks.Check> failed =
-                trial.checks().failed().stream().filter(c -> !c.phase().startsWith(ChaosTrial.PENDING)).toList();
+        List<Checks.Check> failed = trial.checks().failed();
         if (!failed.isEmpty()) {
             fail("chaos run " + run + " (seed " + SEED + ", logs in " + dir + ") failed:\n"
                     + failed.stream().map(ChaosTest::describe).collect(Collectors.joining("\n")));
@@ -76,7 +72,6 @@ class ChaosTest {
         ObjectNode root = Json.object();
         root.put("seed", SEED);
         root.put("runs", RUNS);
-        root.put("missingFeatures", features == null ? "not probed" : features.missing());
         ArrayNode runs = root.putArray("results");
         StringBuilder md = new StringBuilder("| # | fault | phase (+delay) | table | exit | last phase | left after the fault | after the next run / clean | checks |\n"
                 + "|---|---|---|---|---|---|---|---|---|\n");
@@ -104,12 +99,10 @@ class ChaosTest {
             return "| " + c.index() + " | " + c.fault().label + " | | " + c.mode() + " | not run: " + row.notRun() + " | | | | |";
         }
         long passed = checks.all().stream().filter(Checks.Check::passed).count();
-        long pending = checks.failed().stream().filter(k -> k.phase().startsWith(ChaosTrial.PENDING)).count();
-        long failed = checks.failed().size() - pending;
+        long failed = checks.failed().size();
         String phase = c.phase() == null ? "-" : c.phase() + " +" + c.delayMillis() + " ms" + (row.signalled() ? "" : " (ended first)");
         return "| " + c.index() + " | " + c.fault().label + " | " + phase + " | " + c.mode() + " | " + row.exitCode() + " | "
                 + row.lastPhase() + " | " + row.afterFault().describe() + " | " + row.afterCleanup().describe() + " (" + row.cleanup()
-                + ") | " + passed + " passed" + (failed > 0 ? ", " + failed + " FAILED" : "")
-                + (pending > 0 ? ", " + pending + " pending" : "") + " |";
+                + ") | " + passed + " passed" + (failed > 0 ? ", " + failed + " FAILED" : "") + " |";
     }
 }

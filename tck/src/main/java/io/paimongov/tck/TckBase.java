@@ -80,7 +80,7 @@ public abstract class TckBase implements TckContext {
     final boolean probeEngine(java.util.function.Predicate<StandaloneEngine> test) {
         Path dir;
         try {
-            dir = java.nio.file.Files.createTempDirectory("paimon-gov-tck-probe-");
+            dir = java.nio.file.Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "paimon-gov-tck-probe-");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

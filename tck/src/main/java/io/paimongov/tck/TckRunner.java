@@ -159,7 +159,7 @@ public final class TckRunner {
 
     private static Path temporaryDirectory() {
         try {
-            return Files.createTempDirectory("paimon-gov-tck-jqwik-");
+            return Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "paimon-gov-tck-jqwik-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

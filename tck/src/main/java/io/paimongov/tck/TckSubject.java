@@ -40,7 +40,7 @@ final class TckSubject implements AutoCloseable {
     /** A subject whose writes have {@code budgetBytes} each on an engine of {@code engineBytes}. */
     TckSubject(GovernanceProvider vendor, EngineFactory factory, long budgetBytes, long engineBytes) {
         try {
-            this.dir = Files.createTempDirectory("paimon-gov-tck-");
+            this.dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "paimon-gov-tck-");
             this.spillRoot = Files.createDirectories(dir.resolve("spill"));
             this.warehouse = Files.createDirectories(dir.resolve("warehouse"));
             Files.createDirectories(dir.resolve("engine"));
