@@ -2,7 +2,7 @@ package io.paimongov.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paimongov.fixtures.Json;
-import io.paimongov.fixtures.Orphans;
+import io.paimongov.fixtures.TableFiles;
 import io.paimongov.fixtures.TestTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.paimon.catalog.Catalog;
@@ -223,8 +224,8 @@ final class ChaosTrial {
         }
         // The orphan count has no false positives: a table nothing stopped references every file it holds.
         Optional<FileStoreTable> fresh = open(dir.resolve("warehouse-next"));
-        checks.check("a table nothing stopped has no orphans", fresh.isPresent() && Orphans.of(fresh.get()).isEmpty(),
-                fresh.isPresent() ? Orphans.of(fresh.get()) : "no table", "none");
+        checks.check("a table nothing stopped has no orphans", fresh.isPresent() && TableFiles.unreferenced(fresh.get()).isEmpty(),
+                fresh.isPresent() ? TableFiles.unreferenced(fresh.get()) : "no table", "none");
         ChaosRun.Result clean = ChaosRun.run(List.of("clean", "--warehouse", warehouse.toString(), "--older-than", "0s", "--json"),
                 dir.resolve("tmp"), dir.resolve("clean.log"));
         checks.equal("clean exits 0", clean.exitCode(), 0);
@@ -279,9 +280,10 @@ final class ChaosTrial {
         if (table.isEmpty()) {
             return new Left(spillFiles, tmpFiles, inDeadScopes, 0, 0, 0);
         }
-        List<Orphans.Orphan> orphans = Orphans.of(table.get());
+        Set<String> orphans = TableFiles.unreferenced(table.get());
+        Path tableDir = Tables.directory(table.get());
         return new Left(spillFiles, tmpFiles, inDeadScopes, orphans.size(),
-                orphans.stream().mapToLong(Orphans.Orphan::bytes).sum(), snapshotCount(table.get()));
+                orphans.stream().mapToLong(o -> tableDir.resolve(o).toFile().length()).sum(), snapshotCount(table.get()));
     }
 
     /** Files (anything but directories) under {@code dir}. */
