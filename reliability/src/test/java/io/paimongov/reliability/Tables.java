@@ -1,12 +1,11 @@
 package io.paimongov.reliability;
 
+import io.paimongov.fixtures.TableFiles;
 import io.paimongov.fixtures.TestTables;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -15,16 +14,11 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.manifest.ManifestEntry;
-import org.apache.paimon.manifest.ManifestFileMeta;
-import org.apache.paimon.manifest.ManifestList;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.RowKind;
-import org.apache.paimon.utils.SnapshotManager;
 
 /**
  * The one table and model helper of the matrix: real primary-key tables under a {@code faulty://}
@@ -119,56 +113,14 @@ final class Tables {
         return missing.size() + " keys missing, " + extra.size() + " extra, " + changed + " with another value";
     }
 
-    /** Every regular file under the table's directory, relative to it. */
+    /** Every regular file under the table's directory, relative to it ({@link TableFiles#files}). */
     static Set<String> files(FileStoreTable table) {
-        Path dir = directory(table);
-        Set<String> files = new TreeSet<>();
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.filter(Files::isRegularFile).forEach(p -> files.add(dir.relativize(p).toString()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return files;
-    }
-
-    /**
-     * File names some snapshot of the table references: snapshot files and their hints, schemas,
-     * manifest lists, manifests, index manifests, statistics, and the data files each snapshot
-     * holds.
-     */
-    static Set<String> referenced(FileStoreTable table) throws IOException {
-        Set<String> names = new HashSet<>(List.of("LATEST", "EARLIEST"));
-        SnapshotManager snapshots = table.snapshotManager();
-        ManifestList manifests = table.store().manifestListFactory().create();
-        for (Snapshot s : snapshots.safelyGetAllSnapshots()) {
-            names.add(SnapshotManager.SNAPSHOT_PREFIX + s.id());
-            names.add(s.baseManifestList());
-            names.add(s.deltaManifestList());
-            addIfSet(names, s.changelogManifestList());
-            addIfSet(names, s.indexManifest());
-            addIfSet(names, s.statistics());
-            for (ManifestFileMeta m : manifests.readAllManifests(s)) {
-                names.add(m.fileName());
-            }
-            for (ManifestEntry e : table.store().newScan().withSnapshot(s).plan().files()) {
-                names.add(e.file().fileName());
-            }
-        }
-        for (long id : table.schemaManager().listAllIds()) {
-            names.add("schema-" + id);
-        }
-        return names;
-    }
-
-    private static void addIfSet(Set<String> names, String name) {
-        if (name != null) {
-            names.add(name);
-        }
+        return TableFiles.files(table);
     }
 
     /** Files that appeared since {@code before} and that no snapshot references. */
     static List<String> orphans(FileStoreTable table, Set<String> before) throws IOException {
-        Set<String> referenced = referenced(table);
+        Set<String> referenced = TableFiles.referenced(table);
         List<String> orphans = new ArrayList<>();
         for (String file : files(table)) {
             if (!before.contains(file) && !referenced.contains(Path.of(file).getFileName().toString())) {
