@@ -7,10 +7,13 @@ import io.paimongov.spi.ResourceExhaustedException;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -60,6 +63,8 @@ public final class GovernedIOManager implements IOManager {
     private final LongAdder runs = new LongAdder();
     private final LongAdder written = new LongAdder();
     private final LongAdder refused = new LongAdder();
+    /** Writers and readers made here and not closed yet: {@link #close()} closes them before it deletes their files. */
+    private final Set<FileIOChannel> open = ConcurrentHashMap.newKeySet();
 
     /**
      * @param beforeCreate runs before each spill file is created (the cancellation check)
@@ -123,12 +128,17 @@ public final class GovernedIOManager implements IOManager {
         if (SPILL_RUN.matcher(path).matches()) {
             runs.increment();
         }
-        return new CountedWriter(channel, fileBytes);
+        return tracked(new CountedWriter(channel, fileBytes));
     }
 
     @Override
     public BufferFileReader createBufferFileReader(FileIOChannel.ID channel) throws IOException {
-        return new BufferFileReaderImpl(channel);
+        return tracked(new TrackedReader(channel));
+    }
+
+    private <C extends FileIOChannel> C tracked(C channel) {
+        open.add(channel);
+        return channel;
     }
 
     private void account(AtomicLong fileBytes, long bytes) {
@@ -205,19 +215,44 @@ public final class GovernedIOManager implements IOManager {
     }
 
     /**
-     * Deletes every spill file and the scope. The disk counters then follow what is really gone:
+     * Closes every spill file writer and reader still open (a failed write may leave one, which
+     * would hold its deleted file's space until the JVM exits), then deletes every spill file and
+     * the scope, each step run even when another failed. The disk counters then follow what is really gone:
      * a file that could not be deleted stays counted in {@link #diskBytes()} and in {@code
      * spillFilesLeft}. Idempotent once it succeeded.
      *
-     * @throws java.io.UncheckedIOException when the scope or a file in it could not be deleted
+     * @throws java.io.UncheckedIOException when a channel could not be closed, or the scope or a
+     *     file in it could not be deleted
      *     ({@link SpillScope#delete()})
      */
     @Override
     public void close() {
+        // A writer or reader that a failed write never closed (a spill that met a full disk) would
+        // keep its deleted file's blocks on the disk until the JVM exits: close each first.
+        List<IOException> unclosed = new ArrayList<>();
+        for (FileIOChannel channel : List.copyOf(open)) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                unclosed.add(e);
+            } finally {
+                open.remove(channel);
+            }
+        }
         try {
             scope.delete();
+        } catch (UncheckedIOException e) {
+            unclosed.forEach(e::addSuppressed);
+            throw e;
         } finally {
             forgetDeleted();
+        }
+        if (!unclosed.isEmpty()) {
+            UncheckedIOException failure = new UncheckedIOException(
+                    "cannot close " + unclosed.size() + " spill file channel(s) of " + scope + " (the files are deleted)",
+                    unclosed.get(0));
+            unclosed.subList(1, unclosed.size()).forEach(failure::addSuppressed);
+            throw failure;
         }
     }
 
@@ -234,6 +269,31 @@ public final class GovernedIOManager implements IOManager {
         public void writeBlock(Buffer buffer) throws IOException {
             account(fileBytes, buffer.getSize() + 4L);
             super.writeBlock(buffer);
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                super.close();
+            } finally {
+                open.remove(this);
+            }
+        }
+    }
+
+    /** Paimon's buffer file reader, forgotten by {@link #close()} once closed. */
+    private final class TrackedReader extends BufferFileReaderImpl {
+        TrackedReader(FileIOChannel.ID channel) throws IOException {
+            super(channel);
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                super.close();
+            } finally {
+                open.remove(this);
+            }
         }
     }
 }

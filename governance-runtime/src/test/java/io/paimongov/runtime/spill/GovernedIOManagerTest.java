@@ -9,6 +9,7 @@ import io.paimongov.spi.WriteCancelledException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.paimon.disk.BufferFileReader;
 import org.apache.paimon.disk.BufferFileWriter;
 import org.apache.paimon.disk.FileIOChannel;
 import org.apache.paimon.memory.Buffer;
@@ -49,6 +50,44 @@ class GovernedIOManagerTest {
         io.close();
         assertThat(io.filesLeft()).isZero();
         assertThat(io.scope().exists()).isFalse();
+    }
+
+    @Test
+    void closeClosesTheWritersAndReadersAFailedWriteLeftOpenSoNoDeletedFileKeepsItsSpace() throws Exception {
+        GovernedIOManager io = manager(Long.MAX_VALUE, () -> {});
+        FileIOChannel.ID first = io.createChannel();
+        BufferFileWriter written = io.createBufferFileWriter(first);
+        written.writeBlock(block());
+        written.close();
+        BufferFileReader reader = io.createBufferFileReader(first);
+        BufferFileWriter abandoned = io.createBufferFileWriter(io.createChannel());
+        abandoned.writeBlock(block());
+
+        io.close();
+
+        assertThat(abandoned.isClosed()).isTrue();
+        assertThat(reader.isClosed()).isTrue();
+        assertThat(io.scope().exists()).isFalse();
+        // What the kernel says this process still holds open under the deleted scope.
+        assertThat(openFilesUnder(io.scope().dir())).isEmpty();
+    }
+
+    /** This process's open file descriptors whose target lies under {@code dir} (deleted ones included). */
+    private static List<String> openFilesUnder(Path dir) throws java.io.IOException {
+        List<String> held = new java.util.ArrayList<>();
+        try (java.util.stream.Stream<Path> fds = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith(dir.toString())) {
+                        held.add(target);
+                    }
+                } catch (java.io.IOException closedWhileListed) {
+                    // The descriptor of the listing itself, or one closed meanwhile.
+                }
+            }
+        }
+        return held;
     }
 
     @Test
