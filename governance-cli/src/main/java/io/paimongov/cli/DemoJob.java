@@ -125,7 +125,7 @@ final class DemoJob {
     private void failed(Run run, Throwable e, Path warehouse) {
         RootCause.Diagnosis why =
                 RootCause.of(e, RootCause.Memory.of(settings.options().budgetBytes()), writtenDirs(warehouse));
-        run.error = why.kind() == RootCause.Kind.ENVIRONMENT ? why.message() : RootCause.describe(e);
+        run.error = why.message();
         run.errorKind = why.kind();
     }
 

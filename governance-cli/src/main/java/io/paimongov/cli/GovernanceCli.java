@@ -105,7 +105,8 @@ public final class GovernanceCli implements Callable<Integer> {
      */
     private static int failed(Exception e, CommandLine cmd, ParseResult parsed) {
         RootCause.Diagnosis why = RootCause.of(e, RootCause.Memory.of(-1), List.of());
-        String message = why.kind() == RootCause.Kind.ENVIRONMENT || e.getMessage() == null ? why.message() : e.getMessage();
+        // A usage error's message names the key; anything else is named with its root cause.
+        String message = why.kind() == RootCause.Kind.USAGE && e.getMessage() != null ? e.getMessage() : why.message();
         cmd.getErr().println("error: " + message);
         return why.kind().exitCode;
     }
