@@ -26,7 +26,15 @@ import org.apache.paimon.table.sink.StreamTableCommit;
  * before its barrier, are kept in operator state at the checkpoint and committed when Flink reports
  * the checkpoint complete; a bounded input's last messages are committed at the end of input. After
  * a restore the messages in state are committed with Paimon's {@code filterAndCommit}, which skips
- * identifiers this commit user already committed, so a commit is never published twice.
+ * identifiers this commit user already committed, so a commit is never published twice. The commit
+ * user is kept in operator state ({@link CommitUserState}), so a job restored from a checkpoint or a
+ * savepoint keeps it.
+ *
+ * <p>Restore and fail: when the restore committed at least one checkpoint, {@code initializeState}
+ * then throws {@link RestoredCommitException}, once. The writers restored beside it opened their
+ * buckets before that commit; the restart makes them start from the new snapshot. The next restore
+ * finds those identifiers committed, commits nothing and does not throw. A job restored this way
+ * needs a restart strategy that allows the extra attempt.
  *
  * <p>Nothing is committed that did not reach a completed checkpoint or the end of input: a job
  * cancelled before either publishes no snapshot.
@@ -40,26 +48,36 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
     private static final long serialVersionUID = 1L;
 
     private final FileStoreTable table;
-    private final String commitUser;
+    private final String initialCommitUser;
+    private transient String commitUser;
     private transient NavigableMap<Long, List<Committable>> pending;
     private transient ListState<Committable> state;
     private transient StreamTableCommit commit;
 
     GovernedCommitterOperator(FileStoreTable table, String commitUser) {
         this.table = table;
-        this.commitUser = commitUser;
+        this.initialCommitUser = commitUser;
     }
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
+        commitUser = CommitUserState.restoreOrKeep(context, initialCommitUser);
         pending = new TreeMap<>();
         state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("paimon-gov-pending", Committable.class));
         commit = table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit();
         for (Committable restored : state.get()) {
             add(restored);
         }
-        commitUpTo(Long.MAX_VALUE);
+        int committed = commitUpTo(Long.MAX_VALUE);
+        if (committed > 0) {
+            throw new RestoredCommitException(table.name(), committed);
+        }
+    }
+
+    /** The commit user: the restored one, else the one the job was built with. */
+    String commitUser() {
+        return commitUser;
     }
 
     @Override
@@ -90,10 +108,11 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
         commitUpTo(Long.MAX_VALUE);
     }
 
-    private void commitUpTo(long checkpointId) throws Exception {
+    /** Commits the pending checkpoints up to {@code checkpointId}; returns how many were not committed before. */
+    private int commitUpTo(long checkpointId) throws Exception {
         NavigableMap<Long, List<Committable>> due = pending.headMap(checkpointId, true);
         if (due.isEmpty()) {
-            return;
+            return 0;
         }
         CommitMessageSerializer serializer = new CommitMessageSerializer();
         Map<Long, List<CommitMessage>> messages = new TreeMap<>();
@@ -104,8 +123,9 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
             }
             messages.put(checkpoint.getKey(), list);
         }
-        commit.filterAndCommit(messages);
+        int committed = commit.filterAndCommit(messages);
         due.clear();
+        return committed;
     }
 
     @Override

@@ -15,10 +15,12 @@ import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageSerializer;
@@ -30,8 +32,12 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
  * manager's spilling directories, the task's cancel flag and the operator's metric group, and opens
  * a {@link GovernedTableWrite} through the {@code flink} provider.
  *
- * <p>Commits: before each checkpoint barrier it prepares the checkpoint's commit without waiting for
- * compaction and hands the messages to the committer as {@link Committable}s; at the end of a bounded
+ * <p>State: only the commit user ({@link CommitUserState}); a restored subtask writes for the user
+ * the job had. The write itself keeps no state, so any parallelism can restore.
+ *
+ * <p>Commits: before each checkpoint barrier it prepares the checkpoint's commit, waiting for
+ * compaction only when Paimon's {@code CoreOptions.prepareCommitWaitCompaction()} asks for it (a
+ * lookup-changelog or deletion-vector table with {@code lookup-wait}, Paimon's default) and hands the messages to the committer as {@link Committable}s; at the end of a bounded
  * input it prepares the rest (waiting for compaction) under {@link #END_INPUT}. When the task closes
  * without finishing (cancelled or failed) it fires the write's cancellation first, so the write
  * aborts what it did not hand off, deletes its spill scope and gives the managed memory back before
@@ -51,23 +57,37 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     private final FileStoreTable table;
     private final HashMap<String, String> options;
     private final RowConverter<T> converter;
-    private final String commitUser;
+    private final String initialCommitUser;
+    private transient String commitUser;
     private transient GovernedTableWrite write;
     private transient FlinkTaskCancellation cancellation;
     private transient CommitMessageSerializer serializer;
     private transient boolean finished;
+    private transient boolean waitAtCheckpoint;
 
     GovernedWriterOperator(FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser) {
         this.table = table;
         this.options = new HashMap<>(options);
         this.converter = converter;
-        this.commitUser = commitUser;
+        this.initialCommitUser = commitUser;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        commitUser = CommitUserState.restoreOrKeep(context, initialCommitUser);
+    }
+
+    /** The commit user this subtask writes for: the restored one, else the one the job was built with. */
+    String commitUser() {
+        return commitUser;
     }
 
     @Override
     public void open() throws Exception {
         super.open();
         serializer = new CommitMessageSerializer();
+        waitAtCheckpoint = CoreOptions.fromMap(table.options()).prepareCommitWaitCompaction();
         Environment task = getContainingTask().getEnvironment();
         MemoryManager manager = task.getMemoryManager();
         double fraction =
@@ -107,7 +127,7 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        handOff(write.prepareCommit(false, checkpointId).handOff(), checkpointId);
+        handOff(write.prepareCommit(waitAtCheckpoint, checkpointId).handOff(), checkpointId);
     }
 
     @Override
