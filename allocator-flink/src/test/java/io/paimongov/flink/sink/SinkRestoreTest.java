@@ -62,16 +62,17 @@ class SinkRestoreTest {
         handedIn.values().forEach(expectedRows::addAll);
         int expectedNewCommits = (int) handedIn.keySet().stream().filter(id -> !committedBefore.contains(id)).count();
 
+        Throwable failure;
         try (OneInputStreamOperatorTestHarness<Committable, Void> restored = committer(table, "rebuilt-job-user")) {
             restored.setup();
-            Throwable failure = catchFailure(() -> restored.initializeState(state));
-            RestoredCommitException intended = findCause(failure, RestoredCommitException.class);
-            assertThat(intended).as("the restore that committed fails once, on purpose").isNotNull();
-            assertThat(intended.committed()).isEqualTo(expectedNewCommits);
+            failure = catchFailure(() -> restored.initializeState(state));
         }
         assertThat(identifiersOf(table, FIRST_USER)).isEqualTo(expectedIdentifiers);
         assertThat(identifiersOf(table, "rebuilt-job-user")).isEmpty();
         assertThat(rows(table)).containsExactlyInAnyOrderElementsOf(expectedRows);
+        RestoredCommitException intended = findCause(failure, RestoredCommitException.class);
+        assertThat(intended).as("the restore that committed fails once, on purpose; it threw %s", failure).isNotNull();
+        assertThat(intended.committed()).isEqualTo(expectedNewCommits);
 
         try (OneInputStreamOperatorTestHarness<Committable, Void> again = committer(table, "third-job-user")) {
             again.setup();
