@@ -29,7 +29,11 @@ import org.apache.paimon.table.FileStoreTable;
  * governance.flink.managed-memory-weight} (default {@value
  * FlinkGovernanceProvider#DEFAULT_MANAGED_MEMORY_WEIGHT}) and its budget is its slot share unless
  * {@code governance.memory.budget} is smaller. A committer with parallelism 1 commits on completed
- * checkpoints and at the end of a bounded input. See {@code docs/allocators/flink.md}.
+ * checkpoints and at the end of a bounded input. The commit user made here is kept in both
+ * operators' state, so a job restored from a checkpoint or a savepoint commits under it and never
+ * commits a checkpoint twice; a restore that committed checkpoints fails once on purpose ({@link
+ * RestoredCommitException}) so the writers restart from the new snapshot. See {@code
+ * docs/allocators/flink.md}.
  *
  * <p>Stateless; call it on the thread building the job. It validates {@code options} at once.
  */
