@@ -6,6 +6,8 @@ package io.paimongov.flink.sink;
  * before that commit, so the job restarts once to let them start from the new one. Flink's restart
  * strategy handles it; the restart restores the same state, finds every identifier committed and
  * does not throw again.
+ *
+ * <p>Immutable; thrown on the committer's task thread from {@code initializeState}.
  */
 public final class RestoredCommitException extends RuntimeException {
 

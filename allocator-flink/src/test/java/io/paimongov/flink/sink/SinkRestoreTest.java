@@ -73,6 +73,8 @@ class SinkRestoreTest {
         RestoredCommitException intended = findCause(failure, RestoredCommitException.class);
         assertThat(intended).as("the restore that committed fails once, on purpose; it threw %s", failure).isNotNull();
         assertThat(intended.committed()).isEqualTo(expectedNewCommits);
+        assertThat(intended).hasMessage("restored sink of 't' committed " + expectedNewCommits + " checkpoint(s) left"
+                + " uncommitted before the restore; failing once on purpose so the writers restart from the new snapshot");
 
         try (OneInputStreamOperatorTestHarness<Committable, Void> again = committer(table, "third-job-user")) {
             again.setup();
@@ -104,6 +106,30 @@ class SinkRestoreTest {
                 restored.initializeState(part);
                 assertThat(writerOf(restored).commitUser()).as("subtask %s", subtask).isEqualTo(FIRST_USER);
             }
+        }
+    }
+
+    @Test
+    void aStateHoldingTwoCommitUsersFailsTheRestoreNamingBoth() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir, "t", Map.of("bucket", "-1"), false);
+        OperatorSubtaskState a = writerState(table, "user-a");
+        OperatorSubtaskState b = writerState(table, "user-b");
+        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(a, b);
+        try (OneInputStreamOperatorTestHarness<InternalRow, Committable> restored = writer(table, "user-c", 1, 0)) {
+            restored.setup();
+            Throwable failure = catchFailure(() -> restored.initializeState(merged));
+            assertThat(findCause(failure, IllegalStateException.class))
+                    .as("it threw %s", failure)
+                    .hasMessage("the restored state of the sink holds two commit users, 'user-a' and 'user-b'; a sink"
+                            + " commits under one user");
+        }
+    }
+
+    private static OperatorSubtaskState writerState(FileStoreTable table, String user) throws Exception {
+        try (OneInputStreamOperatorTestHarness<InternalRow, Committable> h = writer(table, user, 1, 0)) {
+            h.setup();
+            h.initializeEmptyState();
+            return h.snapshot(1, 0);
         }
     }
 
