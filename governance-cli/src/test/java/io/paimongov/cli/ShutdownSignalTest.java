@@ -166,13 +166,24 @@ class ShutdownSignalTest {
      * directories) whose name starts with {@code prefix} holds a file: the run is writing.
      */
     private static void awaitFileUnder(CliProcess cli, Path dir, String prefix) throws Exception {
+        awaitFile(cli, dir, relative -> underPrefix(relative, prefix), "a file under " + dir + "/" + prefix + "*");
+    }
+
+    /** Waits until a regular file (a spill run) exists under {@code spill}: the write is in flight. */
+    private static void awaitSpillFile(CliProcess cli, Path spill) throws Exception {
+        awaitFile(cli, spill, relative -> true, "a spill file under " + spill);
+    }
+
+    /** Waits until a regular file under {@code dir} whose path relative to it matches {@code wanted} exists. */
+    private static void awaitFile(CliProcess cli, Path dir, java.util.function.Predicate<Path> wanted, String what)
+            throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SPILL_WITHIN_SECONDS);
         while (System.nanoTime() < deadline) {
             if (!cli.isAlive()) {
-                throw new AssertionError("the CLI ended first, exit " + cli.exitCode(1) + ":\n" + cli.err());
+                throw new AssertionError("the CLI ended before " + what + " appeared, exit " + cli.exitCode(1) + ":\n" + cli.err());
             }
             try (Stream<Path> walk = Files.walk(dir)) {
-                if (walk.anyMatch(p -> Files.isRegularFile(p) && underPrefix(dir.relativize(p), prefix))) {
+                if (walk.anyMatch(p -> Files.isRegularFile(p) && wanted.test(dir.relativize(p)))) {
                     return;
                 }
             } catch (IOException | java.io.UncheckedIOException racingWithTheWriter) {
@@ -180,8 +191,7 @@ class ShutdownSignalTest {
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("nothing written under " + dir + "/" + prefix + "* within " + SPILL_WITHIN_SECONDS
-                + " s; stderr:\n" + cli.err());
+        throw new AssertionError("no " + what + " within " + SPILL_WITHIN_SECONDS + " s; stderr:\n" + cli.err());
     }
 
     /**
@@ -198,25 +208,6 @@ class ShutdownSignalTest {
         assertThat(json.get("committed").asBoolean()).isFalse();
         assertThat(json.get("warehouse").isNull() || Files.isDirectory(Path.of(json.get("warehouse").asText())))
                 .as("the report's warehouse exists when it is named").isTrue();
-    }
-
-    /** Waits until a regular file (a spill run) exists under {@code spill}: the write is in flight. */
-    private static void awaitSpillFile(CliProcess cli, Path spill) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SPILL_WITHIN_SECONDS);
-        while (System.nanoTime() < deadline) {
-            if (!cli.isAlive()) {
-                throw new AssertionError("the CLI ended before it spilled, exit " + cli.exitCode(1) + ":\n" + cli.err());
-            }
-            try (Stream<Path> walk = Files.walk(spill)) {
-                if (walk.anyMatch(Files::isRegularFile)) {
-                    return;
-                }
-            } catch (IOException | java.io.UncheckedIOException racingWithTheWriter) {
-                // A spill file was created or deleted while listed: look again.
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no spill file within " + SPILL_WITHIN_SECONDS + " s; stderr:\n" + cli.err());
     }
 
     private static List<Path> entries(Path dir) throws IOException {

@@ -11,7 +11,7 @@ import java.util.List;
 public enum Rule {
     MEM_1("MEM-1", true,
             clauses("ALLOC.2", "ALLOC.3", "ALLOC.5", "ALLOC.6"),
-            "Under random sequences of reserve, release, allocate and free, accounting matches a reference model and never passes the capacity.",
+            "Asked for its whole capacity and then one byte more, and under random sequences of reserve, release, allocate and free, accounting matches a reference model and never passes the capacity.",
             "tryReserve/allocate must refuse what does not fit; usedBytes() must be exactly live pages plus reservations."),
     MEM_2("MEM-2", true,
             clauses("ALLOC.6"),
