@@ -145,10 +145,12 @@ public final class GovernedStreamingWriter {
         throw new IllegalArgumentException("'" + key + "' = '" + value + "' is not a positive integer");
     }
 
-    /** Test seam: a failure injected on the driver between the job and the commit. */
+    /** Test seam: failures injected in a writing task before it writes, and on the driver between the job and the commit. */
     interface BatchFaults extends java.io.Serializable {
-        BatchFaults NONE = batchId -> {};
+        BatchFaults NONE = new BatchFaults() {};
 
-        void beforeCommit(long batchId) throws Exception;
+        default void inTask(long batchId, int partition) throws Exception {}
+
+        default void beforeCommit(long batchId) throws Exception {}
     }
 }

@@ -74,7 +74,7 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
                 : batch.rdd();
         List<byte[]> finished = new ArrayList<>();
         try {
-            spark.runJob(input, new WriteTask(location, rows, governance), new AbstractFunction2<Object, byte[], BoxedUnit>() {
+            spark.runJob(input, new WriteTask(location, rows, governance, faults, batchId), new AbstractFunction2<Object, byte[], BoxedUnit>() {
                 @Override
                 public BoxedUnit apply(Object partition, byte[] messages) {
                     synchronized (finished) {
@@ -172,16 +172,21 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         private final String location;
         private final SparkRows rows;
         private final Map<String, String> governance;
+        private final BatchFaults faults;
+        private final long batchId;
 
-        WriteTask(String location, SparkRows rows, Map<String, String> governance) {
+        WriteTask(String location, SparkRows rows, Map<String, String> governance, BatchFaults faults, long batchId) {
             this.location = location;
             this.rows = rows;
             this.governance = governance;
+            this.faults = faults;
+            this.batchId = batchId;
         }
 
         @Override
         public byte[] apply(TaskContext task, scala.collection.Iterator<Row> input) {
             try {
+                faults.inTask(batchId, task.partitionId());
                 Iterator<Row> source = CollectionConverters.asJava(input);
                 if (!source.hasNext()) {
                     return GovernedPaimonWriter.serialize(List.of());

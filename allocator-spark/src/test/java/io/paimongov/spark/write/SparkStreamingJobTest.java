@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -28,7 +30,10 @@ import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.ScanMode;
 import org.apache.paimon.table.source.Split;
 import org.apache.spark.SparkEnv;
+import org.apache.spark.Success$;
 import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -48,8 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Structured Streaming queries in local[2] writing through {@link GovernedStreamingWriter}: a file
  * source over JSON files the test writes in rounds, {@code Trigger.AvailableNow}, one checkpoint per
  * table. One micro-batch fails right after its commit (Spark runs it again: the replay must commit
- * nothing) and one fails between its job and its commit; each time the query is started again on the
- * same checkpoint. The model is the rows the test wrote, nothing of the writer: a primary-key table
+ * nothing), one between its job and its commit, one in a writing task after another writing task of
+ * its job finished; each time the query is started again on the same checkpoint. The model is the rows the test wrote, nothing of the writer: a primary-key table
  * must equal the fold of the rounds, an append table must hold exactly the rows written (a duplicate
  * or a loss shows). Spark fails a task that leaks execution memory ({@code
  * spark.unsafe.exceptionOnMemoryLeak=true}), which would fail the query.
@@ -67,6 +72,10 @@ class SparkStreamingJobTest {
     private static final AtomicBoolean FAIL_AFTER_COMMIT = new AtomicBoolean();
     /** Armed by the test; the writer fails once between the next micro-batch's job and its commit. */
     private static final AtomicBoolean FAIL_BEFORE_COMMIT = new AtomicBoolean();
+    /** Armed by the test; the writing task of partition 0 fails once, after another writing task of its job ended. */
+    private static final AtomicBoolean FAIL_IN_TASK = new AtomicBoolean();
+    /** Counted down when a writing task (a result task) ends successfully; replaced before each round. */
+    private static volatile CountDownLatch writingTaskDone = new CountDownLatch(1);
     private static final AtomicInteger INJECTED = new AtomicInteger();
 
     private static SparkSession spark;
@@ -85,6 +94,14 @@ class SparkStreamingJobTest {
                 .config("spark.sql.shuffle.partitions", "2")
                 .config("spark.unsafe.exceptionOnMemoryLeak", "true")
                 .getOrCreate();
+        spark.sparkContext().addSparkListener(new SparkListener() {
+            @Override
+            public void onTaskEnd(SparkListenerTaskEnd end) {
+                if ("ResultTask".equals(end.taskType()) && end.reason() instanceof Success$) {
+                    writingTaskDone.countDown();
+                }
+            }
+        });
     }
 
     @AfterAll
@@ -169,20 +186,17 @@ class SparkStreamingJobTest {
     }
 
     /**
-     * Four rounds through one checkpoint: round 1 plain; round 2 fails after its commit and is run
-     * again; round 3 fails before its commit and is run again; round 4 plain. Returns the query id of
-     * every start, as commit users ({@code spark-query-<id>}).
+     * Four rounds through one checkpoint: the first plain; the second fails after its commit, the
+     * third between its job and its commit, the fourth in a writing task after the other writing
+     * task of its job finished (its messages reached the driver); each failed round is run again by a
+     * new start on the checkpoint. Returns the query id of every successful start, as commit users
+     * ({@code spark-query-<id>}).
      */
     private List<String> runRoundsWithFailures(FileStoreTable table) throws Exception {
         Path input = Files.createDirectories(dir.resolve("input"));
         Path checkpoint = dir.resolve("checkpoint");
-        VoidFunction2<Dataset<Row>, Long> governed = GovernedStreamingWriter.foreachBatch(
-                table.location().toString(), GOVERNANCE, batchId -> {
-                    if (FAIL_BEFORE_COMMIT.getAndSet(false)) {
-                        INJECTED.incrementAndGet();
-                        throw new IllegalStateException("injected: the driver failed before committing micro-batch " + batchId);
-                    }
-                });
+        VoidFunction2<Dataset<Row>, Long> governed =
+                GovernedStreamingWriter.foreachBatch(table.location().toString(), GOVERNANCE, new Faults());
         VoidFunction2<Dataset<Row>, Long> failingAfterCommit = (batch, batchId) -> {
             governed.call(batch, batchId);
             if (FAIL_AFTER_COMMIT.getAndSet(false)) {
@@ -194,9 +208,11 @@ class SparkStreamingJobTest {
         List<String> users = new ArrayList<>();
         for (int round = 0; round < ROUNDS; round++) {
             writeRound(input, round);
-            boolean fails = round == 1 || round == 2;
-            (round == 1 ? FAIL_AFTER_COMMIT : FAIL_BEFORE_COMMIT).set(fails);
-            if (fails) {
+            writingTaskDone = new CountDownLatch(1);
+            FAIL_AFTER_COMMIT.set(round == 1);
+            FAIL_BEFORE_COMMIT.set(round == 2);
+            FAIL_IN_TASK.set(round == 3);
+            if (round > 0) {
                 assertThatThrownBy(() -> users.add(runToTheEnd(input, checkpoint, failingAfterCommit)))
                         .isInstanceOf(StreamingQueryException.class)
                         .hasStackTraceContaining("injected");
@@ -204,10 +220,37 @@ class SparkStreamingJobTest {
             users.add(runToTheEnd(input, checkpoint, failingAfterCommit));
             assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark after round %d", round).isZero();
         }
-        assertThat(INJECTED.get()).as("injected failures").isEqualTo(2);
+        assertThat(INJECTED.get()).as("injected failures").isEqualTo(3);
         assertThat(TableFiles.unreferenced(table)).as("files no snapshot references").isEmpty();
         assertThat(spillScopesInSparkLocalDirs()).isEmpty();
         return users;
+    }
+
+    /** The failures the writer meets: serialized into the tasks, so only static state. */
+    private static final class Faults implements GovernedStreamingWriter.BatchFaults {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void inTask(long batchId, int partition) throws Exception {
+            if (partition != 0 || !FAIL_IN_TASK.get()) {
+                return;
+            }
+            // The driver handles task ends one at a time, so once the listener saw the other task end,
+            // its result is with the driver before this failure reaches it.
+            assertThat(writingTaskDone.await(60, TimeUnit.SECONDS)).as("another writing task ended").isTrue();
+            if (FAIL_IN_TASK.getAndSet(false)) {
+                INJECTED.incrementAndGet();
+                throw new IllegalStateException("injected: a writing task of micro-batch " + batchId + " failed");
+            }
+        }
+
+        @Override
+        public void beforeCommit(long batchId) {
+            if (FAIL_BEFORE_COMMIT.getAndSet(false)) {
+                INJECTED.incrementAndGet();
+                throw new IllegalStateException("injected: the driver failed before committing micro-batch " + batchId);
+            }
+        }
     }
 
     /** Starts the query on {@code checkpoint}, waits until AvailableNow has drained the input; its query id. */
