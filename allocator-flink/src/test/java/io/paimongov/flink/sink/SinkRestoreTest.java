@@ -135,7 +135,7 @@ class SinkRestoreTest {
 
     private static OneInputStreamOperatorTestHarness<Committable, Void> committer(FileStoreTable table, String user)
             throws Exception {
-        return new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, user));
+        return new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, user, false));
     }
 
     private static OneInputStreamOperatorTestHarness<InternalRow, Committable> writer(
