@@ -110,11 +110,7 @@ final class StreamingChecks {
      */
     static void awaitTable(JobClient job, FileStoreTable table, String what, Callable<Boolean> condition) throws Exception {
         long[] seen = {-1};
-        await(what, () -> {
-            JobStatus status = job.getJobStatus().get();
-            if (status.isGloballyTerminalState()) {
-                throw new AssertionError("the job ended (" + status + ") before " + what);
-            }
+        awaitRunning(job, what, () -> {
             Long latest = table.snapshotManager().latestSnapshotId();
             if (latest == null || latest == seen[0]) {
                 return false;
@@ -124,15 +120,26 @@ final class StreamingChecks {
         });
     }
 
+    /** As {@link #await}, and fails at once when {@code job} ended (failed, say, out of restart attempts). */
+    static void awaitRunning(JobClient job, String what, Callable<Boolean> condition) throws Exception {
+        await(what, () -> {
+            JobStatus status = job.getJobStatus().get();
+            if (status.isGloballyTerminalState()) {
+                throw new AssertionError("the job ended (" + status + ") before " + what);
+            }
+            return condition.call();
+        });
+    }
+
     /** Waits for {@code more} completed-checkpoint notifications at the injector after now. */
-    static void awaitCheckpoints(int more) throws Exception {
+    static void awaitCheckpoints(JobClient job, int more) throws Exception {
         int target = StreamingJob.Faults.NOTIFICATIONS.get() + more;
-        await(more + " more completed checkpoints", () -> StreamingJob.Faults.NOTIFICATIONS.get() >= target);
+        awaitRunning(job, more + " more completed checkpoints", () -> StreamingJob.Faults.NOTIFICATIONS.get() >= target);
     }
 
     /** Waits until a task attempt after {@code attempt} was told of a completed checkpoint: the job recovered. */
-    static void awaitRecoveredAfter(int attempt) throws Exception {
-        await("a completed checkpoint in an attempt after " + attempt,
+    static void awaitRecoveredAfter(JobClient job, int attempt) throws Exception {
+        awaitRunning(job, "a completed checkpoint in an attempt after " + attempt,
                 () -> StreamingJob.Faults.CHECKPOINTED_ATTEMPT.get() > attempt);
     }
 

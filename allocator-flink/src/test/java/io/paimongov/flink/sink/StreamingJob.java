@@ -23,6 +23,7 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 
@@ -38,7 +39,8 @@ import org.apache.paimon.table.FileStoreTable;
  * reach its writer in input order), the writers with the environment's parallelism.
  *
  * <p>Faults ({@link Faults}) are static, as the MiniCluster runs in the test's JVM: a task failure
- * at a chosen index or at the next index, and a task manager terminated at a chosen index. Each
+ * from a chosen index on (once the sink committed a checkpoint) or at the next index, and a task
+ * manager terminated at a chosen index. Each
  * fires once. Not thread-safe across tests: one job at a time.
  */
 final class StreamingJob {
@@ -113,8 +115,15 @@ final class StreamingJob {
 
     /** What the injector saw and the faults it is told to inject; reset before each job. */
     static final class Faults {
-        /** Fail the task when this index passes (once); -1 for none. */
+        /**
+         * Fail the task (once) at the first index from this one on that passes after {@link
+         * #table} committed the last checkpoint the injector was told of; -1 for none. The restore
+         * then finds that checkpoint's messages in the committer's state, already committed.
+         */
         static final AtomicLong FAIL_AT = new AtomicLong(-1);
+        static volatile FileStoreTable table;
+        /** The largest checkpoint id the injector was told of as completed. */
+        static final AtomicLong LAST_NOTIFIED = new AtomicLong(-1);
         /** Fail the task at the next index (once). */
         static final AtomicBoolean FAIL_NEXT = new AtomicBoolean();
         /** Terminate the task manager {@link #killTaskManager} when this index passes (once); -1 for none. */
@@ -139,6 +148,8 @@ final class StreamingJob {
             FAIL_AT.set(-1);
             FAIL_NEXT.set(false);
             KILL_AT.set(-1);
+            table = null;
+            LAST_NOTIFIED.set(-1);
             cluster = null;
             killed = new CompletableFuture<>();
             INJECTED.set(0);
@@ -164,7 +175,9 @@ final class StreamingJob {
             if (i < n) {
                 Faults.MAX_SEEN.accumulateAndGet(i, Math::max);
             }
-            if (Faults.FAIL_AT.compareAndSet(i, -1) || Faults.FAIL_NEXT.compareAndSet(true, false)) {
+            long failAt = Faults.FAIL_AT.get();
+            if ((failAt >= 0 && i >= failAt && lastCheckpointCommitted() && Faults.FAIL_AT.compareAndSet(failAt, -1))
+                    || Faults.FAIL_NEXT.compareAndSet(true, false)) {
                 Faults.injectedAttempt = attempt;
                 Faults.INJECTED.incrementAndGet();
                 throw new IllegalStateException("injected: the task failed at index " + i);
@@ -177,8 +190,15 @@ final class StreamingJob {
             return i;
         }
 
+        private static boolean lastCheckpointCommitted() {
+            long notified = Faults.LAST_NOTIFIED.get();
+            Snapshot latest = notified < 0 ? null : Faults.table.snapshotManager().latestSnapshot();
+            return latest != null && latest.commitIdentifier() >= notified;
+        }
+
         @Override
         public void notifyCheckpointComplete(long checkpointId) {
+            Faults.LAST_NOTIFIED.accumulateAndGet(checkpointId, Math::max);
             Faults.CHECKPOINTED_ATTEMPT.accumulateAndGet(getRuntimeContext().getTaskInfo().getAttemptNumber(), Math::max);
             Faults.NOTIFICATIONS.incrementAndGet();
         }

@@ -122,7 +122,7 @@ class StreamingSavepointTest {
         StreamingJob.build(env, table, N, true, Map.of());
         JobClient client = env.executeAsync("streaming governed write failing over " + failovers + " times");
         try {
-            StreamingChecks.awaitRecoveredAfter(-1);
+            StreamingChecks.awaitRecoveredAfter(client, -1);
             Resources first = Resources.sample(flinkTmp);
             assertThat(first.openWrites() - before.openWrites()).as("open writes after the first start").isEqualTo(writers);
             assertThat(first.scopeDirs()).as("spill scopes after the first start").isEqualTo(writers);
@@ -130,8 +130,8 @@ class StreamingSavepointTest {
             for (int f = 1; f <= failovers; f++) {
                 int failure = f;
                 Faults.FAIL_NEXT.set(true);
-                StreamingChecks.await("injected failure " + f, () -> Faults.INJECTED.get() == failure);
-                StreamingChecks.awaitRecoveredAfter(Faults.injectedAttempt);
+                StreamingChecks.awaitRunning(client, "injected failure " + f, () -> Faults.INJECTED.get() == failure);
+                StreamingChecks.awaitRecoveredAfter(client, Faults.injectedAttempt);
                 Resources now = Resources.sample(flinkTmp);
                 assertThat(now.compactionThreads()).as("compaction threads after failover %s", f)
                         .isLessThanOrEqualTo(writers * compactionThreadsPerWrite);
@@ -139,7 +139,7 @@ class StreamingSavepointTest {
                         .isEqualTo(new Resources(first.openWrites(), first.scopeDirs(), now.compactionThreads(), first.leaks()));
             }
             StreamingChecks.awaitTable(client, table, "the table to hold all " + N + " changes", () -> TestTables.read(table).equals(model));
-            StreamingChecks.awaitCheckpoints(2);
+            StreamingChecks.awaitCheckpoints(client, 2);
         } finally {
             StreamingChecks.cancel(client);
         }
@@ -169,7 +169,7 @@ class StreamingSavepointTest {
         JobID firstJob = firstClient.getJobID();
         String savepoint;
         try {
-            StreamingChecks.await("half of the input", () -> Faults.MAX_SEEN.get() >= N / 2);
+            StreamingChecks.awaitRunning(firstClient, "half of the input", () -> Faults.MAX_SEEN.get() >= N / 2);
             savepoint = cluster.stopWithSavepoint(firstJob, dir.resolve("savepoints").toUri().toString(), drain,
                     SavepointFormatType.CANONICAL).get(90, TimeUnit.SECONDS);
         } catch (Exception | AssertionError e) {
@@ -190,7 +190,7 @@ class StreamingSavepointTest {
         JobClient secondClient = second.executeAsync("streaming governed write, " + to + " writers, restored");
         try {
             StreamingChecks.awaitTable(secondClient, table, "the table to hold all " + N + " changes", complete);
-            StreamingChecks.awaitCheckpoints(2);
+            StreamingChecks.awaitCheckpoints(secondClient, 2);
         } finally {
             StreamingChecks.cancel(secondClient);
         }
