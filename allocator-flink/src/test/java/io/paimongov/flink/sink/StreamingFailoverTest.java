@@ -31,10 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Unbounded jobs with checkpoints write exactly once through failures: a task failure injected at a
  * chosen change and, later in the same job, the task manager terminated and a new one started.
  * Primary-key table (model: the last change per key) and append table (model: every row of a prefix
- * of the input once, so a duplicate or a gap shows; that job is cancelled with rows in flight). After the job is cancelled: one commit user, at most one APPEND and one COMPACT
- * snapshot per identifier, every identifier a checkpoint Flink completed (nothing committed that no
- * completed checkpoint covers, also not after the cancel), and the governed writes gave everything
- * back (no open write, no spill scope, no compaction thread, no leaked page).
+ * of the input once, so a duplicate or a gap shows; that job is cancelled with rows in flight).
+ * After the job is cancelled: one commit user, at most one APPEND and one COMPACT snapshot per
+ * identifier, no identifier past the last checkpoint Flink completed (nothing in flight committed,
+ * also not after the cancel), and the governed writes gave everything back (no open write, no spill
+ * scope, no compaction thread, no leaked page).
  *
  * <p>A MiniCluster of one task manager (4 slots, 16 MiB managed memory) at a time; the job runs on
  * 2 writers.

@@ -62,7 +62,7 @@ final class StreamingJob {
         return new Change((int) (i % 2), k, delete ? null : "v" + i, delete);
     }
 
-    /** The primary-key model: the last change of every key among {@code change(0..n-1)}. */
+    /** The primary-key model: the last change of every key among {@code change(0..n-1)}, deletes included. */
     static Map<List<Integer>, String> lastChangePerKey(long n) {
         Map<List<Integer>, String> model = TestTables.emptyModel();
         for (long i = 0; i < n; i++) {

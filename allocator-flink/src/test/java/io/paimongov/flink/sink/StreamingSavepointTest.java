@@ -6,6 +6,7 @@ import io.paimongov.fixtures.TestTables;
 import io.paimongov.flink.sink.StreamingChecks.Resources;
 import io.paimongov.flink.sink.StreamingJob.Faults;
 import java.nio.file.Path;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -183,6 +184,7 @@ class StreamingSavepointTest {
                 .getHistory().getLatestSavepoint().getCheckpointId();
         long savepointCommits = appendSnapshotsOf(table, savepointId);
         Set<Long> completed = new TreeSet<>(StreamingChecks.completedCheckpoints(cluster, firstJob));
+        StreamingChecks.assertExactlyOnce(table, completed);
         StreamingChecks.assertReleased(before, flinkTmp);
 
         StreamExecutionEnvironment second = StreamingJob.environment(to, 0, savepoint);
@@ -205,7 +207,7 @@ class StreamingSavepointTest {
 
     private static long appendSnapshotsOf(FileStoreTable table, long identifier) throws Exception {
         long count = 0;
-        for (java.util.Iterator<Snapshot> it = table.snapshotManager().snapshots(); it.hasNext(); ) {
+        for (Iterator<Snapshot> it = table.snapshotManager().snapshots(); it.hasNext(); ) {
             Snapshot s = it.next();
             if (s.commitKind() == Snapshot.CommitKind.APPEND && s.commitIdentifier() == identifier) {
                 count++;
