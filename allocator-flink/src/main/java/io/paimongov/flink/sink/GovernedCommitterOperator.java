@@ -24,7 +24,13 @@ import org.apache.paimon.table.sink.StreamTableCommit;
 /**
  * Commits what the writers hand off, with parallelism 1. Messages of checkpoint {@code n} arrive
  * before its barrier, are kept in operator state at the checkpoint and committed when Flink reports
- * the checkpoint complete; a bounded input's last messages are committed at the end of input. After
+ * the checkpoint complete. What the writers hand off at the end of input ({@link
+ * GovernedWriterOperator#END_INPUT}) is committed at the end of input when no checkpoint follows it
+ * (a batch job, or no checkpointing); in a streaming job with checkpoints it joins the next
+ * checkpoint (Flink's final checkpoint, or the savepoint of a stop with drain) and is committed under
+ * that checkpoint's id. Committing it under {@code END_INPUT} there would end the commit user's
+ * identifiers: a job restored from a drained savepoint would have every later checkpoint filtered
+ * out as committed by {@code filterAndCommit}, which skips identifiers up to the user's latest. After
  * a restore the messages in state are committed with Paimon's {@code filterAndCommit}, which skips
  * identifiers this commit user already committed, so a commit is never published twice. The commit
  * user is kept in operator state ({@link CommitUserState}), so a job restored from a checkpoint or a
@@ -49,14 +55,21 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
 
     private final FileStoreTable table;
     private final String initialCommitUser;
+    private final boolean checkpointAfterEndInput;
     private transient String commitUser;
     private transient NavigableMap<Long, List<Committable>> pending;
     private transient ListState<Committable> state;
     private transient StreamTableCommit commit;
 
-    GovernedCommitterOperator(FileStoreTable table, String commitUser) {
+    /**
+     * @param checkpointAfterEndInput whether a checkpoint follows the end of input (streaming mode
+     *     with checkpoints, and checkpoints after tasks finish): then the end of input's messages
+     *     are committed with it
+     */
+    GovernedCommitterOperator(FileStoreTable table, String commitUser, boolean checkpointAfterEndInput) {
         this.table = table;
         this.initialCommitUser = commitUser;
+        this.checkpointAfterEndInput = checkpointAfterEndInput;
     }
 
     @Override
@@ -92,6 +105,12 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
+        List<Committable> ended = checkpointAfterEndInput ? pending.remove(GovernedWriterOperator.END_INPUT) : null;
+        if (ended != null) {
+            for (Committable c : ended) {
+                add(new Committable(context.getCheckpointId(), c.serializerVersion, c.message));
+            }
+        }
         List<Committable> all = new ArrayList<>();
         pending.values().forEach(all::addAll);
         state.update(all);
@@ -105,7 +124,9 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
 
     @Override
     public void endInput() throws Exception {
-        commitUpTo(Long.MAX_VALUE);
+        if (!checkpointAfterEndInput) {
+            commitUpTo(Long.MAX_VALUE);
+        }
     }
 
     /** Commits the pending checkpoints up to {@code checkpointId}; returns how many were not committed before. */

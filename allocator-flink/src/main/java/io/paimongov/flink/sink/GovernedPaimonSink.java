@@ -6,12 +6,16 @@ import io.paimongov.flink.FlinkTaskCancellation;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.paimon.table.FileStoreTable;
 
@@ -29,9 +33,14 @@ import org.apache.paimon.table.FileStoreTable;
  * governance.flink.managed-memory-weight} (default {@value
  * FlinkGovernanceProvider#DEFAULT_MANAGED_MEMORY_WEIGHT}) and its budget is its slot share unless
  * {@code governance.memory.budget} is smaller. A committer with parallelism 1 commits on completed
- * checkpoints and at the end of a bounded input. The commit user made here is kept in both
- * operators' state, so a job restored from a checkpoint or a savepoint commits under it and never
- * commits a checkpoint twice; a restore that committed checkpoints fails once on purpose ({@link
+ * checkpoints, and at the end of a bounded input when no checkpoint follows it (else with that
+ * checkpoint); configure checkpointing and the runtime mode before calling {@link #write}. The
+ * writer, the committer and the sink's end have fixed uids ({@code paimon-gov-writer-}, {@code
+ * paimon-gov-committer-}, {@code paimon-gov-end-} followed by the table's full name) and the
+ * committer starts its own chain, so a savepoint restores into a job whose writer parallelism
+ * changed; one sink per table in a job. The commit user made here is kept in both operators'
+ * state, so a job restored from a checkpoint or a savepoint commits under it and never commits a
+ * checkpoint twice; a restore that committed checkpoints fails once on purpose ({@link
  * RestoredCommitException}) so the writers restart from the new snapshot. See {@code
  * docs/allocators/flink.md}.
  *
@@ -40,6 +49,16 @@ import org.apache.paimon.table.FileStoreTable;
 public final class GovernedPaimonSink {
 
     private GovernedPaimonSink() {}
+
+    /**
+     * Whether a checkpoint follows the end of input, as the job is configured when the sink is
+     * added: streaming mode, checkpointing on and checkpoints after tasks finish (Flink's default).
+     */
+    private static boolean checkpointAfterEndInput(StreamExecutionEnvironment env) {
+        return env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.STREAMING
+                && env.getCheckpointConfig().isCheckpointingEnabled()
+                && env.getConfiguration().get(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH);
+    }
 
     /**
      * Adds the writer and the committer for {@code table} to {@code input}'s job.
@@ -57,13 +76,20 @@ public final class GovernedPaimonSink {
                         .transform(
                                 "paimon-gov writer " + table.name(),
                                 TypeInformation.of(Committable.class),
-                                new GovernedWriterOperator<>(table, options, converter, commitUser));
+                                new GovernedWriterOperator<>(table, options, converter, commitUser))
+                        .uid("paimon-gov-writer-" + table.fullName());
         written.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight);
-        return written.transform("paimon-gov committer " + table.name(), Types.VOID, new GovernedCommitterOperator(table, commitUser))
+        return written.transform("paimon-gov committer " + table.name(), Types.VOID,
+                        new GovernedCommitterOperator(table, commitUser, checkpointAfterEndInput(input.getExecutionEnvironment())))
+                .uid("paimon-gov-committer-" + table.fullName())
+                // Never chained to a writer of parallelism 1: the chain would take the writer's
+                // max parallelism, and a savepoint of it could not be restored with more writers.
+                .startNewChain()
                 .setParallelism(1)
                 .setMaxParallelism(1)
                 .sinkTo(new DiscardingSink<>())
                 .name("paimon-gov end " + table.name())
+                .uid("paimon-gov-end-" + table.fullName())
                 .setParallelism(1);
     }
 }

@@ -8,7 +8,6 @@ import io.paimongov.fixtures.Workload;
 import io.paimongov.flink.FlinkGovernanceProvider;
 import io.paimongov.flink.FlinkMetricGroupReporter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -31,23 +29,25 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.paimon.table.FileStoreTable;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The drop-in sink in a real Flink job: a MiniCluster with one task manager of 2 slots and 16 MiB of
- * managed memory (8 MiB per slot), so a writer's share is small enough to spill. Flink's spilling
- * directories are a directory of this test, so what the writes leave there can be checked.
+ * managed memory (8 MiB per slot), so a writer's share is small enough to spill. What the writes
+ * leave in the task managers' temp dirs (the extension's own folder) is checked.
  */
 class FlinkSinkJobTest {
 
-    private static final Path FLINK_TMP = tempDir();
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
@@ -61,19 +61,18 @@ class FlinkSinkJobTest {
 
     @TempDir Path dir;
 
+    /** The task managers' temp dirs (the extension sets its own, whatever the configuration says). */
+    private Path flinkTmp;
+
     private static Configuration clusterConfig() {
         Configuration config = new Configuration();
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
-        config.set(CoreOptions.TMP_DIRS, FLINK_TMP.toString());
         return REPORTER.addToConfiguration(config);
     }
 
-    private static Path tempDir() {
-        try {
-            return Files.createTempDirectory("flink-tm-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    @BeforeEach
+    void findFlinkTmp(@InjectMiniCluster MiniCluster cluster) {
+        flinkTmp = StreamingChecks.flinkTmp(cluster);
     }
 
     @Test
@@ -114,6 +113,7 @@ class FlinkSinkJobTest {
         JobID job = client.getJobID();
         try {
             awaitSpill(job);
+            assertThat(scopesLeft()).as("the running writers' spill scopes").isNotEmpty();
         } finally {
             client.cancel().get();
             while (!client.getJobStatus().get().isGloballyTerminalState()) {
@@ -202,7 +202,7 @@ class FlinkSinkJobTest {
     }
 
     /** Every writer of {@code job} released its reservations, no page leaked since {@code leaks}, no spill scope is left. */
-    private static void assertEverythingBack(JobID job, long leaks) throws IOException {
+    private void assertEverythingBack(JobID job, long leaks) throws IOException {
         assertThat(gauges(job, "reservedBytes").values()).containsOnly(0L);
         assertThat(FlinkGovernanceProvider.leaksDetected()).isEqualTo(leaks);
         assertThat(scopesLeft()).isEmpty();
@@ -237,8 +237,8 @@ class FlinkSinkJobTest {
     }
 
     /** Spill scopes of governed writes (and Paimon spill dirs) anywhere under Flink's temp dirs. */
-    private static List<Path> scopesLeft() throws IOException {
-        try (Stream<Path> walk = Files.walk(FLINK_TMP)) {
+    private List<Path> scopesLeft() throws IOException {
+        try (Stream<Path> walk = Files.walk(flinkTmp)) {
             return walk.filter(p -> {
                         String name = p.getFileName().toString();
                         return name.startsWith("paimon-gov-") || name.startsWith("paimon-io-");

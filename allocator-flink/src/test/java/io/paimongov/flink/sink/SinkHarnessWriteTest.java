@@ -36,7 +36,7 @@ class SinkHarnessWriteTest {
         Map<List<Integer>, String> model = TestTables.emptyModel();
         try (OneInputStreamOperatorTestHarness<InternalRow, Committable> writer = writer(table);
                 OneInputStreamOperatorTestHarness<Committable, Void> committer =
-                        new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, "job-user"))) {
+                        new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, "job-user", false))) {
             writer.open();
             committer.open();
             for (int k = 0; k < 200; k++) {

@@ -125,6 +125,63 @@ class SinkRestoreTest {
         }
     }
 
+    /** A cancelled or failed job publishes nothing that no completed checkpoint covers. */
+    @Test
+    void aCommitterClosedBeforeItsCheckpointCompletedCommitsNothing() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir, "t", Map.of("bucket", "-1"), false);
+        try (OneInputStreamOperatorTestHarness<Committable, Void> committer = committer(table, FIRST_USER, true)) {
+            committer.open();
+            feed(committer, table, 5, List.of("a"));
+            committer.snapshot(5, 0);
+            feed(committer, table, 6, List.of("b"));
+        }
+        assertThat(table.snapshotManager().latestSnapshot()).isNull();
+    }
+
+    /**
+     * In a streaming job with checkpoints, what the writers hand off at the end of input (a stop with
+     * drain) is committed with the next checkpoint, under its id; a job restored from that state then
+     * commits its own checkpoints. Model: the checkpoints the test completed, the rows it handed in.
+     */
+    @Test
+    void theEndOfInputOfACheckpointedJobIsCommittedWithTheNextCheckpointAndTheRestoredJobCommitsOn() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir, "t", Map.of("bucket", "-1"), false);
+        OperatorSubtaskState savepoint;
+        try (OneInputStreamOperatorTestHarness<Committable, Void> first = committer(table, FIRST_USER, true)) {
+            first.open();
+            feed(first, table, GovernedWriterOperator.END_INPUT, List.of("a"));
+            first.endInput();
+            assertThat(table.snapshotManager().latestSnapshot()).as("nothing committed at the end of input").isNull();
+            savepoint = first.snapshot(7, 0);
+            first.notifyOfCompletedCheckpoint(7);
+        }
+        assertThat(identifiersOf(table, FIRST_USER)).containsExactly(7L);
+
+        try (OneInputStreamOperatorTestHarness<Committable, Void> restored = committer(table, "rebuilt-job-user", true)) {
+            restored.setup();
+            restored.initializeState(savepoint);
+            restored.open();
+            feed(restored, table, 8, List.of("b"));
+            restored.snapshot(8, 0);
+            restored.notifyOfCompletedCheckpoint(8);
+        }
+        assertThat(identifiersOf(table, FIRST_USER)).containsExactly(7L, 8L);
+        assertThat(rows(table)).containsExactlyInAnyOrder("a", "b");
+    }
+
+    /** Without a checkpoint after the end of input (batch, or no checkpointing) the end of input commits. */
+    @Test
+    void withoutACheckpointAfterTheEndOfInputTheCommitterCommitsAtTheEndOfInput() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir, "t", Map.of("bucket", "-1"), false);
+        try (OneInputStreamOperatorTestHarness<Committable, Void> committer = committer(table, FIRST_USER, false)) {
+            committer.open();
+            feed(committer, table, GovernedWriterOperator.END_INPUT, List.of("a"));
+            committer.endInput();
+        }
+        assertThat(identifiersOf(table, FIRST_USER)).containsExactly(GovernedWriterOperator.END_INPUT);
+        assertThat(rows(table)).containsExactly("a");
+    }
+
     private static OperatorSubtaskState writerState(FileStoreTable table, String user) throws Exception {
         try (OneInputStreamOperatorTestHarness<InternalRow, Committable> h = writer(table, user, 1, 0)) {
             h.setup();
@@ -135,7 +192,12 @@ class SinkRestoreTest {
 
     private static OneInputStreamOperatorTestHarness<Committable, Void> committer(FileStoreTable table, String user)
             throws Exception {
-        return new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, user));
+        return committer(table, user, false);
+    }
+
+    private static OneInputStreamOperatorTestHarness<Committable, Void> committer(
+            FileStoreTable table, String user, boolean checkpointAfterEndInput) throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, user, checkpointAfterEndInput));
     }
 
     private static OneInputStreamOperatorTestHarness<InternalRow, Committable> writer(

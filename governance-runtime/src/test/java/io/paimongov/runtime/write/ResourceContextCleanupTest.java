@@ -117,7 +117,9 @@ class ResourceContextCleanupTest {
      */
     @Test
     void aCompactionThreadPastTheDeadlineKeepsThePagesAndTheScopeUntilItEnds() throws Exception {
+        int openBefore = ResourceContext.openCount();
         ResourceContext context = open("100ms");
+        assertThat(ResourceContext.openCount()).as("open contexts").isEqualTo(openBefore + 1);
         MemorySegment page = context.pool().nextSegment();
         assertThat(page).isNotNull();
         Path file = spillOneBlock(context);
@@ -147,6 +149,7 @@ class ResourceContextCleanupTest {
                                 + " told to stop")
                         .contains("are kept until they end"));
         assertThat(context.isClosed()).isFalse();
+        assertThat(ResourceContext.openCount()).as("a close held up by compaction is still open").isEqualTo(openBefore + 1);
         assertThat(context.snapshot().cleanupFailures()).isEqualTo(1);
         assertThat(context.snapshot().pageBytes()).isEqualTo(PAGE);
         assertThat(context.snapshot().reservedBytes()).isEqualTo(PAGE);
@@ -159,6 +162,7 @@ class ResourceContextCleanupTest {
         compactionThread.get().join();
 
         assertThat(context.isClosed()).isTrue();
+        assertThat(ResourceContext.openCount()).as("open contexts after the thread ended").isEqualTo(openBefore);
         assertThat(engine.usedBytes()).isZero();
         assertThat(engine.isClosed()).isTrue();
         assertThat(Files.exists(context.spillScopeDir())).isFalse();
@@ -169,10 +173,13 @@ class ResourceContextCleanupTest {
 
     @Test
     void aCleanCloseReportsNoFailure() throws Exception {
+        int openBefore = ResourceContext.openCount();
         ResourceContext context = open("30s");
         assertThat(context.pool().nextSegment()).isNotNull();
         spillOneBlock(context);
         context.close();
+        context.close();
+        assertThat(ResourceContext.openCount()).as("open contexts after two closes").isEqualTo(openBefore);
         assertThat(context.snapshot().cleanupFailures()).isZero();
         assertThat(engine.usedBytes()).isZero();
         assertThat(Files.exists(context.spillScopeDir())).isFalse();
