@@ -58,6 +58,28 @@ class HeapCancelInLoopsTest {
     }
 
     @Test
+    void aCancelAtTheStartOfAFlushStopsItsEncodingWithinRows() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        WatchedFileIO files = new WatchedFileIO();
+        FileStoreTable table = watched(TestTables.primaryKeyTable(dir.resolve("wh"), "t", 1, "parquet"), files);
+        Workload w = Workload.random(42, 60_000, 60_000, 1, 100);
+        GovernedTableWrite write = h.batchWriting(table, h.options("256m"), w.rows());
+        // Cancelled when the flush opens its file, at its first row. Parquet encodes the rows into
+        // a row group in memory (8 MiB at this budget, more than the 6 MB of rows) and writes it at
+        // close: without a check in the flush loop every row is encoded, and the file's stream gets
+        // a full chunk before its own check refuses. With it at most 1 + 1024 rows are encoded, each
+        // under 130 bytes (100-character value, two ints, Paimon's sequence number and row kind),
+        // so the file never gets a chunk.
+        files.arm(Point.FLUSH_START, () -> cancelFromAnotherThread(write, "test: cancel as the flush starts"));
+        assertThatThrownBy(write::prepareCommit).isInstanceOf(WriteCancelledException.class);
+        write.close();
+        assertThat(files.fired).isTrue();
+        assertThat(files.written.values()).as("bytes each file got").allSatisfy(b -> assertThat(b.get()).isLessThan(CHUNK));
+        h.assertNothingLeft(table);
+        assertThat(TableFiles.unreferenced(table)).isEmpty();
+    }
+
+    @Test
     void aCancelDuringACompactionRewriteStopsItWithinAChunk() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable created = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 1, "parquet");

@@ -28,6 +28,8 @@ final class WatchedFileIO extends LocalFileIO {
 
     /** Where the action runs. */
     enum Point {
+        /** The arming (writing) thread creates a data file: a flush starts, nothing is encoded yet. */
+        FLUSH_START,
         /** A data file written by the arming (writing) thread has taken {@code FLUSH_BYTES}: mid-flush. */
         FLUSH,
         /** Compaction threads have read {@code FLUSH_BYTES} of data files: mid-rewrite. */
@@ -45,6 +47,8 @@ final class WatchedFileIO extends LocalFileIO {
     private transient volatile Thread writer;
     final transient AtomicBoolean fired = new AtomicBoolean();
     private final transient AtomicLong compactionRead = new AtomicLong();
+    /** Per file: bytes written to it in all. */
+    final transient Map<String, AtomicLong> written = new ConcurrentHashMap<>();
     /** Per file: bytes written to it after the action ran. */
     final transient Map<String, AtomicLong> writtenAfter = new ConcurrentHashMap<>();
     /** Per file and stream: bytes read after the action ran. */
@@ -74,6 +78,9 @@ final class WatchedFileIO extends LocalFileIO {
     @Override
     public PositionOutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
         PositionOutputStream out = new Counted(super.newOutputStream(path, overwrite), path, Thread.currentThread());
+        if (path.getName().startsWith("data-") && Thread.currentThread() == writer) {
+            reached(Point.FLUSH_START);
+        }
         if (path.getParent() != null && path.getParent().getName().equals("manifest")) {
             reached(Point.MANIFEST);
         }
@@ -141,6 +148,7 @@ final class WatchedFileIO extends LocalFileIO {
     private final class Counted extends PositionOutputStream {
         private final PositionOutputStream out;
         private final AtomicLong after = new AtomicLong();
+        private final AtomicLong all = new AtomicLong();
         private final Point watched;
         private long total;
 
@@ -149,6 +157,7 @@ final class WatchedFileIO extends LocalFileIO {
             boolean data = path.getName().startsWith("data-");
             this.watched = data && opener == writer ? Point.FLUSH : null;
             writtenAfter.put(path.getName(), after);
+            written.put(path.getName(), all);
         }
 
         @Override
@@ -174,6 +183,7 @@ final class WatchedFileIO extends LocalFileIO {
                 after.addAndGet(len);
             }
             total += len;
+            all.addAndGet(len);
             if (watched != null && total >= FLUSH_BYTES) {
                 reached(watched);
             }
