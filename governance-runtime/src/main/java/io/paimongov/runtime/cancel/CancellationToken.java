@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The cancel state of one write. {@link #cancel} may be called from any thread, also while a write
  * call is blocked; the write sees it at its next check point (every row, page allocation,
- * spill-file creation, data-file creation, every 256 KiB a file stream of the write reads or
- * writes, compaction task start, {@code prepareCommit}, each manifest file of a commit until its
- * snapshot) and throws {@link WriteCancelledException}. A thread waiting for a compaction wakes
+ * spill-file creation and spill block, data-file creation, every 1,024 rows a flush reads, every
+ * 256 KiB a file stream of the write reads or writes, compaction task start, {@code
+ * prepareCommit}, each manifest file of a commit until its snapshot) and throws {@link
+ * WriteCancelledException}. A thread waiting for a compaction wakes
  * because the write's cancel listener interrupts and cancels the compaction tasks.
  *
  * <p>Linked to the engine's {@link CancellationSignal} both ways an engine may offer: the signal's
