@@ -139,7 +139,7 @@ final class BenchCommand implements Callable<Integer> {
         out.printf("   compactionSpeedup T(1)/T(2) = %.2f; T(1)/T(-1) = %.2f; peak running %s%n",
                 drain.speedup(), drain.speedupPerBucket(), drain.peakRunning());
         out.printf("P6 cancel latency ms p50 %s, p99 %s (worst phase); by phase %s%n",
-                r.get("p6CancelP50Millis"), r.get("p6CancelP99Millis"), r.get("p6Cancel"));
+                r.get("p6CancelP50Millis"), r.get("cancelP99MillisWorstPhase"), r.get("cancel"));
         out.printf("P7 provider / engine page time        %s (ns per page: provider %s, engine %s)%n",
                 r.get("p7AllocOverhead"), r.get("p7ProviderNanos"), r.get("p7EngineNanos"));
     }

@@ -20,7 +20,7 @@ class BenchCommandTest {
             "p3GovernedSurvived", "p3PlainOom", "p3GovernedOutcome", "p3PlainOutcome", "p3HeapBytes", "p3BudgetBytes", "p3Rows",
             "p4SpillThroughputRatio", "p4SpillBytesRatio", "p4InMemoryMillis", "p4SpillingMillis", "p4BudgetBytes",
             "p4InputBytes", "p4SpillBytes", "p4SpillFiles",
-            "p6CancelP99Millis", "p6CancelP50Millis", "p6Cancel",
+            "p6CancelP99Millis", "p6CancelP50Millis", "p6Cancel", "cancelP99MillisWorstPhase", "cancel",
             "compactionSpeedup", "compactionSpeedupPerBucket", "compactionDrainMillis", "compactionPeakRunning",
             "p7AllocOverhead", "p7ProviderNanos", "p7EngineNanos",
             "repetitions", "elapsedMillis"}) {
@@ -38,6 +38,15 @@ class BenchCommandTest {
             assertThat(json.get("p6Cancel").has(phase)).as(phase).isTrue();
             assertThat(json.get("p6Cancel").get(phase).has("p99Millis")).isTrue();
         }
+        // The six phases of the goal and the diagnostic, each with its numbers.
+        for (String phase : new String[] {"write", "spill", "flush", "compaction", "prepareCommit", "commit", "compactionWait"}) {
+            for (String number : new String[] {"p50", "p99", "max", "samples", "missed"}) {
+                assertThat(json.get("cancel").get(phase).has(number)).as(phase + "." + number).isTrue();
+            }
+        }
+        assertThat(json.get("cancel").size()).isEqualTo(7);
+        // The earlier key is an alias of the worst phase's p99.
+        assertThat(json.get("p6CancelP99Millis").asDouble()).isEqualTo(json.get("cancelP99MillisWorstPhase").asDouble());
         assertThat(json.get("compactionSpeedup").asDouble()).isPositive();
         assertThat(json.get("compactionDrainMillis").has("1")).isTrue();
         assertThat(json.get("compactionDrainMillis").has("2")).isTrue();

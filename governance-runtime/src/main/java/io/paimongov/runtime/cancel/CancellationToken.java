@@ -13,8 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The cancel state of one write. {@link #cancel} may be called from any thread, also while a write
  * call is blocked; the write sees it at its next check point (every row, page allocation,
- * spill-file creation, data-file creation, compaction task start, {@code prepareCommit} and
- * commit) and throws {@link WriteCancelledException}. A thread waiting for a compaction wakes
+ * spill-file creation and spill block, data-file creation, every 1,024 rows a flush reads, every
+ * 256 KiB a file stream of the write reads or writes, compaction task start, {@code
+ * prepareCommit}, each manifest file of a commit until its snapshot) and throws {@link
+ * WriteCancelledException}. A thread waiting for a compaction wakes
  * because the write's cancel listener interrupts and cancels the compaction tasks.
  *
  * <p>Linked to the engine's {@link CancellationSignal} both ways an engine may offer: the signal's
@@ -76,6 +78,18 @@ public final class CancellationToken implements AutoCloseable {
     public void throwIfCancelled() {
         if (isCancelled()) {
             throw new WriteCancelledException(reason.get());
+        }
+    }
+
+    /**
+     * For file streams: an I/O error, so that Paimon unwinds (and removes its partial file) as from
+     * any failed write or read.
+     *
+     * @throws WriteCancelledIOException when cancelled
+     */
+    public void throwIfCancelledIO() throws WriteCancelledIOException {
+        if (isCancelled()) {
+            throw new WriteCancelledIOException(reason.get());
         }
     }
 

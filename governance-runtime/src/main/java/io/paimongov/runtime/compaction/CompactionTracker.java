@@ -72,6 +72,12 @@ public final class CompactionTracker {
         }
     }
 
+    /** Whether the calling thread is running a task of this executor now. */
+    public boolean runsTaskHere() {
+        Task task = CURRENT.get();
+        return task != null && running.containsKey(task);
+    }
+
     /** The most tasks that ran at once (exact). */
     public int peakRunning() {
         return peakRunning.get();

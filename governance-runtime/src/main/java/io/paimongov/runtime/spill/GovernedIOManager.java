@@ -43,7 +43,9 @@ import org.apache.paimon.memory.Buffer;
  *
  * <p><b>Thread-safety:</b> thread-safe; Paimon calls it from the writing thread and compaction
  * threads. <b>May throw:</b> {@link ResourceExhaustedException} ({@code SPILL_DISK}) when a block
- * would pass the budget; what {@code beforeCreate} throws (cancellation) when a file is created.
+ * would pass the budget; what {@code checkCancelled} throws (cancellation) when a file is created and
+ * before each block is written to or read from a spill file, so a long spill or merge stops within
+ * a block of a cancel.
  * {@link #close()} deletes the scope and every spill file in it.
  */
 public final class GovernedIOManager implements IOManager {
@@ -54,7 +56,7 @@ public final class GovernedIOManager implements IOManager {
     private final SpillScope scope;
     private final Path scopeDir;
     private final long maxBytes;
-    private final Runnable beforeCreate;
+    private final Runnable checkCancelled;
     private final File[] dirs;
     private final Random random = new Random();
     private final Map<String, AtomicLong> onDisk = new ConcurrentHashMap<>();
@@ -67,13 +69,14 @@ public final class GovernedIOManager implements IOManager {
     private final Set<FileIOChannel> open = ConcurrentHashMap.newKeySet();
 
     /**
-     * @param beforeCreate runs before each spill file is created (the cancellation check)
+     * @param checkCancelled runs before each spill file is created and before each block is written
+     *     or read (the cancellation check)
      */
-    public GovernedIOManager(SpillScope scope, long maxBytes, Runnable beforeCreate) {
+    public GovernedIOManager(SpillScope scope, long maxBytes, Runnable checkCancelled) {
         this.scope = scope;
         this.scopeDir = scope.dir().toAbsolutePath().normalize();
         this.maxBytes = maxBytes;
-        this.beforeCreate = beforeCreate;
+        this.checkCancelled = checkCancelled;
         this.dirs = new File[] {scope.dir().toFile()};
     }
 
@@ -104,7 +107,7 @@ public final class GovernedIOManager implements IOManager {
 
     @Override
     public BufferFileWriter createBufferFileWriter(FileIOChannel.ID channel) throws IOException {
-        beforeCreate.run();
+        checkCancelled.run();
         Path file = channel.getPathFile().toPath().toAbsolutePath().normalize();
         if (!file.startsWith(scopeDir) || file.equals(scopeDir)) {
             throw new IOException("spill file " + channel.getPath() + " is outside the write's spill scope " + scope);
@@ -267,6 +270,7 @@ public final class GovernedIOManager implements IOManager {
 
         @Override
         public void writeBlock(Buffer buffer) throws IOException {
+            checkCancelled.run();
             account(fileBytes, buffer.getSize() + 4L);
             super.writeBlock(buffer);
         }
@@ -285,6 +289,12 @@ public final class GovernedIOManager implements IOManager {
     private final class TrackedReader extends BufferFileReaderImpl {
         TrackedReader(FileIOChannel.ID channel) throws IOException {
             super(channel);
+        }
+
+        @Override
+        public void readInto(Buffer buffer) throws IOException {
+            checkCancelled.run();
+            super.readInto(buffer);
         }
 
         @Override

@@ -1,12 +1,13 @@
 package io.paimongov.runtime.write;
 
+import io.paimongov.runtime.cancel.WriteCancelledIOException;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.paimon.fs.Path;
 
 /**
  * What the governed write learns from its data files through {@link TrackingFileIO}: a
- * cancellation check before each file is created, the flush time of the writing thread's data
+ * cancellation check before each file is created and inside its streams, the flush time of the writing thread's data
  * files, the bucket of a compaction task from the files it touches, and the first I/O error a data
  * file met (Paimon's cleanup may throw another one instead, which hides it).
  *
@@ -52,6 +53,16 @@ final class DataFileListener implements TrackingFileIO.Listener {
     @Override
     public void beforeCreate(Path path) {
         context.token().throwIfCancelled();
+    }
+
+    @Override
+    public void checkCancelled() throws WriteCancelledIOException {
+        context.token().throwIfCancelledIO();
+    }
+
+    @Override
+    public boolean checksReads() {
+        return context.compactionExecutor().tracker().runsTaskHere();
     }
 
     @Override

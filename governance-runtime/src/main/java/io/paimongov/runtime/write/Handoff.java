@@ -65,7 +65,14 @@ final class Handoff implements PreparedCommit {
         w.callLock.lock();
         try {
             take();
-            settlement.commit(this);
+            try {
+                settlement.commit(this);
+            } catch (Exception | Error e) {
+                if (w.context.isCancelled()) {
+                    throw cancellation.cancelledCommit(e);
+                }
+                throw e;
+            }
         } finally {
             w.callLock.unlock();
         }

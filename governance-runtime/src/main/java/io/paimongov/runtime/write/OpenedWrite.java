@@ -107,7 +107,8 @@ final class OpenedWrite {
             configureCompaction(table);
             checkFirstWriterFits();
             MemoryPoolFactory poolFactory = new TieredWriteBuffers(
-                    context.pool(), context.ioManager(), spillIo, footprint.spillBlockBytes(), footprint.spillRunCodec());
+                    context.pool(), context.ioManager(), spillIo, footprint.spillBlockBytes(), footprint.spillRunCodec(),
+                    context.token()::throwIfCancelledIO);
             this.writers =
                     new WriterAdmission(
                             budget,

@@ -23,7 +23,11 @@ public interface PreparedCommit {
 
     /**
      * Commits the messages to the table. A write cancelled (or whose thread was interrupted) before
-     * this call publishes nothing.
+     * this call publishes nothing. A cancel while the commit runs stops it before each manifest
+     * file it creates, every 256 KiB of manifest it writes or reads, and before it writes its
+     * snapshot: then nothing was published, the files are deleted as below, the write is undone
+     * and this throws {@code WriteCancelledException}. A cancel after the commit wrote its snapshot
+     * lets it finish: this returns normally, the commit published.
      *
      * <p>When Paimon's commit throws, this settles what happened before it returns: if a snapshot
      * with the write's commit user and this commit's identifier appeared since the commit began, the
@@ -32,7 +36,8 @@ public interface PreparedCommit {
      * rethrown. When the table's snapshots cannot be read to tell, the files are kept and the error
      * is rethrown with the reason attached as suppressed.
      *
-     * @throws io.paimongov.spi.WriteCancelledException when the write was cancelled first
+     * @throws io.paimongov.spi.WriteCancelledException when the write was cancelled first, or while
+     *     the commit ran and before its snapshot (its cause: what Paimon's commit threw)
      * @throws Exception what Paimon's commit threw, when the commit did not land (its files deleted)
      */
     void commit() throws Exception;

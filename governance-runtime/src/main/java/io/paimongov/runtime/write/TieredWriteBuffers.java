@@ -17,6 +17,7 @@ import org.apache.paimon.mergetree.MergeTreeWriter;
 import org.apache.paimon.mergetree.SortBufferWriteBuffer;
 import org.apache.paimon.sort.BinaryExternalSortBuffer;
 import org.apache.paimon.sort.BinaryIndexedSortable;
+import org.apache.paimon.sort.SortBuffer;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.FieldsComparator;
 
@@ -34,7 +35,9 @@ import org.apache.paimon.utils.FieldsComparator;
  * order (key fields, user-defined sequence fields, sequence number), fan-in and codec. This is the
  * one place that reaches into Paimon's write buffer; {@code TieredWriteBuffersTest} checks it
  * against the Paimon on the class path. A writer whose buffer is not spillable, or whose spill
- * codec the tiered buffer cannot read back ({@code none}), keeps Paimon's buffer.
+ * codec the tiered buffer cannot read back ({@code none}), keeps Paimon's buffer. Every writer's
+ * sort buffer, tiered or Paimon's, is then wrapped so that its flush checks the write's
+ * cancellation ({@link CheckedSortBuffer}).
  *
  * <p>Memory: the tiered buffers' spill channels are charged to {@code channels}, the write's one
  * "spill I/O buffers" reservation sized for one merge ({@link WriteFootprint#spillIoBytes()}):
@@ -56,6 +59,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
     private static final Field POOL = field(BinaryIndexedSortable.class, "memorySegmentPool");
 
     private final IOManager ioManager;
+    private final CheckedStreams.Check cancelled;
     private final MemoryReservation channels;
     private final int block;
     private final String runCodec;
@@ -69,10 +73,14 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
      *     {@code channels} was sized
      * @param runCodec the codec of the runs the buffers write from memory ({@link
      *     WriteFootprint#spillRunCodec()}); merged runs take the writer's own spill codec
+     * @param cancelled the write's cancellation check, which every writer's sorted read (its
+     *     flush) runs ({@link CheckedSortBuffer})
      */
-    TieredWriteBuffers(MemorySegmentPool pool, IOManager ioManager, MemoryReservation channels, int block, String runCodec) {
+    TieredWriteBuffers(MemorySegmentPool pool, IOManager ioManager, MemoryReservation channels, int block, String runCodec,
+            CheckedStreams.Check cancelled) {
         super(pool);
         this.ioManager = ioManager;
+        this.cancelled = cancelled;
         this.channels = channels;
         this.block = block;
         this.runCodec = runCodec;
@@ -83,6 +91,20 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
         super.notifyNewOwner(owner);
         if (owner instanceof MergeTreeWriter writer) {
             tier(writer);
+            checkFlushes(writer);
+        }
+    }
+
+    /** Wraps the writer's sort buffer (tiered or Paimon's) so that its flush checks the cancellation. */
+    private void checkFlushes(MergeTreeWriter writer) {
+        try {
+            if (WRITE_BUFFER.get(writer) instanceof SortBufferWriteBuffer buffer
+                    && SORT_BUFFER.get(buffer) instanceof SortBuffer sort
+                    && !(sort instanceof CheckedSortBuffer)) {
+                SORT_BUFFER.set(buffer, new CheckedSortBuffer(sort, cancelled));
+            }
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("cannot reach the write buffer of Paimon's MergeTreeWriter", e);
         }
     }
 

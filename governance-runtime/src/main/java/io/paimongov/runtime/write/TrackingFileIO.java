@@ -1,5 +1,6 @@
 package io.paimongov.runtime.write;
 
+import io.paimongov.runtime.cancel.WriteCancelledIOException;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,15 @@ import org.apache.paimon.fs.SeekableInputStream;
  * Listener#failed}), because Paimon's cleanup of that file often throws a second error that hides
  * the first.
  *
+ * <p>Cancellation inside long loops ({@link CheckedStreams}): the output streams of data, changelog
+ * and index files, the input streams of those files when a compaction task opens them, and the
+ * manifest files a commit writes and reads until it writes its snapshot check the write's
+ * cancellation every {@value CheckedStreams#CHUNK} bytes and on flush. A commit also checks before
+ * each manifest file it creates and before it writes its snapshot; once a snapshot of the commit is
+ * written nothing of the commit checks any more, so a cancel then lets the commit finish and be
+ * settled ({@link CommitSettlement}) rather than tear it. Reads outside compaction tasks are not
+ * checked: a cancelled write still settles its commit, and readers of the table see no cancel.
+ *
  * <p>Everything else is passed to the table's own FileIO unchanged. <b>Thread-safety:</b>
  * thread-safe; the writing thread and compaction threads create files. Not meant to be serialized:
  * a deserialized copy tracks nothing.
@@ -42,6 +52,12 @@ final class TrackingFileIO implements FileIO {
 
         /** Creating, writing or closing a data file threw {@code error}. */
         void failed(Path path, IOException error);
+
+        /** Throws when the write was cancelled; the check of the file streams. */
+        void checkCancelled() throws WriteCancelledIOException;
+
+        /** Whether the calling thread runs a compaction task of the write: its reads are checked. */
+        boolean checksReads();
     }
 
     private final FileIO delegate;
@@ -49,6 +65,8 @@ final class TrackingFileIO implements FileIO {
     private final transient Set<Path> created = ConcurrentHashMap.newKeySet();
     private final transient Set<Path> commitFiles = ConcurrentHashMap.newKeySet();
     private transient volatile boolean committing;
+    /** A snapshot of the commit under way was written: the commit no longer checks the cancellation. */
+    private transient volatile boolean snapshotWritten;
 
     TrackingFileIO(FileIO delegate, Listener listener) {
         this.delegate = delegate;
@@ -89,6 +107,7 @@ final class TrackingFileIO implements FileIO {
     /** From now on, manifest files created are recorded as the commit's, until {@link #endCommit()}. */
     void startCommit() {
         commitFiles.clear();
+        snapshotWritten = false;
         committing = true;
     }
 
@@ -100,17 +119,41 @@ final class TrackingFileIO implements FileIO {
         return files;
     }
 
+    /** A file of the table's {@code manifest/} directory: manifests, manifest lists, index manifests. */
+    private static boolean isManifestFile(Path path) {
+        return path.getParent() != null && path.getParent().getName().equals("manifest");
+    }
+
+    private static boolean isSnapshotFile(Path path) {
+        return path.getName().startsWith("snapshot-") && path.getParent() != null && path.getParent().getName().equals("snapshot");
+    }
+
+    /** The commit under way has written no snapshot yet: a cancel still stops it. */
+    private boolean commitCancellable() {
+        return committing && !snapshotWritten;
+    }
+
+    /** The check of a commit's manifest streams: only until the commit wrote its snapshot. */
+    private void checkCommit() throws WriteCancelledIOException {
+        if (commitCancellable()) {
+            listener.checkCancelled();
+        }
+    }
+
     @Override
     public PositionOutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
         if (listener != null && isIndexFile(path)) {
+            listener.checkCancelled();
             created.add(path);
-            return delegate.newOutputStream(path, overwrite);
+            return new CheckedStreams.Output(delegate.newOutputStream(path, overwrite), listener::checkCancelled);
         }
         if (listener == null || !isDataFile(path)) {
-            if (committing && path.getParent() != null && path.getParent().getName().equals("manifest")) {
-                commitFiles.add(path);
+            if (listener == null || !committing || !isManifestFile(path)) {
+                return delegate.newOutputStream(path, overwrite);
             }
-            return delegate.newOutputStream(path, overwrite);
+            checkCommit();
+            commitFiles.add(path);
+            return new CheckedStreams.Output(delegate.newOutputStream(path, overwrite), this::checkCommit);
         }
         listener.beforeCreate(path);
         listener.touched(path);
@@ -151,8 +194,20 @@ final class TrackingFileIO implements FileIO {
 
     @Override
     public SeekableInputStream newInputStream(Path path) throws IOException {
-        if (listener != null && isDataFile(path)) {
+        if (listener == null) {
+            return delegate.newInputStream(path);
+        }
+        boolean data = isDataFile(path);
+        if (data) {
             listener.touched(path);
+        }
+        if ((data || isIndexFile(path)) && listener.checksReads()) {
+            listener.checkCancelled();
+            return CheckedStreams.input(delegate.newInputStream(path), listener::checkCancelled);
+        }
+        if (isManifestFile(path) && commitCancellable()) {
+            checkCommit();
+            return CheckedStreams.input(delegate.newInputStream(path), this::checkCommit);
         }
         return delegate.newInputStream(path);
     }
@@ -204,7 +259,15 @@ final class TrackingFileIO implements FileIO {
 
     @Override
     public boolean tryToWriteAtomic(Path path, String content) throws IOException {
-        return delegate.tryToWriteAtomic(path, content);
+        if (listener == null || !committing || !isSnapshotFile(path)) {
+            return delegate.tryToWriteAtomic(path, content);
+        }
+        checkCommit();
+        boolean written = delegate.tryToWriteAtomic(path, content);
+        if (written) {
+            snapshotWritten = true;
+        }
+        return written;
     }
 
     @Override
@@ -217,62 +280,22 @@ final class TrackingFileIO implements FileIO {
         // The table's FileIO belongs to the table, not to this write.
     }
 
-    private final class TimedStream extends PositionOutputStream {
-        private final PositionOutputStream out;
+    /** A data file's stream: checked ({@link CheckedStreams}), timed, its I/O errors reported. */
+    private final class TimedStream extends CheckedStreams.Output {
         private final Path path;
         private final long start = System.nanoTime();
         private final Thread writer = Thread.currentThread();
         private boolean closed;
 
         TimedStream(PositionOutputStream out, Path path) {
-            this.out = out;
+            super(out, listener::checkCancelled);
             this.path = path;
         }
 
-        private IOException failed(IOException e) {
+        @Override
+        IOException failed(IOException e) {
             listener.failed(path, e);
             return e;
-        }
-
-        @Override
-        public long getPos() throws IOException {
-            return out.getPos();
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            try {
-                out.write(b);
-            } catch (IOException e) {
-                throw failed(e);
-            }
-        }
-
-        @Override
-        public void write(byte[] b) throws IOException {
-            try {
-                out.write(b);
-            } catch (IOException e) {
-                throw failed(e);
-            }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            try {
-                out.write(b, off, len);
-            } catch (IOException e) {
-                throw failed(e);
-            }
-        }
-
-        @Override
-        public void flush() throws IOException {
-            try {
-                out.flush();
-            } catch (IOException e) {
-                throw failed(e);
-            }
         }
 
         @Override
@@ -281,13 +304,14 @@ final class TrackingFileIO implements FileIO {
                 return;
             }
             closed = true;
+            long bytes;
             try {
-                long bytes = out.getPos();
-                out.close();
-                listener.written(path, bytes, System.nanoTime() - start, writer);
+                bytes = getPos();
             } catch (IOException e) {
                 throw failed(e);
             }
+            super.close();
+            listener.written(path, bytes, System.nanoTime() - start, writer);
         }
     }
 }

@@ -99,17 +99,30 @@ final class WriteCancellation {
     void throwIfCancelled() {
         cancelIfInterrupted(null);
         if (w.context.isCancelled()) {
-            recordIfCancelled();
-            if (w.state != State.DONE) {
-                release.releaseAfterFailure();
-            }
-            WriteCancelledException cancelled = cancelled();
-            Exception cleanup = release.takeUnreported();
-            if (cleanup != null) {
-                cancelled.addSuppressed(cleanup);
-            }
-            throw cancelled;
+            throw undone(null);
         }
+    }
+
+    /**
+     * A commit of this write threw and the write was cancelled meanwhile (the commit's own checks
+     * stopped it before its snapshot, {@link TrackingFileIO}): the commit was settled, so undoes the
+     * write and returns the cancellation to throw, with the commit's error as its cause.
+     */
+    WriteCancelledException cancelledCommit(Throwable commitError) {
+        return undone(commitError);
+    }
+
+    private WriteCancelledException undone(Throwable cause) {
+        recordIfCancelled();
+        if (w.state != State.DONE) {
+            release.releaseAfterFailure();
+        }
+        WriteCancelledException cancelled = new WriteCancelledException(reason(), cause);
+        Exception cleanup = release.takeUnreported();
+        if (cleanup != null) {
+            cancelled.addSuppressed(cleanup);
+        }
+        return cancelled;
     }
 
     /**

@@ -72,6 +72,34 @@ class GovernedIOManagerTest {
         assertThat(openFilesUnder(io.scope().dir())).isEmpty();
     }
 
+    @Test
+    void aCancelStopsASpillOrAMergeAtItsNextBlock() throws Exception {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        GovernedIOManager io = manager(Long.MAX_VALUE, () -> {
+            if (cancelled.get()) {
+                throw new WriteCancelledException("test");
+            }
+        });
+        FileIOChannel.ID id = io.createChannel();
+        BufferFileWriter writer = io.createBufferFileWriter(id);
+        writer.writeBlock(block());
+        writer.writeBlock(block());
+        BufferFileWriter spilling = io.createBufferFileWriter(io.createChannel());
+        spilling.writeBlock(block());
+        writer.close();
+        BufferFileReader reader = io.createBufferFileReader(id);
+        reader.readInto(Buffer.create(MemorySegment.wrap(new byte[BLOCK])));
+
+        cancelled.set(true);
+        long written = io.spillBytes();
+        // A spill already writing, and a merge already reading, stop at their next block.
+        assertThatThrownBy(() -> spilling.writeBlock(block())).isInstanceOf(WriteCancelledException.class);
+        assertThatThrownBy(() -> reader.readInto(Buffer.create(MemorySegment.wrap(new byte[BLOCK]))))
+                .isInstanceOf(WriteCancelledException.class);
+        assertThat(io.spillBytes()).as("nothing written after the cancel").isEqualTo(written);
+        io.close();
+    }
+
     /** This process's open file descriptors whose target lies under {@code dir} (deleted ones included). */
     private static List<String> openFilesUnder(Path dir) throws java.io.IOException {
         List<String> held = new java.util.ArrayList<>();

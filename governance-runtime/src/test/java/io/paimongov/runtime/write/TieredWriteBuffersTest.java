@@ -100,7 +100,7 @@ class TieredWriteBuffersTest {
         MemoryBudget channels = new MemoryBudget(TestAllocators.bounded(PAGE, 1 << 30));
         TieredWriteBuffers factory =
                 new TieredWriteBuffers(new HeapMemorySegmentPool((long) POOL_PAGES * PAGE, PAGE), io, channels.newReservation("channels"),
-                        TieredSortBuffer.SMALL_BLOCK, WriteFootprint.SPILL_RUN_CODEC);
+                        TieredSortBuffer.SMALL_BLOCK, WriteFootprint.SPILL_RUN_CODEC, () -> {});
         List<CommitMessage> messages;
         try (TableWriteImpl<?> write = (TableWriteImpl<?>) table.newBatchWriteBuilder().newWrite()) {
             write.withIOManager(io).withMemoryPoolFactory(factory);
