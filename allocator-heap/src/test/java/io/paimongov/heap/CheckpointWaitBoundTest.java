@@ -102,6 +102,7 @@ class CheckpointWaitBoundTest {
                 "bucket", Integer.toString(BUCKETS),
                 "file.format", "parquet",
                 "deletion-vectors.enabled", "true",
+                "lookup-wait", "false",
                 "num-sorted-run.compaction-trigger", "2",
                 "num-sorted-run.stop-trigger", "3"), true);
         FileStoreTable writeOnly = table.copy(Map.of("write-only", "true"));

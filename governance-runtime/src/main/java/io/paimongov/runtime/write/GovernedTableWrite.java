@@ -141,7 +141,12 @@ public final class GovernedTableWrite implements AutoCloseable {
         return path.prepare(true, Long.MAX_VALUE);
     }
 
-    /** Stream: prepares the commit of checkpoint {@code commitIdentifier}; writing may go on after. */
+    /**
+     * Stream: prepares the commit of checkpoint {@code commitIdentifier}; writing may go on after.
+     * With {@code waitCompaction} false it waits only for the buckets Paimon forces (docs/compaction.md,
+     * "How long a checkpoint waits for compaction"); a table with {@code lookup-wait} on that looks keys
+     * up (deletion vectors, the lookup changelog producer) always waits, as in Paimon's own sink.
+     */
     public PreparedCommit prepareCommit(boolean waitCompaction, long commitIdentifier) throws Exception {
         if (opened.mode != Mode.STREAM) {
             throw new IllegalStateException("prepareCommit(waitCompaction, id) is for stream writes; use prepareCommit()");

@@ -34,6 +34,8 @@ final class WritePath {
     private final RowShape rowShape;
     /** Every table mode's buckets, dynamic ones assigned here ({@link RowBuckets}). */
     private final RowBuckets buckets;
+    /** Paimon's {@code prepareCommitWaitCompaction()}: every prepareCommit waits (see {@link #prepare}). */
+    private final boolean tableWaits;
 
     WritePath(OpenedWrite write, WriteFailures failures, WriteCancellation cancellation, CommitSettlement settlement) {
         this.w = write;
@@ -43,6 +45,7 @@ final class WritePath {
         this.rowSize = new RowSize(write.table.rowType());
         this.rowShape = RowShape.of(write.table.name(), write.table.rowType());
         this.buckets = RowBuckets.of(write);
+        this.tableWaits = write.table.coreOptions().prepareCommitWaitCompaction();
     }
 
     /** See {@link GovernedTableWrite#write}. */
@@ -79,8 +82,17 @@ final class WritePath {
         }
     }
 
-    /** Prepares a commit: batch with {@code identifier} {@link Long#MAX_VALUE}, stream per checkpoint. */
-    PreparedCommit prepare(boolean waitCompaction, long identifier) throws Exception {
+    /**
+     * Prepares a commit: batch with {@code identifier} {@link Long#MAX_VALUE}, stream per checkpoint.
+     * A table that asks every commit to wait for compaction (Paimon's {@code
+     * prepareCommitWaitCompaction()}: {@code lookup-wait} on a table that looks keys up) waits
+     * whatever {@code waitCompactionAsked} says, as Paimon's own sink does ({@code StoreSinkWriteImpl}
+     * ORs the two). Paimon relies on it: for such a table it writes a deletion-vector bucket's index
+     * at prepareCommit from the live deletion vectors ({@code CompactDeletionFile.lazyGeneration}),
+     * which is consistent with the committed files only while no compaction of the bucket runs.
+     */
+    PreparedCommit prepare(boolean waitCompactionAsked, long identifier) throws Exception {
+        boolean waitCompaction = waitCompactionAsked || tableWaits;
         w.enter();
         long start = System.nanoTime();
         long waitedBefore = w.context.compactionExecutor().waitedNanos();
