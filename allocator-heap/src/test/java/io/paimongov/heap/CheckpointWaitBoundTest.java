@@ -28,6 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code ceil(H / T)} task times, not {@code H}; a prepareCommit that finds no bucket forced waits
  * for no compaction at all. Measured by {@code prepareCommitCompactionWaitMillis}.
  *
+ * <p>The table has {@code lookup-wait=false}: with it on, every prepareCommit waits (LookupWaitTest).
+ *
  * <p>Deterministic set-up: every compaction task sleeps {@link #TASK_MILLIS} before it writes its
  * output file ({@link SlowCompactions}); four buckets each get a backlog of six level-0 files from
  * plain Paimon commits, past the stop trigger of 3, so the first prepareCommit must compact all four
