@@ -21,6 +21,7 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageSerializer;
@@ -38,7 +39,9 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
  * <p>Commits: before each checkpoint barrier it prepares the checkpoint's commit, waiting for
  * compaction only when Paimon's {@code CoreOptions.prepareCommitWaitCompaction()} asks for it (a
  * lookup-changelog or deletion-vector table with {@code lookup-wait}, Paimon's default) and hands the messages to the committer as {@link Committable}s; at the end of a bounded
- * input it prepares the rest (waiting for compaction) under {@link #END_INPUT}. When the task closes
+ * input it prepares the rest (waiting for compaction) under {@link #END_INPUT}. With Paimon's {@code
+ * full-compaction.delta-commits} = n, every n-th checkpoint (and the end of input) first compacts
+ * the open buckets fully ({@link #compactFullyAt}). When the task closes
  * without finishing (cancelled or failed) it fires the write's cancellation first, so the write
  * aborts what it did not hand off, deletes its spill scope and gives the managed memory back before
  * the task ends.
@@ -64,6 +67,8 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     private transient CommitMessageSerializer serializer;
     private transient boolean finished;
     private transient boolean waitAtCheckpoint;
+    /** Paimon's {@code full-compaction.delta-commits}; null when unset. */
+    private transient Integer fullCompactionDeltaCommits;
 
     GovernedWriterOperator(FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser) {
         this.table = table;
@@ -87,7 +92,9 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     public void open() throws Exception {
         super.open();
         serializer = new CommitMessageSerializer();
-        waitAtCheckpoint = CoreOptions.fromMap(table.options()).prepareCommitWaitCompaction();
+        CoreOptions core = CoreOptions.fromMap(table.options());
+        waitAtCheckpoint = core.prepareCommitWaitCompaction();
+        fullCompactionDeltaCommits = core.fullCompactionDeltaCommits();
         Environment task = getContainingTask().getEnvironment();
         MemoryManager manager = task.getMemoryManager();
         double fraction =
@@ -127,12 +134,35 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        handOff(write.prepareCommit(waitAtCheckpoint, checkpointId).handOff(), checkpointId);
+        boolean full = compactFullyAt(checkpointId);
+        handOff(write.prepareCommit(full || waitAtCheckpoint, checkpointId).handOff(), checkpointId);
     }
 
     @Override
     public void endInput() throws Exception {
+        compactFullyAt(END_INPUT);
         handOff(write.prepareCommit(true, END_INPUT).handOff(), END_INPUT);
+    }
+
+    /**
+     * Paimon's {@code full-compaction.delta-commits}: at every checkpoint whose id is a multiple of it
+     * (and at the end of input), as Paimon's own sink decides, a full compaction of every bucket the
+     * write holds open, through the write's governed compaction executor; that checkpoint then waits
+     * for it, as in Paimon's sink.
+     *
+     * @return whether this checkpoint compacts fully
+     */
+    private boolean compactFullyAt(long checkpointId) throws Exception {
+        Integer every = fullCompactionDeltaCommits;
+        if (every == null || (checkpointId % every != 0 && checkpointId != END_INPUT)) {
+            return false;
+        }
+        for (Map.Entry<BinaryRow, List<Integer>> partition : write.activeBuckets().entrySet()) {
+            for (int bucket : partition.getValue()) {
+                write.compact(partition.getKey(), bucket, true);
+            }
+        }
+        return true;
     }
 
     private void handOff(List<CommitMessage> messages, long checkpointId) throws Exception {

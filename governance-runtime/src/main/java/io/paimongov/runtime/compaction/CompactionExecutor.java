@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 import org.apache.paimon.compact.CompactResult;
 import org.apache.paimon.io.DataFileMeta;
@@ -43,6 +44,8 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     private final LongConsumer onCompleted;
     private final CompactionTracker tracker = new CompactionTracker();
     private final AtomicInteger running = new AtomicInteger();
+    /** Time threads spent blocked in {@link AdmittedTask#get()} (System.nanoTime differences). */
+    private final LongAdder waitedNanos = new LongAdder();
     private volatile CompactionAdmission admission;
     private volatile Reclaimer makeRoom = Reclaimer.NONE;
     private volatile int setting = 1;
@@ -114,13 +117,21 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
 
         @Override
         public T get() throws InterruptedException, ExecutionException {
-            while (true) {
-                serve();
-                try {
-                    return super.get(20, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // still running or waiting: serve again
+            if (isDone()) {
+                return super.get();
+            }
+            long start = System.nanoTime();
+            try {
+                while (true) {
+                    serve();
+                    try {
+                        return super.get(20, TimeUnit.MILLISECONDS);
+                    } catch (TimeoutException e) {
+                        // still running or waiting: serve again
+                    }
                 }
+            } finally {
+                waitedNanos.add(System.nanoTime() - start);
             }
         }
 
@@ -192,6 +203,15 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     /** Tasks submitted and not yet taken by a thread (a task cancelled while queued counts until then). */
     public int queuedTasks() {
         return getQueue().size();
+    }
+
+    /**
+     * Nanoseconds threads spent waiting in a task future's {@code get()} for a task that had not
+     * ended yet: Paimon's writer waiting for a bucket's compaction result, on the writing thread.
+     * Exact (wall clock); cumulative. A {@code get()} of a task that has ended adds nothing.
+     */
+    public long waitedNanos() {
+        return waitedNanos.sum();
     }
 
     /** Tasks running now. */

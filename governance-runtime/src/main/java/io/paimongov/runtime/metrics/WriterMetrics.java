@@ -54,6 +54,7 @@ public final class WriterMetrics {
     private final LongAdder compactionCount = new LongAdder();
     private final LongAdder compactionNanos = new LongAdder();
     private final LongAdder prepareCommitNanos = new LongAdder();
+    private final LongAdder prepareCommitCompactionWaitNanos = new LongAdder();
     private final AtomicLong cancellations = new AtomicLong();
     private final AtomicLong writersOpen = new AtomicLong();
     private final AtomicLong peakWritersOpen = new AtomicLong();
@@ -89,8 +90,13 @@ public final class WriterMetrics {
         compactionNanos.add(nanos);
     }
 
-    public void recordPrepareCommit(long nanos) {
+    /**
+     * One prepareCommit took {@code nanos}, of which {@code compactionWaitNanos} waiting for
+     * compaction tasks to end.
+     */
+    public void recordPrepareCommit(long nanos, long compactionWaitNanos) {
         prepareCommitNanos.add(nanos);
+        prepareCommitCompactionWaitNanos.add(compactionWaitNanos);
     }
 
     public void recordCancelled() {
@@ -168,6 +174,7 @@ public final class WriterMetrics {
                 sources.compactionAdmissionWaits().getAsLong(),
                 busyRatio(),
                 prepareCommitNanos.sum() / 1_000_000,
+                prepareCommitCompactionWaitNanos.sum() / 1_000_000,
                 cancellations.get(),
                 sources.resourceExhaustedCount().getAsLong(),
                 writersOpen.get(),

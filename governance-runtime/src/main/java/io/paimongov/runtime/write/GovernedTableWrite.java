@@ -9,9 +9,12 @@ import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.InterruptedIOException;
 import java.lang.ref.WeakReference;
+import java.util.List;
+import java.util.Map;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.Objects;
 import java.util.UUID;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 
@@ -40,8 +43,8 @@ import org.apache.paimon.table.FileStoreTable;
  * interrupt flag cleared (so waiting for compaction threads and closing files work) and sets it
  * again before the call returns.
  *
- * <p><b>Thread-safety:</b> one writing thread calls {@link #write}, {@link #prepareCommit} and
- * {@link #close}; {@link #cancel} may be called from any thread at any time, also while a write call
+ * <p><b>Thread-safety:</b> one writing thread calls {@link #write}, {@link #prepareCommit}, {@link
+ * #compact} and {@link #close}; {@link #cancel} may be called from any thread at any time, also while a write call
  * is blocked. If the write is idle, the cancelling thread cleans up at once; otherwise the writing
  * thread does at its next check point and throws {@link WriteCancelledException}.
  */
@@ -138,12 +141,48 @@ public final class GovernedTableWrite implements AutoCloseable {
         return path.prepare(true, Long.MAX_VALUE);
     }
 
-    /** Stream: prepares the commit of checkpoint {@code commitIdentifier}; writing may go on after. */
+    /**
+     * Stream: prepares the commit of checkpoint {@code commitIdentifier}; writing may go on after.
+     * With {@code waitCompaction} false it waits only for the buckets Paimon forces (docs/compaction.md,
+     * "How long a checkpoint waits for compaction"); a table with {@code lookup-wait} on that looks keys
+     * up (deletion vectors, the lookup changelog producer) always waits, as in Paimon's own sink.
+     */
     public PreparedCommit prepareCommit(boolean waitCompaction, long commitIdentifier) throws Exception {
         if (opened.mode != Mode.STREAM) {
             throw new IllegalStateException("prepareCommit(waitCompaction, id) is for stream writes; use prepareCommit()");
         }
         return path.prepare(waitCompaction, commitIdentifier);
+    }
+
+    /**
+     * Compacts one (partition, bucket) now, as Paimon's {@code TableWrite.compact}: the bucket's write
+     * buffer is flushed, a compaction of the bucket still running is waited for, and a new one is
+     * submitted, a full one (every file of the bucket into one sorted run at the highest level)
+     * when {@code full}, else one if Paimon's strategy picks one. The new task runs on the write's
+     * compaction executor like every other: it waits for its memory ({@code docs/compaction.md},
+     * Memory), checks the cancellation and is counted and tracked; this call does not wait for it.
+     * Its result goes into a later prepareCommit's messages (the next one that waits for it or finds
+     * it done). Engines call this for Paimon's {@code full-compaction.delta-commits}.
+     *
+     * <p>Only a bucket this write holds an open writer for is compacted: opening one here would pass
+     * by the write's admission. A bucket whose writer was closed early to make room, or whose rows
+     * wait in the shared sort, is left alone.
+     *
+     * @return whether the bucket was compacted (false: this write holds no open writer for it)
+     * @throws WriteCancelledException when the write was cancelled (everything already undone)
+     * @throws GovernanceClosedException after prepareCommit (batch), failure or close
+     */
+    public boolean compact(BinaryRow partition, int bucket, boolean full) throws Exception {
+        return path.compact(partition, bucket, full);
+    }
+
+    /**
+     * The (partition, bucket) writers this write holds open in Paimon now, partition to buckets; a
+     * copy. Stream writes keep a writer across checkpoints until Paimon closes it after a checkpoint
+     * in which it wrote nothing. Empty once the write is no longer open.
+     */
+    public Map<BinaryRow, List<Integer>> activeBuckets() {
+        return path.activeBuckets();
     }
 
     /**

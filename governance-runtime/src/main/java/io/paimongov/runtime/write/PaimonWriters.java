@@ -11,6 +11,7 @@ import org.apache.paimon.index.DynamicBucketIndexMaintainer;
 import org.apache.paimon.io.CompactIncrement;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.io.DataIncrement;
+import org.apache.paimon.mergetree.MergeTreeWriter;
 import org.apache.paimon.compact.CompactDeletionFile;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.operation.AbstractFileStoreWrite.WriterContainer;
@@ -57,6 +58,20 @@ final class PaimonWriters {
     static boolean isOpen(AbstractFileStoreWrite<?> write, BinaryRow partition, int bucket) {
         Map<Integer, ? extends WriterContainer<?>> buckets = write.writers().get(partition);
         return buckets != null && buckets.containsKey(bucket);
+    }
+
+    /**
+     * Whether the writer of ({@code partition}, {@code bucket}) holds more sorted runs than {@code
+     * num-sorted-run.stop-trigger}: the bucket Paimon makes wait for its compaction when it flushes
+     * or prepares a commit ({@code MergeTreeCompactManager.shouldWaitForLatestCompaction}). False for
+     * writers that are not merge-tree writers (append tables) and for buckets without a writer.
+     */
+    static boolean pastStopTrigger(AbstractFileStoreWrite<?> write, BinaryRow partition, int bucket) {
+        Map<Integer, ? extends WriterContainer<?>> buckets = write.writers().get(partition);
+        WriterContainer<?> container = buckets == null ? null : buckets.get(bucket);
+        return container != null
+                && container.writer instanceof MergeTreeWriter merge
+                && merge.compactManager().shouldWaitForLatestCompaction();
     }
 
     /**

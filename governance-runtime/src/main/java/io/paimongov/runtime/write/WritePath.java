@@ -4,6 +4,8 @@ import io.paimongov.runtime.write.OpenedWrite.Mode;
 import io.paimongov.runtime.write.OpenedWrite.State;
 import io.paimongov.spi.GovernanceClosedException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.data.BinaryRow;
@@ -32,6 +34,8 @@ final class WritePath {
     private final RowShape rowShape;
     /** Every table mode's buckets, dynamic ones assigned here ({@link RowBuckets}). */
     private final RowBuckets buckets;
+    /** Paimon's {@code prepareCommitWaitCompaction()}: every prepareCommit waits (see {@link #prepare}). */
+    private final boolean tableWaits;
 
     WritePath(OpenedWrite write, WriteFailures failures, WriteCancellation cancellation, CommitSettlement settlement) {
         this.w = write;
@@ -41,6 +45,7 @@ final class WritePath {
         this.rowSize = new RowSize(write.table.rowType());
         this.rowShape = RowShape.of(write.table.name(), write.table.rowType());
         this.buckets = RowBuckets.of(write);
+        this.tableWaits = write.table.coreOptions().prepareCommitWaitCompaction();
     }
 
     /** See {@link GovernedTableWrite#write}. */
@@ -53,6 +58,8 @@ final class WritePath {
             BinaryRow partition = buckets.partition(row);
             int bucket = buckets.bucket(row, partition);
             long bytes = rowSize.of(row);
+            // Before routing: the route admits a new writer.
+            int before = w.writers.size();
             WriterAdmission.Route route = w.writers.route(partition, bucket, bytes);
             if (route == WriterAdmission.Route.SORTED && !w.sorted.ready()) {
                 // No room for the shared sort either: close writers whatever they took.
@@ -62,11 +69,10 @@ final class WritePath {
             if (route == WriterAdmission.Route.SORTED) {
                 w.sorted.add(partition, bucket, row);
             } else {
-                int before = w.writers.size();
                 w.write.write(row, bucket);
-                if (w.writers.size() != before) {
-                    w.context.compactionExecutor().bucketsActive(w.writers.size());
-                }
+            }
+            if (w.writers.size() != before) {
+                w.context.compactionExecutor().bucketsActive(w.writers.size());
             }
             w.context.recorder().recordInput(1, bytes);
         } catch (Throwable t) {
@@ -76,15 +82,25 @@ final class WritePath {
         }
     }
 
-    /** Prepares a commit: batch with {@code identifier} {@link Long#MAX_VALUE}, stream per checkpoint. */
-    PreparedCommit prepare(boolean waitCompaction, long identifier) throws Exception {
+    /**
+     * Prepares a commit: batch with {@code identifier} {@link Long#MAX_VALUE}, stream per checkpoint.
+     * A table that asks every commit to wait for compaction (Paimon's {@code
+     * prepareCommitWaitCompaction()}: {@code lookup-wait} on a table that looks keys up) waits
+     * whatever {@code waitCompactionAsked} says, as Paimon's own sink does ({@code StoreSinkWriteImpl}
+     * ORs the two). Paimon relies on it: for such a table it writes a deletion-vector bucket's index
+     * at prepareCommit from the live deletion vectors ({@code CompactDeletionFile.lazyGeneration}),
+     * which is consistent with the committed files only while no compaction of the bucket runs.
+     */
+    PreparedCommit prepare(boolean waitCompactionAsked, long identifier) throws Exception {
+        boolean waitCompaction = waitCompactionAsked || tableWaits;
         w.enter();
         long start = System.nanoTime();
+        long waitedBefore = w.context.compactionExecutor().waitedNanos();
         try {
             check(State.OPEN, "prepareCommit");
             w.serveCompaction();
-            if (waitCompaction && w.context.compactionExecutor().threadBound() > 1) {
-                triggerEveryBucket();
+            if (w.context.compactionExecutor().threadBound() > 1) {
+                triggerFirst(waitCompaction);
             }
             // In the order the files were made: a writer closed early and reopened may compact files of
             // its earlier message, and Paimon's commit must see a file added before it is deleted.
@@ -113,9 +129,48 @@ final class WritePath {
         } catch (Throwable t) {
             throw failures.fail(t);
         } finally {
-            w.context.recorder().recordPrepareCommit(System.nanoTime() - start);
+            // Only the writing thread waits on compaction futures, and it is here, holding the call lock.
+            long waited = w.context.compactionExecutor().waitedNanos() - waitedBefore;
+            w.context.recorder().recordPrepareCommit(System.nanoTime() - start, waited);
             w.leave();
         }
+    }
+
+    /** See {@link GovernedTableWrite#compact}. */
+    boolean compact(BinaryRow partition, int bucket, boolean full) throws Exception {
+        w.enter();
+        try {
+            check(State.OPEN, "compact");
+            w.serveCompaction();
+            if (!PaimonWriters.isOpen(paimonWrite(), partition, bucket)) {
+                return false;
+            }
+            w.context.token().throwIfCancelled();
+            w.write.compact(partition, bucket, full);
+            return true;
+        } catch (Throwable t) {
+            throw failures.fail(t);
+        } finally {
+            w.leave();
+        }
+    }
+
+    /** See {@link GovernedTableWrite#activeBuckets}. */
+    Map<BinaryRow, List<Integer>> activeBuckets() {
+        w.enter();
+        try {
+            Map<BinaryRow, List<Integer>> active = new LinkedHashMap<>();
+            if (w.state == State.OPEN) {
+                paimonWrite().getActiveBuckets().forEach((partition, buckets) -> active.put(partition.copy(), List.copyOf(buckets)));
+            }
+            return Collections.unmodifiableMap(active);
+        } finally {
+            w.leave();
+        }
+    }
+
+    private AbstractFileStoreWrite<?> paimonWrite() {
+        return (AbstractFileStoreWrite<?>) w.write.getWrite();
     }
 
     /**
@@ -142,15 +197,22 @@ final class WritePath {
 
     /**
      * Paimon's prepareCommit walks the writers one by one (flush, wait, trigger, wait), so compactions of
-     * different buckets never overlap inside it. Flushing every active bucket and triggering its
-     * compaction first lets them run on all threads; prepareCommit then mostly waits.
+     * different buckets it waits for never overlap inside it. Flushing those buckets and triggering
+     * their compaction first lets them run on all threads; prepareCommit then mostly waits. With
+     * {@code waitCompaction} those are every active bucket; without, the buckets Paimon will make
+     * wait because they hold more sorted runs than its stop trigger ({@link
+     * PaimonWriters#pastStopTrigger}): a bucket below it is left to compact in the background, as
+     * Paimon does.
      */
-    private void triggerEveryBucket() throws Exception {
-        Map<BinaryRow, List<Integer>> active = ((AbstractFileStoreWrite<?>) w.write.getWrite()).getActiveBuckets();
+    private void triggerFirst(boolean waitCompaction) throws Exception {
+        AbstractFileStoreWrite<?> paimon = paimonWrite();
+        Map<BinaryRow, List<Integer>> active = paimon.getActiveBuckets();
         for (Map.Entry<BinaryRow, List<Integer>> partition : active.entrySet()) {
             for (int bucket : partition.getValue()) {
-                w.context.token().throwIfCancelled();
-                w.write.compact(partition.getKey(), bucket, false);
+                if (waitCompaction || PaimonWriters.pastStopTrigger(paimon, partition.getKey(), bucket)) {
+                    w.context.token().throwIfCancelled();
+                    w.write.compact(partition.getKey(), bucket, false);
+                }
             }
         }
     }
@@ -165,7 +227,7 @@ final class WritePath {
         if (w.mode == Mode.BATCH) {
             w.writers.releaseAll();
         } else {
-            w.writers.releaseClosed(((AbstractFileStoreWrite<?>) w.write.getWrite()).getActiveBuckets());
+            w.writers.releaseClosed(paimonWrite().getActiveBuckets());
         }
     }
 }

@@ -52,6 +52,9 @@ import java.util.Map;
  *     since the first task started: 1.0 means every thread compacted all the time. Exact (wall
  *     clock); 0 before the first task.
  * @param prepareCommitMillis time spent in {@code prepareCommit}. Exact (wall clock).
+ * @param prepareCommitCompactionWaitMillis the part of {@code prepareCommitMillis} spent waiting
+ *     for compaction tasks to end (Paimon waiting for a bucket's compaction result). Exact (wall
+ *     clock); cumulative.
  * @param cancellations 1 once the write was cancelled, else 0. Exact.
  * @param resourceExhaustedCount requests refused with {@code ResourceExhaustedException}: memory
  *     (after making room) and spill disk. Exact.
@@ -100,6 +103,7 @@ public record MetricsSnapshot(
         long compactionAdmissionWaits,
         double compactionBusyRatio,
         long prepareCommitMillis,
+        long prepareCommitCompactionWaitMillis,
         long cancellations,
         long resourceExhaustedCount,
         long writersOpen,
