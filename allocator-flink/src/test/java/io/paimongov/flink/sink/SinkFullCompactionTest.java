@@ -47,7 +47,7 @@ class SinkFullCompactionTest {
         Map<List<Integer>, String> model = TestTables.emptyModel();
         try (OneInputStreamOperatorTestHarness<InternalRow, Committable> writer = writer(table);
                 OneInputStreamOperatorTestHarness<Committable, Void> committer =
-                        new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, "job-user"))) {
+                        new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, "job-user", false))) {
             writer.open();
             committer.open();
             for (long checkpoint = 1; checkpoint <= 2; checkpoint++) {
