@@ -34,9 +34,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * output file ({@link SlowCompactions}); four buckets each get a backlog of six level-0 files from
  * plain Paimon commits, past the stop trigger of 3, so the first prepareCommit must compact all four
  * and wait. Expected values come from that set-up alone: the lower bound is the sleeps the
- * threads must serve one after another, the upper bound the same plus a generous slack for the real
- * work of four tiny merges on a loaded machine; the tracker's count of compactions at once says the
- * same without a clock.
+ * threads must serve one after another; the upper side is the tracker's count of compactions at
+ * once (all forced buckets on all threads), which needs no clock.
  */
 class CheckpointWaitBoundTest {
 
@@ -44,7 +43,6 @@ class CheckpointWaitBoundTest {
     private static final int BACKLOG = 6;
     private static final int KEYS = 200;
     private static final long TASK_MILLIS = 800;
-    private static final long SLACK_MILLIS = 2_500;
 
     @TempDir Path dir;
 
@@ -62,9 +60,9 @@ class CheckpointWaitBoundTest {
 
             long forced = checkpoint(write, 1);
             assertThat(forced).as("four forced buckets on " + threads + " thread(s): at least " + rounds + " task times")
-                    .isGreaterThanOrEqualTo(rounds * TASK_MILLIS)
-                    .isLessThanOrEqualTo(rounds * TASK_MILLIS + SLACK_MILLIS);
-            // The same from the tracker, free of timing: the forced compactions ran side by side.
+                    .isGreaterThanOrEqualTo(rounds * TASK_MILLIS);
+            // The upper side of the bound, free of timing: the forced compactions ran side by side,
+            // so the wait was ceil(4 / T) task times, not 4 (no clock bound: the machine may be loaded).
             assertThat(write.metrics().compactionPeakRunning()).as("forced compactions at once")
                     .isEqualTo(Math.min(BUCKETS, threadCount));
 
