@@ -1,0 +1,162 @@
+package io.paimongov.benchmarks.lag;
+
+import io.paimongov.benchmarks.BenchTables;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The read-lag benchmark: how stale a deletion-vector table looks to a batch reader while a
+ * streaming write feeds it a little faster than one compaction thread drains, with {@code
+ * compaction.task-threads} 1, 2 and -1 (one per active bucket), side by side in one JVM.
+ *
+ * <p>How: a calibration run with one compaction thread and no rate limit measures what one thread
+ * drains: its write rate over the second half, when Paimon's back-pressure holds the writer to the
+ * compaction's pace. Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
+ * a new table from the same seed; the repetitions rotate the order of the settings (1, 2, -1 /
+ * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
+ * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
+ * ratios are the medians over the repetitions. The calibration run also warms the JIT up.
+ *
+ * <p>Not thread-safe; one run at a time per work directory.
+ */
+public final class ReadLag {
+
+    public static final List<String> SETTINGS = List.of("1", "2", "-1");
+    /**
+     * Key space of every run, the calibration's too (the drain rate depends on it): a few times the
+     * rows of a checkpoint at the rates measured here, so most rows update a key and deletion
+     * vectors have work.
+     */
+    static final int KEYS = 100_000;
+    /** Every tenth probe also reads the new rows. */
+    static final int CROSS_CHECK_EVERY = 10;
+    private static final long SEED = 42;
+
+    /**
+     * The run's sizes.
+     *
+     * @param calibrationMillis the calibration run
+     * @param runMillis each measured run
+     * @param repetitions measured runs per setting
+     * @param skipMillis start of each run left out of the steady-state analysis
+     * @param windowMillis the analysis window
+     * @param checkpointMillis interval of prepareCommit + commit
+     * @param probeMillis interval of probes
+     * @param overload offered rate / calibrated rate
+     * @param budgetBytes the governed budget
+     */
+    public record Sizes(long calibrationMillis, long runMillis, int repetitions, long skipMillis, long windowMillis, long checkpointMillis,
+            long probeMillis, double overload, long budgetBytes) {
+
+        public static final long BUDGET = 64L << 20;
+        public static final double OVERLOAD = 1.15;
+
+        public Sizes {
+            if (repetitions < 1 || runMillis < skipMillis + windowMillis || windowMillis < 1 || checkpointMillis < 1 || probeMillis < 1
+                    || calibrationMillis < 2 * checkpointMillis || overload <= 0 || budgetBytes < 1) {
+                throw new IllegalArgumentException("bad sizes: " + "repetitions " + repetitions + ", run " + runMillis + " ms, skip "
+                        + skipMillis + " ms, window " + windowMillis + " ms, calibration " + calibrationMillis + " ms, overload " + overload);
+            }
+        }
+
+        /** About five minutes: 12 s calibration, 3 repetitions of 30 s runs. */
+        public static Sizes full() {
+            return new Sizes(12_000, 30_000, 3, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
+        }
+
+        /** Under two minutes: 8 s calibration, 1 repetition of 30 s runs. */
+        public static Sizes quick() {
+            return new Sizes(8_000, 30_000, 1, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
+        }
+
+        /** About ten seconds, for tests: the numbers mean little. */
+        public static Sizes tiny() {
+            return new Sizes(1_500, 3_000, 1, 1_000, 500, 250, 50, OVERLOAD, 16L << 20);
+        }
+
+        /** These sizes with {@code seconds} per measured run (the skip scaled along, at most a third). */
+        public Sizes withRunSeconds(int seconds) {
+            long run = seconds * 1000L;
+            long skip = Math.min(skipMillis, run / 3);
+            return new Sizes(calibrationMillis, run, repetitions, skip, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes);
+        }
+
+        public Sizes withRepetitions(int n) {
+            return new Sizes(calibrationMillis, runMillis, n, skipMillis, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes);
+        }
+
+        public Sizes withOverload(double factor) {
+            return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, checkpointMillis, probeMillis, factor,
+                    budgetBytes);
+        }
+    }
+
+    /** One measured run and its analysis. */
+    public record Run(String threads, int repetition, LagSeries series, SteadyState steady, double achievedOverOffered,
+            long checkpointMillisP99, long peakReservedBytes, long compactions, int probeMismatches, int crossChecks, double gcShare) {}
+
+    private ReadLag() {}
+
+    /** Calibrates and measures under {@code workDir} (tables are deleted after each run); {@code progress} gets a line per step. */
+    public static LagReport run(Path workDir, Sizes sizes, Consumer<String> progress) throws Exception {
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        progress.accept(String.format(Locale.ROOT, "calibration: task-threads 1, no rate limit, %.1f s (load average %.2f) ...",
+                sizes.calibrationMillis() / 1e3, load));
+        LagRun.Result calibration = once(workDir, "calibration", new LagRun.Settings("1", 0, sizes.calibrationMillis(),
+                sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), KEYS, SEED));
+        double calibrated = Math.max(1, calibration.rowsSecondHalf() * 1000.0 / (sizes.calibrationMillis() / 2.0));
+        double offered = sizes.overload() * calibrated;
+        int keys = KEYS;
+        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s; offering %,.0f rows/s (x%.2f) over %,d keys",
+                calibrated, offered, sizes.overload(), keys));
+        List<Run> runs = new ArrayList<>();
+        for (int rep = 0; rep < sizes.repetitions(); rep++) {
+            for (int i = 0; i < SETTINGS.size(); i++) {
+                String threads = SETTINGS.get((rep + i) % SETTINGS.size());
+                LagRun.Settings settings = new LagRun.Settings(threads, offered, sizes.runMillis(), sizes.checkpointMillis(),
+                        sizes.probeMillis(), CROSS_CHECK_EVERY, sizes.budgetBytes(), keys, SEED);
+                LagRun.Result r = once(workDir, "run-" + rep + "-" + threads.replace('-', 'm'), settings);
+                Run run = analyse(r, rep, sizes);
+                runs.add(run);
+                progress.accept(String.format(Locale.ROOT, "repetition %d/%d task-threads %s: lag %,.0f ms (%s), level-0 files %.1f,"
+                        + " achieved/offered %.2f, peak/budget %.2f", rep + 1, sizes.repetitions(), threads, run.steady().meanMillis(),
+                        run.steady().steady() ? "steady" : "not steady", run.steady().level0Mean(), run.achievedOverOffered(),
+                        run.peakReservedBytes() / (double) sizes.budgetBytes()));
+            }
+        }
+        return new LagReport(sizes, load, calibrated, offered, keys, runs);
+    }
+
+    private static LagRun.Result once(Path workDir, String name, LagRun.Settings settings) throws Exception {
+        Path dir = workDir.resolve(name);
+        try {
+            return LagRun.run(dir.resolve("warehouse"), dir, settings);
+        } finally {
+            BenchTables.deleteTree(dir);
+        }
+    }
+
+    static Run analyse(LagRun.Result r, int repetition, Sizes sizes) {
+        SteadyState steady = SteadyState.of(r.series(), sizes.skipMillis(), sizes.windowMillis(), sizes.runMillis());
+        double offered = r.settings().offeredRowsPerSec();
+        List<Long> checkpoints = r.checkpointMillis().isEmpty() ? List.of(0L) : r.checkpointMillis();
+        return new Run(r.settings().threads(), repetition, r.series(), steady, offered > 0 ? r.achievedRowsPerSec() / offered : 1,
+                BenchTables.percentile(checkpoints, 99), r.metrics().peakReservedBytes(), r.metrics().compactionCount(),
+                r.probeMismatches(), r.crossChecks(), r.gcShare());
+    }
+
+    /** The runs grouped by setting, in {@link #SETTINGS} order. */
+    static Map<String, List<Run>> bySetting(List<Run> runs) {
+        Map<String, List<Run>> by = new LinkedHashMap<>();
+        for (String s : SETTINGS) {
+            by.put(s, runs.stream().filter(r -> r.threads().equals(s)).toList());
+        }
+        return by;
+    }
+}
