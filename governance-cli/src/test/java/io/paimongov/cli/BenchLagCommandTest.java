@@ -19,7 +19,7 @@ class BenchLagCommandTest {
     /** The keys docs/cli.md documents for {@code bench lag --json}. */
     static final String[] KEYS = {
         "quick", "cores", "lagRatio2", "lagRatioAll", "lagRatio2Runs", "lagRatioAllRuns", "peakOverBudget", "budgetBytes",
-        "calibratedRowsPerSec", "offeredRowsPerSec", "overload", "keys", "buckets", "repetitions", "runSeconds", "checkpointMillis",
+        "calibratedRowsPerSec", "calibration", "offeredRowsPerSec", "overload", "keys", "buckets", "repetitions", "runSeconds", "checkpointMillis",
         "probeMillis", "lagMillis", "level0Files", "achievedOverOffered", "checkpointMillisP99", "compactions", "gcShare",
         "probeMismatches", "probeCrossChecks", "loadAverage", "chart", "elapsedMillis"};
 
@@ -45,6 +45,7 @@ class BenchLagCommandTest {
         assertThat(json.get("peakOverBudget").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
         assertThat(json.get("probeMismatches").asInt()).isZero();
         assertThat(json.get("repetitions").asInt()).isEqualTo(1);
+        assertThat(json.get("calibration").get("source").asText()).isIn("visible", "written");
         assertThat(json.get("lagRatio2Runs")).hasSize(1);
         for (String threads : new String[] {"1", "2", "-1"}) {
             JsonNode lag = json.get("lagMillis").get(threads);

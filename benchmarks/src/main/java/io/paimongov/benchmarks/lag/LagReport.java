@@ -16,12 +16,12 @@ import java.util.Map;
  * <p>Immutable.
  *
  * @param loadAverage the one-minute load average before the calibration (-1 when unknown)
- * @param calibratedRowsPerSec what one compaction thread drains
+ * @param calibration what the calibration run measured
  * @param offeredRowsPerSec the rate every setting was offered
  * @param keys the key space of the measured runs
  * @param runs every measured run, in the order run
  */
-public record LagReport(ReadLag.Sizes sizes, double loadAverage, double calibratedRowsPerSec, double offeredRowsPerSec, int keys,
+public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibration calibration, double offeredRowsPerSec, int keys,
         List<Run> runs) {
 
     public LagReport {
@@ -75,7 +75,14 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, double calibrat
         m.put("lagRatioAllRuns", rounded(ratios("-1")));
         m.put("peakOverBudget", BenchTables.round2(peakOverBudget()));
         m.put("budgetBytes", sizes.budgetBytes());
-        m.put("calibratedRowsPerSec", Math.round(calibratedRowsPerSec));
+        m.put("calibratedRowsPerSec", Math.round(calibration.rowsPerSec()));
+        Map<String, Object> cal = new LinkedHashMap<>();
+        cal.put("source", calibration.fromVisible() ? "visible" : "written");
+        cal.put("visibleRowsPerSec", Math.round(calibration.visibleRowsPerSec()));
+        cal.put("visibleSeconds", BenchTables.round2(calibration.visibleSeconds()));
+        cal.put("writtenRowsPerSec", Math.round(calibration.writtenRowsPerSec()));
+        cal.put("seconds", calibration.seconds());
+        m.put("calibration", cal);
         m.put("offeredRowsPerSec", Math.round(offeredRowsPerSec));
         m.put("overload", sizes.overload());
         m.put("keys", keys);

@@ -57,20 +57,67 @@ final class LagRun {
     /**
      * @param series lag and level-0 files over the run
      * @param rowsWritten rows the writer wrote
-     * @param rowsSecondHalf rows written in the second half of the run
      * @param checkpointMillis each prepareCommit's duration
      * @param metrics the governed write's final metrics
      * @param probeMismatches cross-checks where the rows' newest ts differed from the statistics'
      * @param crossChecks cross-checks made
      * @param gcShare share of the run the JVM's collectors reported as collection time
+     * @param writtenByTick rows written before each {@value #TICK_MILLIS} ms tick of the run
      */
-    record Result(Settings settings, LagSeries series, long rowsWritten, long rowsSecondHalf, List<Long> checkpointMillis,
-            MetricsSnapshot metrics, int probeMismatches, int crossChecks, double gcShare) {
+    record Result(Settings settings, LagSeries series, long rowsWritten, List<Long> checkpointMillis,
+            MetricsSnapshot metrics, int probeMismatches, int crossChecks, double gcShare, long[] writtenByTick) {
 
         double achievedRowsPerSec() {
             return rowsWritten * 1000.0 / settings.durationMillis();
         }
+
+        /**
+         * Rows per second that became visible to a batch reader over {@code [fromMillis, toMillis]}: at
+         * each probe, the rows written up to the newest visible {@code ts} (within a tick), from the
+         * last probe at or before each end. With a writer that outruns compaction this is the rate
+         * compaction drains level 0, whether or not back-pressure has set in yet. 0 without probes.
+         */
+        double visibleRowsPerSec(long fromMillis, long toMillis) {
+            LagSeries.Sample from = lastAtOrBefore(fromMillis);
+            LagSeries.Sample to = lastAtOrBefore(toMillis);
+            if (from == null || to == null || to.millis() <= from.millis()) {
+                return 0;
+            }
+            return (writtenBefore(to) - writtenBefore(from)) * 1000.0 / (to.millis() - from.millis());
+        }
+
+        /** Rows per second the writer wrote over {@code [fromMillis, toMillis)} of the run (within a tick). */
+        double writtenRowsPerSec(long fromMillis, long toMillis) {
+            int from = (int) Math.min(writtenByTick.length - 1, fromMillis / TICK_MILLIS);
+            int to = (int) Math.min(writtenByTick.length - 1, toMillis / TICK_MILLIS);
+            return to <= from ? 0 : (writtenByTick[to] - writtenByTick[from]) * 1000.0 / ((to - from) * TICK_MILLIS);
+        }
+
+        /** When a probe first saw a row; -1 when none did. */
+        long firstVisibleMillis() {
+            return series.samples().stream().filter(s -> s.lagMillis() < s.millis()).mapToLong(LagSeries.Sample::millis).findFirst()
+                    .orElse(-1);
+        }
+
+        private LagSeries.Sample lastAtOrBefore(long millis) {
+            LagSeries.Sample last = null;
+            for (LagSeries.Sample s : series.samples()) {
+                if (s.millis() <= millis) {
+                    last = s;
+                }
+            }
+            return last;
+        }
+
+        /** Rows written before the newest visible ts of {@code s} (its time minus its lag). */
+        private long writtenBefore(LagSeries.Sample s) {
+            long tick = (s.millis() - s.lagMillis()) / TICK_MILLIS;
+            return writtenByTick[(int) Math.max(0, Math.min(writtenByTick.length - 1, tick))];
+        }
     }
+
+    /** Resolution of {@link Result#writtenByTick}. */
+    static final long TICK_MILLIS = 10;
 
     private record Checkpoint(long id, List<CommitMessage> messages) {}
 
@@ -106,8 +153,8 @@ final class LagRun {
             throw new IllegalStateException("bench lag: the " + (failure.get() instanceof ProbeFailure ? "probe" : "committer")
                     + " failed with task-threads " + s.threads(), failure.get());
         }
-        return new Result(s, prober.series.build(), feed.rows, feed.rowsSecondHalf, feed.checkpointMillis, write.metrics(),
-                prober.mismatches, prober.crossChecks, gcShare);
+        return new Result(s, prober.series.build(), feed.rows, feed.checkpointMillis, write.metrics(),
+                prober.mismatches, prober.crossChecks, gcShare, feed.writtenByTick);
     }
 
     private static ResourceContext context(Settings s, Path spillDir) {
@@ -119,7 +166,7 @@ final class LagRun {
                 EngineEnvironment.standalone());
     }
 
-    private record Feed(long rows, long rowsSecondHalf, List<Long> checkpointMillis) {}
+    private record Feed(long rows, List<Long> checkpointMillis, long[] writtenByTick) {}
 
     /** The writing thread's loop: rows at the offered rate, a prepareCommit every checkpoint interval. */
     private static Feed feed(GovernedTableWrite write, Settings s, long start, BlockingQueue<Checkpoint> checkpoints,
@@ -130,16 +177,16 @@ final class LagRun {
         double burst = Math.max(1, perMilli * s.checkpointMillis());
         double allowance = 0;
         long end = start + s.durationMillis();
-        long half = start + s.durationMillis() / 2;
         long nextCheckpoint = start + s.checkpointMillis();
         long checkpoint = 1;
         long written = 0;
-        long atHalf = -1;
         long last = start;
         List<Long> durations = new ArrayList<>();
+        long[] byTick = new long[(int) (s.durationMillis() / TICK_MILLIS) + 2];
+        int tick = 0;
         for (long now = start; now < end && failure.get() == null; now = System.currentTimeMillis()) {
-            if (atHalf < 0 && now >= half) {
-                atHalf = written;
+            for (; tick < byTick.length && start + tick * TICK_MILLIS <= now; tick++) {
+                byTick[tick] = written;
             }
             if (now >= nextCheckpoint) {
                 long before = System.nanoTime();
@@ -168,7 +215,10 @@ final class LagRun {
             }
             written += batch;
         }
-        return new Feed(written, written - Math.max(0, atHalf), durations);
+        for (; tick < byTick.length; tick++) {
+            byTick[tick] = written;
+        }
+        return new Feed(written, durations, byTick);
     }
 
     private static void commitAll(FileStoreTable table, String user, BlockingQueue<Checkpoint> checkpoints, AtomicReference<Throwable> failure) {

@@ -16,8 +16,11 @@ import java.util.function.Consumer;
  * compaction.task-threads} 1, 2 and -1 (one per active bucket), side by side in one JVM.
  *
  * <p>How: a calibration run with one compaction thread and no rate limit measures what one thread
- * drains: its write rate over the second half, when Paimon's back-pressure holds the writer to the
- * compaction's pace. Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
+ * drains: over its second half, the rows that became visible per second (the rows written up to
+ * the newest visible {@code ts}, {@link LagRun.Result#visibleRowsPerSec}). The writer outruns the
+ * thread, so the thread is always busy; counting what became visible rather than what was written
+ * does not need Paimon's back-pressure to have caught the writer up yet (with a 64 MiB buffer that
+ * takes longer than a calibration). Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
  * a new table from the same seed; the repetitions rotate the order of the settings (1, 2, -1 /
  * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
  * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
@@ -65,14 +68,14 @@ public final class ReadLag {
             }
         }
 
-        /** About five minutes: 12 s calibration, 3 repetitions of 30 s runs. */
+        /** About five and a half minutes: 20 s calibration, 3 repetitions of 30 s runs. */
         public static Sizes full() {
-            return new Sizes(12_000, 30_000, 3, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
+            return new Sizes(20_000, 30_000, 3, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
         }
 
-        /** Under two minutes: 8 s calibration, 1 repetition of 30 s runs. */
+        /** About two minutes: 12 s calibration, 1 repetition of 30 s runs. */
         public static Sizes quick() {
-            return new Sizes(8_000, 30_000, 1, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
+            return new Sizes(12_000, 30_000, 1, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
         }
 
         /** About ten seconds, for tests: the numbers mean little. */
@@ -97,6 +100,38 @@ public final class ReadLag {
         }
     }
 
+    /**
+     * What the calibration run measured. The drain rate is the rows made visible per second from
+     * the calibration's middle (or the first visible row, if later) to its end, when that span is at
+     * least a quarter of the calibration; else (a loaded machine, where the first compaction is
+     * committed late) the rate the writer wrote over the second half, an upper bound.
+     *
+     * @param visibleRowsPerSec rows made visible per second over the span
+     * @param visibleSeconds the span's length; 0 when nothing became visible
+     * @param writtenRowsPerSec rows written per second over the second half
+     * @param seconds the calibration's length
+     */
+    public record Calibration(double visibleRowsPerSec, double visibleSeconds, double writtenRowsPerSec, double seconds) {
+
+        static Calibration of(LagRun.Result r, long calibrationMillis) {
+            long first = r.firstVisibleMillis();
+            long from = Math.max(calibrationMillis / 2, first);
+            double span = first < 0 ? 0 : Math.max(0, calibrationMillis - from) / 1e3;
+            return new Calibration(span > 0 ? r.visibleRowsPerSec(from, calibrationMillis) : 0, span,
+                    r.writtenRowsPerSec(calibrationMillis / 2, calibrationMillis), calibrationMillis / 1e3);
+        }
+
+        /** Whether {@link #rowsPerSec} is the visible rate. */
+        public boolean fromVisible() {
+            return visibleRowsPerSec > 0 && visibleSeconds * 4 >= seconds;
+        }
+
+        /** The calibrated drain rate of one thread, at least 1. */
+        public double rowsPerSec() {
+            return Math.max(1, fromVisible() ? visibleRowsPerSec : writtenRowsPerSec);
+        }
+    }
+
     /** One measured run and its analysis. */
     public record Run(String threads, int repetition, LagSeries series, SteadyState steady, double achievedOverOffered,
             long checkpointMillisP99, long peakReservedBytes, long compactions, int probeMismatches, int crossChecks, double gcShare) {}
@@ -110,11 +145,13 @@ public final class ReadLag {
                 sizes.calibrationMillis() / 1e3, load));
         LagRun.Result calibration = once(workDir, "calibration", new LagRun.Settings("1", 0, sizes.calibrationMillis(),
                 sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), KEYS, SEED));
-        double calibrated = Math.max(1, calibration.rowsSecondHalf() * 1000.0 / (sizes.calibrationMillis() / 2.0));
+        Calibration cal = Calibration.of(calibration, sizes.calibrationMillis());
+        double calibrated = cal.rowsPerSec();
         double offered = sizes.overload() * calibrated;
         int keys = KEYS;
-        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s; offering %,.0f rows/s (x%.2f) over %,d keys",
-                calibrated, offered, sizes.overload(), keys));
+        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (%s); offering %,.0f rows/s (x%.2f) over %,d keys",
+                calibrated, cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
+                        : "rows written: too little became visible", offered, sizes.overload(), keys));
         List<Run> runs = new ArrayList<>();
         for (int rep = 0; rep < sizes.repetitions(); rep++) {
             for (int i = 0; i < SETTINGS.size(); i++) {
@@ -130,7 +167,7 @@ public final class ReadLag {
                         run.peakReservedBytes() / (double) sizes.budgetBytes()));
             }
         }
-        return new LagReport(sizes, load, calibrated, offered, keys, runs);
+        return new LagReport(sizes, load, cal, offered, keys, runs);
     }
 
     private static LagRun.Result once(Path workDir, String name, LagRun.Settings settings) throws Exception {

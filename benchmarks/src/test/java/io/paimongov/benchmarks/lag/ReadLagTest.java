@@ -29,7 +29,7 @@ class ReadLagTest {
         assertThat(report.medianRatio("2")).isFinite().isPositive();
         assertThat(report.medianRatio("-1")).isFinite().isPositive();
         assertThat(report.peakOverBudget()).isPositive().isLessThanOrEqualTo(1.0);
-        assertThat(report.calibratedRowsPerSec()).isPositive();
+        assertThat(report.calibration().rowsPerSec()).isPositive();
         for (ReadLag.Run run : report.runs()) {
             assertThat(run.probeMismatches()).as(run.threads()).isZero();
             assertThat(run.series().samples()).as(run.threads()).isNotEmpty();

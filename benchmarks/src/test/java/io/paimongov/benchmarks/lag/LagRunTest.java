@@ -1,0 +1,31 @@
+package io.paimongov.benchmarks.lag;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The calibration's drain rate from a synthetic run whose writer and probe timelines are known. */
+class LagRunTest {
+
+    @Test
+    void visibleRowsPerSecCountsRowsUpToTheNewestVisibleTs() {
+        // The writer wrote one row per ms: writtenByTick[i] = 10 i.
+        long[] written = new long[501];
+        for (int i = 0; i < written.length; i++) {
+            written[i] = 10L * i;
+        }
+        // At 1 s the newest visible row was written at 0.5 s (500 rows); at 3 s, the one written at 2 s (2,000 rows).
+        LagSeries series = new LagSeries.Builder().add(200, 200, 0).add(1_000, 500, 3).add(2_000, 1_900, 5).add(3_000, 1_000, 2)
+                .build();
+        LagRun.Settings settings = new LagRun.Settings("1", 0, 5_000, 1_000, 250, 0, 1 << 20, 100, 1);
+        LagRun.Result r = new LagRun.Result(settings, series, 5_000, List.of(), null, 0, 0, 0, written);
+        assertThat(r.visibleRowsPerSec(1_000, 3_000)).isCloseTo(1_500 / 2.0, within(1e-9));
+        // From 1.5 s the probe in force is the one of 1 s: the same count, over 2 s of probes.
+        assertThat(r.visibleRowsPerSec(1_500, 3_400)).isCloseTo(1_500 / 2.0, within(1e-9));
+        // Nothing visible at the first probe: 0 rows then.
+        assertThat(r.visibleRowsPerSec(200, 1_000)).isCloseTo(500 / 0.8, within(1e-9));
+        assertThat(r.visibleRowsPerSec(100, 3_000)).isZero();
+    }
+}
