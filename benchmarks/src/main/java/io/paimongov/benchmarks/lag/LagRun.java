@@ -132,10 +132,12 @@ final class LagRun {
         BlockingQueue<Checkpoint> checkpoints = new LinkedBlockingQueue<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread committer = new Thread(() -> commitAll(table, user, checkpoints, failure), "bench-lag-committer");
+        committer.setDaemon(true);
         long gcBefore = gcMillis();
         long start = System.currentTimeMillis();
         Prober prober = new Prober(new LagProbe(table), s, start, failure);
         Thread probe = new Thread(prober, "bench-lag-probe");
+        probe.setDaemon(true);
         committer.start();
         probe.start();
         GovernedTableWrite write = GovernedTableWrite.stream(table, user, context(s, spillDir));
@@ -143,10 +145,11 @@ final class LagRun {
         try (write) {
             feed = feed(write, s, start, checkpoints, failure);
         } finally {
-            checkpoints.put(END);
-            committer.join();
+            // offer, not put: after a cancel the writing thread's interrupt flag is set again.
+            checkpoints.offer(END);
             prober.stop();
-            probe.join();
+            joinUninterruptibly(committer);
+            joinUninterruptibly(probe);
         }
         double gcShare = (gcMillis() - gcBefore) / (double) Math.max(1, System.currentTimeMillis() - start);
         if (failure.get() != null) {
@@ -155,6 +158,21 @@ final class LagRun {
         }
         return new Result(s, prober.series.build(), feed.rows, feed.checkpointMillis, write.metrics(),
                 prober.mismatches, prober.crossChecks, gcShare, feed.writtenByTick);
+    }
+
+    /** Waits for {@code t}; an interrupt meanwhile is kept for the caller (the run is being cancelled). */
+    private static void joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        while (t.isAlive()) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static ResourceContext context(Settings s, Path spillDir) {

@@ -10,8 +10,9 @@ import java.util.List;
  * <p>How: the series after a warm-up skip is cut into windows of equal length and each window's
  * time-weighted mean lag taken. The run has settled at the first window from which every later
  * window agrees: at least {@value #MIN_WINDOWS} windows whose means spread (max - min) by at most
- * {@value #MAX_SPREAD} of their mean and whose least-squares slope is at most {@value #MAX_SLOPE}
- * of their mean per window. The steady lag is the time-weighted mean from there to the end: a
+ * {@value #MAX_SPREAD} of their mean. That bounds the trend too: a lag rising by {@code d} per window
+ * spreads by at least 3 d over four windows, so no trend steeper than 5% of the mean per window
+ * passes (a separate slope test would never decide). The steady lag is the time-weighted mean from there to the end: a
  * sawtooth (the lag climbs between two commits and drops at each) has a stable mean though not a
  * stable maximum. A run that never settles (lag still growing) is reported with {@code steady =
  * false} and the mean of its last {@value #UNSETTLED_WINDOWS} windows.
@@ -32,7 +33,6 @@ public record SteadyState(
 
     static final int MIN_WINDOWS = 4;
     static final double MAX_SPREAD = 0.15;
-    static final double MAX_SLOPE = 0.05;
     static final int UNSETTLED_WINDOWS = 12;
 
     /**
@@ -65,9 +65,8 @@ public record SteadyState(
         return over(series, false, skipMillis + Math.max(0, n - UNSETTLED_WINDOWS) * windowMillis, end);
     }
 
-    /** Whether the window means {@code [from, to)} agree: small spread and no trend. */
+    /** Whether the window means {@code [from, to)} agree: their spread is small against their mean. */
     static boolean stable(double[] means, int from, int to) {
-        int k = to - from;
         double sum = 0;
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
@@ -76,16 +75,7 @@ public record SteadyState(
             min = Math.min(min, means[i]);
             max = Math.max(max, means[i]);
         }
-        double mean = sum / k;
-        double xMean = (k - 1) / 2.0;
-        double sxy = 0;
-        double sxx = 0;
-        for (int i = 0; i < k; i++) {
-            sxy += (i - xMean) * (means[from + i] - mean);
-            sxx += (i - xMean) * (i - xMean);
-        }
-        double slope = sxy / sxx;
-        return max - min <= MAX_SPREAD * mean && Math.abs(slope) <= MAX_SLOPE * mean;
+        return max - min <= MAX_SPREAD * (sum / (to - from));
     }
 
     private static SteadyState over(LagSeries series, boolean steady, long from, long to) {
