@@ -28,4 +28,27 @@ class LagRunTest {
         assertThat(r.visibleRowsPerSec(200, 1_000)).isCloseTo(500 / 0.8, within(1e-9));
         assertThat(r.visibleRowsPerSec(100, 3_000)).isZero();
     }
+
+    @Test
+    void calibrationUsesTheVisibleRateWhenEnoughBecameVisibleElseTheWrittenOne() {
+        // 1 row per ms written over 10 s.
+        long[] written = new long[1_001];
+        for (int i = 0; i < written.length; i++) {
+            written[i] = 10L * i;
+        }
+        LagRun.Settings settings = new LagRun.Settings("1", 0, 10_000, 1_000, 250, 0, 1 << 20, 100, 1);
+        // Visible from 4 s; at 5 s the newest visible row was written at 3 s, at 10 s the one written at 6 s.
+        LagSeries seen = new LagSeries.Builder().add(1_000, 1_000, 0).add(4_000, 2_000, 0).add(5_000, 2_000, 0).add(10_000, 4_000, 0)
+                .build();
+        ReadLag.Calibration visible = ReadLag.Calibration.of(new LagRun.Result(settings, seen, 10_000, List.of(), null, 0, 0, 0, written), 10_000);
+        assertThat(visible.fromVisible()).isTrue();
+        assertThat(visible.visibleSeconds()).isEqualTo(5.0);
+        assertThat(visible.rowsPerSec()).isCloseTo(3_000 / 5.0, within(1e-9));
+        assertThat(visible.writtenRowsPerSec()).isCloseTo(1_000.0, within(1e-9));
+        // First visible at 9 s: one second of ten is too little; the written rate of the second half is used.
+        LagSeries late = new LagSeries.Builder().add(1_000, 1_000, 0).add(9_000, 500, 0).add(10_000, 1_000, 0).build();
+        ReadLag.Calibration fallback = ReadLag.Calibration.of(new LagRun.Result(settings, late, 10_000, List.of(), null, 0, 0, 0, written), 10_000);
+        assertThat(fallback.fromVisible()).isFalse();
+        assertThat(fallback.rowsPerSec()).isCloseTo(1_000.0, within(1e-9));
+    }
 }
