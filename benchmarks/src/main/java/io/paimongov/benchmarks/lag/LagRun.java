@@ -125,9 +125,13 @@ final class LagRun {
 
     private LagRun() {}
 
-    /** Runs the setting on a new table in {@code warehouse}; spill scopes go under {@code spillDir}. */
+    /**
+     * Runs the setting on a new table in {@code warehouse}, filled with every key first ({@link
+     * LagTable#fill}); spill scopes go under {@code spillDir}.
+     */
     static Result run(Path warehouse, Path spillDir, Settings s) throws Exception {
         FileStoreTable table = LagTable.create(warehouse);
+        LagTable.fill(table, s.keys(), s.seed() + 1, System.currentTimeMillis(), spillDir);
         String user = "bench-lag-" + s.threads();
         BlockingQueue<Checkpoint> checkpoints = new LinkedBlockingQueue<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();

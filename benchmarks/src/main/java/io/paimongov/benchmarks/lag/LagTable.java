@@ -9,8 +9,12 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.types.DataTypes;
 
 /**
@@ -62,6 +66,29 @@ public final class LagTable {
     public static FileStoreTable table(Path warehouse) throws Exception {
         try (Catalog catalog = catalog(warehouse)) {
             return (FileStoreTable) catalog.getTable(Identifier.create(DATABASE, TABLE));
+        }
+    }
+
+    /**
+     * Writes every key {@code 0..keys-1} once with {@code ts} and commits it compacted (a batch write
+     * waits for compaction, which on a deletion-vector table moves level 0 up): the table a run starts
+     * from already holds every key in the upper levels, so its first compactions look keys up and
+     * write deletion vectors as the later ones do, instead of filling empty levels cheaply. Plain
+     * Paimon, outside the governed write; {@code tmp} holds its lookup files.
+     */
+    static void fill(FileStoreTable table, int keys, long seed, long ts, Path tmp) throws Exception {
+        Rows rows = new Rows(seed, 1);
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        try (IOManager io = IOManager.create(tmp.toString());
+                BatchTableWrite write = builder.newWrite();
+                BatchTableCommit commit = builder.newCommit()) {
+            write.withIOManager(io);
+            for (int k = 0; k < keys; k++) {
+                GenericRow row = rows.next(ts);
+                row.setField(0, k);
+                write.write(row);
+            }
+            commit.commit(write.prepareCommit());
         }
     }
 

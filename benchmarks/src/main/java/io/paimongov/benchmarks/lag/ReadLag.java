@@ -32,9 +32,8 @@ public final class ReadLag {
 
     public static final List<String> SETTINGS = List.of("1", "2", "-1");
     /**
-     * Key space of every run, the calibration's too (the drain rate depends on it): a few times the
-     * rows of a checkpoint at the rates measured here, so most rows update a key and deletion
-     * vectors have work.
+     * Key space of the full and quick runs: a few times the rows of a checkpoint at the rates
+     * measured here, so most rows update a key and deletion vectors have work.
      */
     static final int KEYS = 100_000;
     /** Every tenth probe also reads the new rows. */
@@ -53,16 +52,17 @@ public final class ReadLag {
      * @param probeMillis interval of probes
      * @param overload offered rate / calibrated rate
      * @param budgetBytes the governed budget
+     * @param keys key space of every run, the calibration's too (the drain rate depends on it)
      */
     public record Sizes(long calibrationMillis, long runMillis, int repetitions, long skipMillis, long windowMillis, long checkpointMillis,
-            long probeMillis, double overload, long budgetBytes) {
+            long probeMillis, double overload, long budgetBytes, int keys) {
 
         public static final long BUDGET = 64L << 20;
         public static final double OVERLOAD = 1.15;
 
         public Sizes {
             if (repetitions < 1 || runMillis < skipMillis + windowMillis || windowMillis < 1 || checkpointMillis < 1 || probeMillis < 1
-                    || calibrationMillis < 2 * checkpointMillis || overload <= 0 || budgetBytes < 1) {
+                    || calibrationMillis < 2 * checkpointMillis || overload <= 0 || budgetBytes < 1 || keys < 1) {
                 throw new IllegalArgumentException("bad sizes: " + "repetitions " + repetitions + ", run " + runMillis + " ms, skip "
                         + skipMillis + " ms, window " + windowMillis + " ms, calibration " + calibrationMillis + " ms, overload " + overload);
             }
@@ -70,33 +70,33 @@ public final class ReadLag {
 
         /** About five and a half minutes: 20 s calibration, 3 repetitions of 30 s runs. */
         public static Sizes full() {
-            return new Sizes(20_000, 30_000, 3, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
+            return new Sizes(20_000, 30_000, 3, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
 
         /** About two minutes: 12 s calibration, 1 repetition of 30 s runs. */
         public static Sizes quick() {
-            return new Sizes(12_000, 30_000, 1, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET);
+            return new Sizes(12_000, 30_000, 1, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
 
         /** About ten seconds, for tests: the numbers mean little. */
         public static Sizes tiny() {
-            return new Sizes(1_500, 3_000, 1, 1_000, 500, 250, 50, OVERLOAD, 16L << 20);
+            return new Sizes(1_000, 2_500, 1, 500, 500, 250, 50, OVERLOAD, 16L << 20, 2_000);
         }
 
         /** These sizes with {@code seconds} per measured run (the skip scaled along, at most a third). */
         public Sizes withRunSeconds(int seconds) {
             long run = seconds * 1000L;
             long skip = Math.min(skipMillis, run / 3);
-            return new Sizes(calibrationMillis, run, repetitions, skip, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes);
+            return new Sizes(calibrationMillis, run, repetitions, skip, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes, keys);
         }
 
         public Sizes withRepetitions(int n) {
-            return new Sizes(calibrationMillis, runMillis, n, skipMillis, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes);
+            return new Sizes(calibrationMillis, runMillis, n, skipMillis, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes, keys);
         }
 
         public Sizes withOverload(double factor) {
             return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, checkpointMillis, probeMillis, factor,
-                    budgetBytes);
+                    budgetBytes, keys);
         }
     }
 
@@ -144,11 +144,11 @@ public final class ReadLag {
         progress.accept(String.format(Locale.ROOT, "calibration: task-threads 1, no rate limit, %.1f s (load average %.2f) ...",
                 sizes.calibrationMillis() / 1e3, load));
         LagRun.Result calibration = once(workDir, "calibration", new LagRun.Settings("1", 0, sizes.calibrationMillis(),
-                sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), KEYS, SEED));
+                sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), sizes.keys(), SEED));
         Calibration cal = Calibration.of(calibration, sizes.calibrationMillis());
         double calibrated = cal.rowsPerSec();
         double offered = sizes.overload() * calibrated;
-        int keys = KEYS;
+        int keys = sizes.keys();
         progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (%s); offering %,.0f rows/s (x%.2f) over %,d keys",
                 calibrated, cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
                         : "rows written: too little became visible", offered, sizes.overload(), keys));

@@ -63,6 +63,25 @@ class LagProbeTest {
         }
     }
 
+    @Test
+    void aFilledTableShowsEveryKeyCompactedWithItsTs() throws Exception {
+        FileStoreTable table = LagTable.create(dir.resolve("filled"));
+        LagTable.fill(table, 1_000, 7, 123_456L, dir);
+        LagProbe probe = new LagProbe(table);
+        LagProbe.Reading r = probe.read();
+        assertThat(r.newestTs()).isEqualTo(123_456L);
+        assertThat(r.level0Files()).isZero();
+        long rows = 0;
+        try (var reader = table.newReadBuilder().newRead().createReader(r.splits())) {
+            var it = reader.toCloseableIterator();
+            while (it.hasNext()) {
+                it.next();
+                rows++;
+            }
+        }
+        assertThat(rows).isEqualTo(1_000);
+    }
+
     /** Writes {@code n} rows of ts {@code from..from+n-1}, keys {@code i % keys}, and commits without compacting; returns the largest ts. */
     private static long writeOnly(FileStoreTable table, StreamTableCommit commit, long identifier, long from, int n, int keys) throws Exception {
         StreamWriteBuilder builder = table.copy(Map.of("write-only", "true")).newStreamWriteBuilder().withCommitUser("probe-test");
