@@ -10,11 +10,11 @@ import java.util.List;
  * <p>How: the series after a warm-up skip is cut into windows of equal length and each window's
  * time-weighted mean lag taken. The run has settled at the first window from which every later
  * window agrees: at least {@value #MIN_WINDOWS} windows whose means spread (max - min) by at most
- * {@value #MAX_SPREAD} of their mean. That bounds the trend too: a lag rising by {@code d} per window
- * spreads by at least 3 d over four windows, so no trend steeper than 5% of the mean per window
- * passes (a separate slope test would never decide). The steady lag is the time-weighted mean from there to the end: a
- * sawtooth (the lag climbs between two commits and drops at each) has a stable mean though not a
- * stable maximum. A run that never settles (lag still growing) is reported with {@code steady =
+ * {@value #MAX_SPREAD} of their mean. That bounds the trend too: a lag rising by {@code d} per
+ * window spreads by at least 3 d over four windows, so no trend steeper than 5% of the mean per
+ * window passes (a separate slope test would never decide). The steady lag is the time-weighted
+ * mean from there to the end: a sawtooth (the lag climbs between two commits and drops at each)
+ * has a stable mean though not a stable maximum. A run that never settles (lag still growing) is reported with {@code steady =
  * false} and the mean of its last {@value #UNSETTLED_WINDOWS} windows.
  *
  * <p>Immutable; the factory is a pure function of its arguments.
