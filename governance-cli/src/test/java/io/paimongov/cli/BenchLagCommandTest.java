@@ -20,7 +20,7 @@ class BenchLagCommandTest {
     static final String[] KEYS = {
         "quick", "cores", "lagRatio2", "lagRatioAll", "lagRatio2Runs", "lagRatioAllRuns", "peakOverBudget", "budgetBytes",
         "calibratedRowsPerSec", "calibration", "offeredRowsPerSec", "overload", "keys", "buckets", "repetitions", "runSeconds", "checkpointMillis",
-        "probeMillis", "lagMillis", "level0Files", "achievedOverOffered", "checkpointMillisP99", "compactions", "gcShare",
+        "probeMillis", "lagMillis", "level0Files", "achievedOverOffered", "checkpointMillisP99", "compactions", "compactionBusyRatio", "gcShare",
         "probeMismatches", "probeCrossChecks", "loadAverage", "chart", "elapsedMillis"};
 
     @TempDir Path dir;

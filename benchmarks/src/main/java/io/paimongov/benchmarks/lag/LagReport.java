@@ -96,6 +96,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         Map<String, Object> achieved = new LinkedHashMap<>();
         Map<String, Object> checkpoints = new LinkedHashMap<>();
         Map<String, Object> compactions = new LinkedHashMap<>();
+        Map<String, Object> busy = new LinkedHashMap<>();
         Map<String, Object> gc = new LinkedHashMap<>();
         int mismatches = 0;
         int crossChecks = 0;
@@ -114,6 +115,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
             achieved.put(e.getKey(), BenchTables.round2(rs.stream().mapToDouble(Run::achievedOverOffered).min().orElse(0)));
             checkpoints.put(e.getKey(), rs.stream().mapToLong(Run::checkpointMillisP99).max().orElse(0));
             compactions.put(e.getKey(), median(rs.stream().map(Run::compactions).toList()));
+            busy.put(e.getKey(), BenchTables.round2(rs.stream().mapToDouble(Run::compactionBusyRatio).min().orElse(0)));
             gc.put(e.getKey(), BenchTables.round2(rs.stream().mapToDouble(Run::gcShare).max().orElse(0)));
             for (Run r : rs) {
                 mismatches += r.probeMismatches();
@@ -125,6 +127,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         m.put("achievedOverOffered", achieved);
         m.put("checkpointMillisP99", checkpoints);
         m.put("compactions", compactions);
+        m.put("compactionBusyRatio", busy);
         m.put("gcShare", gc);
         m.put("probeMismatches", mismatches);
         m.put("probeCrossChecks", crossChecks);

@@ -134,7 +134,8 @@ public final class ReadLag {
 
     /** One measured run and its analysis. */
     public record Run(String threads, int repetition, LagSeries series, SteadyState steady, double achievedOverOffered,
-            long checkpointMillisP99, long peakReservedBytes, long compactions, int probeMismatches, int crossChecks, double gcShare) {}
+            long checkpointMillisP99, long peakReservedBytes, long compactions, double compactionBusyRatio, int probeMismatches,
+            int crossChecks, double gcShare) {}
 
     private ReadLag() {}
 
@@ -162,9 +163,9 @@ public final class ReadLag {
                 Run run = analyse(r, rep, sizes);
                 runs.add(run);
                 progress.accept(String.format(Locale.ROOT, "repetition %d/%d task-threads %s: lag %,.0f ms (%s), level-0 files %.1f,"
-                        + " achieved/offered %.2f, peak/budget %.2f", rep + 1, sizes.repetitions(), threads, run.steady().meanMillis(),
-                        run.steady().steady() ? "steady" : "not steady", run.steady().level0Mean(), run.achievedOverOffered(),
-                        run.peakReservedBytes() / (double) sizes.budgetBytes()));
+                        + " achieved/offered %.2f, compaction threads busy %.2f, peak/budget %.2f", rep + 1, sizes.repetitions(), threads,
+                        run.steady().meanMillis(), run.steady().steady() ? "steady" : "not steady", run.steady().level0Mean(),
+                        run.achievedOverOffered(), run.compactionBusyRatio(), run.peakReservedBytes() / (double) sizes.budgetBytes()));
             }
         }
         return new LagReport(sizes, load, cal, offered, keys, runs);
@@ -185,7 +186,7 @@ public final class ReadLag {
         List<Long> checkpoints = r.checkpointMillis().isEmpty() ? List.of(0L) : r.checkpointMillis();
         return new Run(r.settings().threads(), repetition, r.series(), steady, offered > 0 ? r.achievedRowsPerSec() / offered : 1,
                 BenchTables.percentile(checkpoints, 99), r.metrics().peakReservedBytes(), r.metrics().compactionCount(),
-                r.probeMismatches(), r.crossChecks(), r.gcShare());
+                r.metrics().compactionBusyRatio(), r.probeMismatches(), r.crossChecks(), r.gcShare());
     }
 
     /** The runs grouped by setting, in {@link #SETTINGS} order. */
