@@ -16,12 +16,14 @@ import java.util.Map;
  * <p>Immutable.
  *
  * @param loadAverage the one-minute load average before the calibration (-1 when unknown)
- * @param calibration what the calibration run measured
+ * @param calibration what the calibration run measured (the first estimate)
+ * @param check the second step, whose drain rate the offered rate is based on
  * @param offeredRowsPerSec the rate every setting was offered
  * @param keys the key space of the measured runs
  * @param runs every measured run, in the order run
  */
-public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibration calibration, double offeredRowsPerSec, int keys,
+public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibration calibration, ReadLag.Check check,
+        double offeredRowsPerSec, int keys,
         List<Run> runs) {
 
     public LagReport {
@@ -75,13 +77,16 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         m.put("lagRatioAllRuns", rounded(ratios("-1")));
         m.put("peakOverBudget", BenchTables.round2(peakOverBudget()));
         m.put("budgetBytes", sizes.budgetBytes());
-        m.put("calibratedRowsPerSec", Math.round(calibration.rowsPerSec()));
+        m.put("calibratedRowsPerSec", Math.round(check.drainRowsPerSec()));
         Map<String, Object> cal = new LinkedHashMap<>();
         cal.put("source", calibration.fromVisible() ? "visible" : "written");
         cal.put("visibleRowsPerSec", Math.round(calibration.visibleRowsPerSec()));
         cal.put("visibleSeconds", BenchTables.round2(calibration.visibleSeconds()));
         cal.put("writtenRowsPerSec", Math.round(calibration.writtenRowsPerSec()));
         cal.put("seconds", calibration.seconds());
+        cal.put("checkRowsPerSec", Math.round(check.offeredRowsPerSec()));
+        cal.put("checkBusyRatio", BenchTables.round2(check.busyRatio()));
+        cal.put("checkAchievedOverOffered", BenchTables.round2(check.achievedOverOffered()));
         m.put("calibration", cal);
         m.put("offeredRowsPerSec", Math.round(offeredRowsPerSec));
         m.put("overload", sizes.overload());

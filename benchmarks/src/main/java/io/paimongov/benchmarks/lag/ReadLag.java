@@ -15,12 +15,13 @@ import java.util.function.Consumer;
  * streaming write feeds it a little faster than one compaction thread drains, with {@code
  * compaction.task-threads} 1, 2 and -1 (one per active bucket), side by side in one JVM.
  *
- * <p>How: a calibration run with one compaction thread and no rate limit measures what one thread
- * drains: over its second half, the rows that became visible per second (the rows written up to
+ * <p>How: a calibration run with one compaction thread and no rate limit gives a first estimate of
+ * what one thread drains: over its second half, the rows that became visible per second (the rows written up to
  * the newest visible {@code ts}, {@link LagRun.Result#visibleRowsPerSec}). The writer outruns the
  * thread, so the thread is always busy; counting what became visible rather than what was written
  * does not need Paimon's back-pressure to have caught the writer up yet (with a 64 MiB buffer that
- * takes longer than a calibration). Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
+ * takes longer than a calibration). A second run feeds one thread that estimate at a rate limit and
+ * corrects it by the thread's busy share ({@link Check}). Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
  * a new table from the same seed; the repetitions rotate the order of the settings (1, 2, -1 /
  * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
  * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
@@ -132,6 +133,33 @@ public final class ReadLag {
         }
     }
 
+    /**
+     * The calibration's second step: one thread fed the first estimate ({@link Calibration}) at a
+     * rate limit. An unlimited writer competes with the compaction thread for the cores, so the
+     * first estimate can be low (on a loaded 2-core machine measured 3 to 6 times low); fed at a
+     * limit, the thread's busy share tells how much more it could drain.
+     *
+     * @param offeredRowsPerSec the rate offered: the first estimate
+     * @param busyRatio the write's {@code compactionBusyRatio}: the share of the run the thread compacted
+     * @param achievedOverOffered rows written / offered
+     */
+    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered) {
+
+        /** Extrapolations beyond this factor are not trusted: the busy share is bounded below by it. */
+        static final double MIN_BUSY = 0.2;
+
+        /**
+         * What one thread drains: the offered rate over the busy share (at least {@value #MIN_BUSY}),
+         * or, when the writer was held back (achieved below 0.98 of offered), the rate it achieved.
+         */
+        public double drainRowsPerSec() {
+            if (achievedOverOffered < 0.98) {
+                return Math.max(1, achievedOverOffered * offeredRowsPerSec);
+            }
+            return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
+        }
+    }
+
     /** One measured run and its analysis. */
     public record Run(String threads, int repetition, LagSeries series, SteadyState steady, double achievedOverOffered,
             long checkpointMillisP99, long peakReservedBytes, long compactions, double compactionBusyRatio, int probeMismatches,
@@ -147,12 +175,20 @@ public final class ReadLag {
         LagRun.Result calibration = once(workDir, "calibration", new LagRun.Settings("1", 0, sizes.calibrationMillis(),
                 sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), sizes.keys(), SEED));
         Calibration cal = Calibration.of(calibration, sizes.calibrationMillis());
-        double calibrated = cal.rowsPerSec();
-        double offered = sizes.overload() * calibrated;
         int keys = sizes.keys();
-        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (%s); offering %,.0f rows/s (x%.2f) over %,d keys",
-                calibrated, cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
-                        : "rows written: too little became visible", offered, sizes.overload(), keys));
+        progress.accept(String.format(Locale.ROOT, "first estimate %,.0f rows/s (%s); checking at that rate ...", cal.rowsPerSec(),
+                cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
+                        : "rows written: too little became visible"));
+        long checkMillis = Math.max(2 * sizes.checkpointMillis(), sizes.calibrationMillis() * 3 / 5);
+        LagRun.Result checked = once(workDir, "calibration-check", new LagRun.Settings("1", cal.rowsPerSec(), checkMillis,
+                sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), keys, SEED));
+        Check check = new Check(cal.rowsPerSec(), checked.metrics().compactionBusyRatio(),
+                checked.achievedRowsPerSec() / cal.rowsPerSec());
+        double calibrated = check.drainRowsPerSec();
+        double offered = sizes.overload() * calibrated;
+        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (busy %.2f at %,.0f rows/s, achieved/offered %.2f);"
+                + " offering %,.0f rows/s (x%.2f) over %,d keys", calibrated, check.busyRatio(), check.offeredRowsPerSec(),
+                check.achievedOverOffered(), offered, sizes.overload(), keys));
         List<Run> runs = new ArrayList<>();
         for (int rep = 0; rep < sizes.repetitions(); rep++) {
             for (int i = 0; i < SETTINGS.size(); i++) {
@@ -168,7 +204,7 @@ public final class ReadLag {
                         run.achievedOverOffered(), run.compactionBusyRatio(), run.peakReservedBytes() / (double) sizes.budgetBytes()));
             }
         }
-        return new LagReport(sizes, load, cal, offered, keys, runs);
+        return new LagReport(sizes, load, cal, check, offered, keys, runs);
     }
 
     private static LagRun.Result once(Path workDir, String name, LagRun.Settings settings) throws Exception {

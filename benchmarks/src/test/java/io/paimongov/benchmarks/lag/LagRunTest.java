@@ -51,4 +51,14 @@ class LagRunTest {
         assertThat(fallback.fromVisible()).isFalse();
         assertThat(fallback.rowsPerSec()).isCloseTo(1_000.0, within(1e-9));
     }
+
+    @Test
+    void theCheckScalesTheEstimateByTheThreadsBusyShare() {
+        // Busy half the time at 10,000 rows/s: it could drain 20,000.
+        assertThat(new ReadLag.Check(10_000, 0.5, 1.0).drainRowsPerSec()).isCloseTo(20_000.0, within(1e-6));
+        // Busy 5%: the extrapolation stops at 1 / 0.2.
+        assertThat(new ReadLag.Check(10_000, 0.05, 1.0).drainRowsPerSec()).isCloseTo(50_000.0, within(1e-6));
+        // Held back to 80% of the offered rate: the estimate was above what it drains; that rate is it.
+        assertThat(new ReadLag.Check(10_000, 1.0, 0.8).drainRowsPerSec()).isCloseTo(8_000.0, within(1e-6));
+    }
 }

@@ -30,13 +30,14 @@ class ReadLagTest {
         assertThat(report.medianRatio("-1")).isFinite().isPositive();
         assertThat(report.peakOverBudget()).isPositive().isLessThanOrEqualTo(1.0);
         assertThat(report.calibration().rowsPerSec()).isPositive();
+        assertThat(report.check().drainRowsPerSec()).isPositive();
         for (ReadLag.Run run : report.runs()) {
             assertThat(run.probeMismatches()).as(run.threads()).isZero();
             assertThat(run.series().samples()).as(run.threads()).isNotEmpty();
         }
         Map<String, Object> map = report.toMap();
         assertThat(map).containsKeys("lagRatio2", "lagRatioAll", "peakOverBudget", "lagMillis", "level0Files", "probeMismatches");
-        assertThat(progress).hasSize(1 + 1 + ReadLag.SETTINGS.size());
+        assertThat(progress).hasSize(3 + ReadLag.SETTINGS.size());
         assertThat(dir.toFile().list()).isEmpty();
     }
 }
