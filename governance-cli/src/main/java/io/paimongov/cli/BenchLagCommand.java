@@ -62,6 +62,10 @@ final class BenchLagCommand implements Callable<Integer> {
             + " thread (default " + ReadLag.Sizes.OVERLOAD + ").")
     Double overload;
 
+    @Option(names = "--checkpoint-millis", paramLabel = "N", description = "Interval of prepareCommit and commit (default 1000);"
+            + " shorter intervals mean more compactions per second for the same buckets.")
+    Long checkpointMillis;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Where lag.json and lag.svg go (created if missing; default "
             + DEFAULT_OUT + " in the temp directory).")
     Path out;
@@ -101,6 +105,12 @@ final class BenchLagCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--repetitions must be at least 1: " + repetitions);
                 }
                 sizes = sizes.withRepetitions(repetitions);
+            }
+            if (checkpointMillis != null) {
+                if (checkpointMillis < 10) {
+                    throw new IllegalArgumentException("--checkpoint-millis must be at least 10: " + checkpointMillis);
+                }
+                sizes = sizes.withCheckpointMillis(checkpointMillis);
             }
             if (overload != null) {
                 if (!(overload > 0)) {

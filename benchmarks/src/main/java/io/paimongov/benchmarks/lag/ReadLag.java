@@ -95,6 +95,12 @@ public final class ReadLag {
             return new Sizes(calibrationMillis, runMillis, n, skipMillis, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes, keys);
         }
 
+        /** These sizes with a checkpoint every {@code millis} (probes at most half as far apart). */
+        public Sizes withCheckpointMillis(long millis) {
+            return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, millis, Math.min(probeMillis,
+                    Math.max(1, millis / 2)), overload, budgetBytes, keys);
+        }
+
         public Sizes withOverload(double factor) {
             return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, checkpointMillis, probeMillis, factor,
                     budgetBytes, keys);
