@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        subcommands = BenchScaleCommand.class,
+        subcommands = {BenchScaleCommand.class, BenchLagCommand.class},
         description = "Measures governed writes side by side in one run: throughput vs plain Paimon, budget and heap,"
                 + " a tight heap, spilling, cancel latency, compaction drain speedup, allocator overhead.")
 final class BenchCommand implements Callable<Integer> {

@@ -1,0 +1,318 @@
+package io.paimongov.benchmarks.lag;
+
+import io.paimongov.heap.HeapGovernanceProvider;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.StreamTableCommit;
+
+/**
+ * One streaming run of the lag table with one {@code compaction.task-threads} setting, as a
+ * streaming engine runs it: a writing thread (the only caller of the governed write) that feeds
+ * rows at the offered rate and prepares a commit every checkpoint interval without waiting for
+ * compaction, a committing thread that commits each checkpoint's messages with Paimon's {@code
+ * StreamTableCommit} (as Flink's committer does), and a probe thread that looks at the table every
+ * probe interval ({@link LagProbe}).
+ *
+ * <p>Closed loop: a row's {@code ts} is the time the writer handed it to the write, and the offered
+ * rate is a token bucket holding at most one checkpoint's rows. When compaction falls behind,
+ * Paimon's writer stalls its flush (more sorted runs than {@code num-sorted-run.stop-trigger}) and
+ * the writer achieves less than offered, as a back-pressured Flink source does; the lag then stays
+ * bounded instead of growing with the run's length.
+ *
+ * <p>Not thread-safe; {@link #run} starts and joins its own threads.
+ */
+final class LagRun {
+
+    /**
+     * @param threads the {@code governance.compaction.task-threads} value: "1", "2" or "-1"
+     * @param offeredRowsPerSec the token bucket's rate; 0 for as fast as the writer goes
+     * @param durationMillis how long the writer writes
+     * @param checkpointMillis the interval of prepareCommit + commit
+     * @param probeMillis the interval of probes
+     * @param crossCheckEvery every n-th probe also reads the new rows to check the statistics
+     * @param budgetBytes the governed budget
+     * @param keys key space
+     * @param seed row seed
+     */
+    record Settings(String threads, double offeredRowsPerSec, long durationMillis, long checkpointMillis, long probeMillis,
+            int crossCheckEvery, long budgetBytes, int keys, long seed) {}
+
+    /**
+     * @param series lag and level-0 files over the run
+     * @param rowsWritten rows the writer wrote
+     * @param checkpointMillis each prepareCommit's duration
+     * @param metrics the governed write's final metrics
+     * @param probeMismatches cross-checks where the rows' newest ts differed from the statistics'
+     * @param crossChecks cross-checks made
+     * @param gcShare share of the run the JVM's collectors reported as collection time
+     * @param writtenByTick rows written before each {@value #TICK_MILLIS} ms tick of the run
+     */
+    record Result(Settings settings, LagSeries series, long rowsWritten, List<Long> checkpointMillis,
+            MetricsSnapshot metrics, int probeMismatches, int crossChecks, double gcShare, long[] writtenByTick) {
+
+        double achievedRowsPerSec() {
+            return rowsWritten * 1000.0 / settings.durationMillis();
+        }
+
+        /**
+         * Rows per second that became visible to a batch reader over {@code [fromMillis, toMillis]}: at
+         * each probe, the rows written up to the newest visible {@code ts} (within a tick), from the
+         * last probe at or before each end. With a writer that outruns compaction this is the rate
+         * compaction drains level 0, whether or not back-pressure has set in yet. 0 without probes.
+         */
+        double visibleRowsPerSec(long fromMillis, long toMillis) {
+            LagSeries.Sample from = lastAtOrBefore(fromMillis);
+            LagSeries.Sample to = lastAtOrBefore(toMillis);
+            if (from == null || to == null || to.millis() <= from.millis()) {
+                return 0;
+            }
+            return (writtenBefore(to) - writtenBefore(from)) * 1000.0 / (to.millis() - from.millis());
+        }
+
+        /** Rows per second the writer wrote over {@code [fromMillis, toMillis)} of the run (within a tick). */
+        double writtenRowsPerSec(long fromMillis, long toMillis) {
+            int from = (int) Math.min(writtenByTick.length - 1, fromMillis / TICK_MILLIS);
+            int to = (int) Math.min(writtenByTick.length - 1, toMillis / TICK_MILLIS);
+            return to <= from ? 0 : (writtenByTick[to] - writtenByTick[from]) * 1000.0 / ((to - from) * TICK_MILLIS);
+        }
+
+        /** When a probe first saw a row; -1 when none did. */
+        long firstVisibleMillis() {
+            return series.samples().stream().filter(s -> s.lagMillis() < s.millis()).mapToLong(LagSeries.Sample::millis).findFirst()
+                    .orElse(-1);
+        }
+
+        private LagSeries.Sample lastAtOrBefore(long millis) {
+            LagSeries.Sample last = null;
+            for (LagSeries.Sample s : series.samples()) {
+                if (s.millis() <= millis) {
+                    last = s;
+                }
+            }
+            return last;
+        }
+
+        /** Rows written before the newest visible ts of {@code s} (its time minus its lag). */
+        private long writtenBefore(LagSeries.Sample s) {
+            long tick = (s.millis() - s.lagMillis()) / TICK_MILLIS;
+            return writtenByTick[(int) Math.max(0, Math.min(writtenByTick.length - 1, tick))];
+        }
+    }
+
+    /** Resolution of {@link Result#writtenByTick}. */
+    static final long TICK_MILLIS = 10;
+
+    private record Checkpoint(long id, List<CommitMessage> messages) {}
+
+    private static final Checkpoint END = new Checkpoint(-1, List.of());
+
+    private LagRun() {}
+
+    /**
+     * Runs the setting on a new table in {@code warehouse}, filled with every key first ({@link
+     * LagTable#fill}); spill scopes go under {@code spillDir}.
+     */
+    static Result run(Path warehouse, Path spillDir, Settings s) throws Exception {
+        FileStoreTable table = LagTable.create(warehouse);
+        LagTable.fill(table, s.keys(), s.seed() + 1, System.currentTimeMillis(), spillDir);
+        String user = "bench-lag-" + s.threads();
+        BlockingQueue<Checkpoint> checkpoints = new LinkedBlockingQueue<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread committer = new Thread(() -> commitAll(table, user, checkpoints, failure), "bench-lag-committer");
+        committer.setDaemon(true);
+        long gcBefore = gcMillis();
+        long start = System.currentTimeMillis();
+        Prober prober = new Prober(new LagProbe(table), s, start, failure);
+        Thread probe = new Thread(prober, "bench-lag-probe");
+        probe.setDaemon(true);
+        committer.start();
+        probe.start();
+        GovernedTableWrite write = GovernedTableWrite.stream(table, user, context(s, spillDir));
+        Feed feed;
+        try (write) {
+            feed = feed(write, s, start, checkpoints, failure);
+        } finally {
+            // offer, not put: after a cancel the writing thread's interrupt flag is set again.
+            checkpoints.offer(END);
+            prober.stop();
+            joinUninterruptibly(committer);
+            joinUninterruptibly(probe);
+        }
+        double gcShare = (gcMillis() - gcBefore) / (double) Math.max(1, System.currentTimeMillis() - start);
+        if (failure.get() != null) {
+            throw new IllegalStateException("bench lag: the " + (failure.get() instanceof ProbeFailure ? "probe" : "committer")
+                    + " failed with task-threads " + s.threads(), failure.get());
+        }
+        return new Result(s, prober.series.build(), feed.rows, feed.checkpointMillis, write.metrics(),
+                prober.mismatches, prober.crossChecks, gcShare, feed.writtenByTick);
+    }
+
+    /** Waits for {@code t}; an interrupt meanwhile is kept for the caller (the run is being cancelled). */
+    private static void joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        while (t.isAlive()) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static ResourceContext context(Settings s, Path spillDir) {
+        Map<String, String> values = new HashMap<>();
+        values.put(GovernanceOptions.MEMORY_BUDGET, Long.toString(s.budgetBytes()));
+        values.put(GovernanceOptions.SPILL_DIRS, spillDir.toString());
+        values.put(GovernanceOptions.COMPACTION_TASK_THREADS, s.threads());
+        return ResourceContext.open("bench-lag-" + s.threads(), new HeapGovernanceProvider(), GovernanceOptions.of(values),
+                EngineEnvironment.standalone());
+    }
+
+    private record Feed(long rows, List<Long> checkpointMillis, long[] writtenByTick) {}
+
+    /** The writing thread's loop: rows at the offered rate, a prepareCommit every checkpoint interval. */
+    private static Feed feed(GovernedTableWrite write, Settings s, long start, BlockingQueue<Checkpoint> checkpoints,
+            AtomicReference<Throwable> failure) throws Exception {
+        LagTable.Rows rows = new LagTable.Rows(s.seed(), s.keys());
+        boolean limited = s.offeredRowsPerSec() > 0;
+        double perMilli = s.offeredRowsPerSec() / 1000.0;
+        double burst = Math.max(1, perMilli * s.checkpointMillis());
+        double allowance = 0;
+        long end = start + s.durationMillis();
+        long nextCheckpoint = start + s.checkpointMillis();
+        long checkpoint = 1;
+        long written = 0;
+        long last = start;
+        List<Long> durations = new ArrayList<>();
+        long[] byTick = new long[(int) (s.durationMillis() / TICK_MILLIS) + 2];
+        int tick = 0;
+        for (long now = start; now < end && failure.get() == null; now = System.currentTimeMillis()) {
+            for (; tick < byTick.length && start + tick * TICK_MILLIS <= now; tick++) {
+                byTick[tick] = written;
+            }
+            if (now >= nextCheckpoint) {
+                long before = System.nanoTime();
+                List<CommitMessage> messages = write.prepareCommit(false, checkpoint).handOff();
+                durations.add((System.nanoTime() - before) / 1_000_000);
+                checkpoints.put(new Checkpoint(checkpoint++, messages));
+                while (nextCheckpoint <= System.currentTimeMillis()) {
+                    nextCheckpoint += s.checkpointMillis();
+                }
+                continue;
+            }
+            int batch = 256;
+            if (limited) {
+                allowance = Math.min(burst, allowance + (now - last) * perMilli);
+                last = now;
+                if (allowance < 1) {
+                    long waitMillis = Math.min(nextCheckpoint - now, (long) Math.ceil((1 - allowance) / perMilli));
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, waitMillis)));
+                    continue;
+                }
+                batch = (int) Math.min(batch, allowance);
+                allowance -= batch;
+            }
+            for (int i = 0; i < batch; i++) {
+                write.write(rows.next(System.currentTimeMillis()));
+            }
+            written += batch;
+        }
+        for (; tick < byTick.length; tick++) {
+            byTick[tick] = written;
+        }
+        return new Feed(written, durations, byTick);
+    }
+
+    private static void commitAll(FileStoreTable table, String user, BlockingQueue<Checkpoint> checkpoints, AtomicReference<Throwable> failure) {
+        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
+            for (Checkpoint c = checkpoints.take(); c != END; c = checkpoints.take()) {
+                if (failure.get() == null) {
+                    commit.commit(c.id(), c.messages());
+                }
+            }
+        } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+        }
+    }
+
+    private static long gcMillis() {
+        long sum = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            sum += Math.max(0, gc.getCollectionTime());
+        }
+        return sum;
+    }
+
+    /** Marks a failure of the probe thread. */
+    private static final class ProbeFailure extends RuntimeException {
+        ProbeFailure(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    /** The probe thread: a reading every probe interval, a row cross-check every n-th. */
+    private static final class Prober implements Runnable {
+        private final LagProbe probe;
+        private final Settings s;
+        private final long start;
+        private final AtomicReference<Throwable> failure;
+        private final LagSeries.Builder series = new LagSeries.Builder();
+        private volatile boolean stopped;
+        private int mismatches;
+        private int crossChecks;
+
+        Prober(LagProbe probe, Settings s, long start, AtomicReference<Throwable> failure) {
+            this.probe = probe;
+            this.s = s;
+            this.start = start;
+            this.failure = failure;
+        }
+
+        void stop() {
+            stopped = true;
+        }
+
+        @Override
+        public void run() {
+            long checked = LagProbe.NONE;
+            try {
+                for (int n = 0; !stopped && failure.get() == null; n++) {
+                    LagProbe.Reading r = probe.read();
+                    long now = System.currentTimeMillis();
+                    series.add(now - start, now - (r.newestTs() == LagProbe.NONE ? start : r.newestTs()), r.level0Files());
+                    if (s.crossCheckEvery() > 0 && n % s.crossCheckEvery() == 0 && r.snapshotId() >= 0) {
+                        long byRows = probe.newestByRows(r, checked);
+                        crossChecks++;
+                        if (byRows != r.newestTs()) {
+                            mismatches++;
+                        }
+                        checked = byRows;
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, start + (n + 1) * s.probeMillis() - System.currentTimeMillis())));
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, new ProbeFailure(t));
+            }
+        }
+    }
+}

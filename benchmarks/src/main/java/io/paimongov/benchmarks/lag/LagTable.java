@@ -1,0 +1,129 @@
+package io.paimongov.benchmarks.lag;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.types.DataTypes;
+
+/**
+ * The lag benchmark's table: {@code lag.t (k INT PRIMARY KEY, ts BIGINT, v STRING)} with deletion
+ * vectors, {@value #BUCKETS} fixed buckets, Parquet with zstd, in a local warehouse. {@code ts} is
+ * the time the writer wrote the row (epoch ms) and has full statistics, so the newest visible row
+ * can be read from the files' statistics; {@code v} pads a row to about 200 bytes.
+ *
+ * <p>A deletion-vector batch read skips level 0 (Paimon's {@code batchScanSkipLevel0}): a row is
+ * visible only once a compaction has moved it out of level 0 and that compaction was committed.
+ * {@code changelog-producer.lookup-wait} is false because the writer never waits for compaction at a
+ * checkpoint (with waiting, each checkpoint would compact and the lag would be the checkpoint's).
+ *
+ * <p>Stateless; thread-safe.
+ */
+public final class LagTable {
+
+    public static final int BUCKETS = 4;
+    /** Bytes of {@code v}; with the key, {@code ts} and Paimon's row header a row is about 200 bytes. */
+    public static final int VALUE_BYTES = 176;
+    static final String DATABASE = "lag";
+    static final String TABLE = "t";
+
+    private LagTable() {}
+
+    /** Creates the table in {@code warehouse} (created if missing) and returns it. */
+    public static FileStoreTable create(Path warehouse) throws Exception {
+        Schema schema = Schema.newBuilder()
+                .column("k", DataTypes.INT().notNull())
+                .column("ts", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .options(Map.of(
+                        "bucket", Integer.toString(BUCKETS),
+                        "deletion-vectors.enabled", "true",
+                        "changelog-producer.lookup-wait", "false",
+                        "file.format", "parquet",
+                        "file.compression", "zstd",
+                        "fields.ts.stats-mode", "full"))
+                .build();
+        try (Catalog catalog = catalog(warehouse)) {
+            catalog.createDatabase(DATABASE, true);
+            catalog.createTable(Identifier.create(DATABASE, TABLE), schema, false);
+        }
+        return table(warehouse);
+    }
+
+    /** The table of an existing warehouse. */
+    public static FileStoreTable table(Path warehouse) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
+            return (FileStoreTable) catalog.getTable(Identifier.create(DATABASE, TABLE));
+        }
+    }
+
+    /**
+     * Writes every key {@code 0..keys-1} once with {@code ts} and commits it compacted (a batch write
+     * waits for compaction, which on a deletion-vector table moves level 0 up): the table a run starts
+     * from already holds every key in the upper levels, so its first compactions look keys up and
+     * write deletion vectors as the later ones do, instead of filling empty levels cheaply. Plain
+     * Paimon, outside the governed write; {@code tmp} holds its lookup files.
+     */
+    static void fill(FileStoreTable table, int keys, long seed, long ts, Path tmp) throws Exception {
+        Rows rows = new Rows(seed, 1);
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        try (IOManager io = IOManager.create(tmp.toString());
+                BatchTableWrite write = builder.newWrite();
+                BatchTableCommit commit = builder.newCommit()) {
+            write.withIOManager(io);
+            for (int k = 0; k < keys; k++) {
+                GenericRow row = rows.next(ts);
+                row.setField(0, k);
+                write.write(row);
+            }
+            commit.commit(write.prepareCommit());
+        }
+    }
+
+    private static Catalog catalog(Path warehouse) {
+        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
+    }
+
+    /**
+     * Seeded rows: {@code k} uniform in {@code [0, keys)} (a key space a few times a checkpoint's rows
+     * makes most rows updates, which deletion vectors then mark), {@code v} random letters. Not
+     * thread-safe: one per writing thread.
+     */
+    static final class Rows {
+        private final SplittableRandom random;
+        private final int keys;
+        private final byte[] value = new byte[VALUE_BYTES];
+
+        Rows(long seed, int keys) {
+            if (keys < 1) {
+                throw new IllegalArgumentException("keys must be at least 1: " + keys);
+            }
+            this.random = new SplittableRandom(seed);
+            this.keys = keys;
+        }
+
+        /** A new row with {@code ts}; a new object every call (Paimon may keep it until it is copied). */
+        GenericRow next(long ts) {
+            int i = 0;
+            while (i < value.length) {
+                long bits = random.nextLong();
+                for (int j = 0; j < 12 && i < value.length; j++, bits >>>= 5) {
+                    value[i++] = (byte) ('a' + (int) ((bits & 31) % 26));
+                }
+            }
+            return GenericRow.of(random.nextInt(keys), ts, BinaryString.fromBytes(value.clone()));
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package io.paimongov.benchmarks.lag;
+
+import io.paimongov.benchmarks.BenchTables;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The read-lag benchmark: how stale a deletion-vector table looks to a batch reader while a
+ * streaming write feeds it a little faster than one compaction thread drains, with {@code
+ * compaction.task-threads} 1, 2 and -1 (one per active bucket), side by side in one JVM.
+ *
+ * <p>How: a calibration run with one compaction thread and no rate limit gives a first estimate of
+ * what one thread drains: over its second half, the rows that became visible per second (the rows written up to
+ * the newest visible {@code ts}, {@link LagRun.Result#visibleRowsPerSec}). The writer outruns the
+ * thread, so the thread is always busy; counting what became visible rather than what was written
+ * does not need Paimon's back-pressure to have caught the writer up yet (with a 64 MiB buffer that
+ * takes longer than a calibration). A second run feeds one thread that estimate at a rate limit and
+ * corrects it by the thread's busy share ({@link Check}). Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
+ * a new table from the same seed; the repetitions rotate the order of the settings (1, 2, -1 /
+ * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
+ * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
+ * ratios are the medians over the repetitions. The calibration run also warms the JIT up.
+ *
+ * <p>Not thread-safe; one run at a time per work directory.
+ */
+public final class ReadLag {
+
+    public static final List<String> SETTINGS = List.of("1", "2", "-1");
+    /**
+     * Key space of the full and quick runs: a few times the rows of a checkpoint at the rates
+     * measured here, so most rows update a key and deletion vectors have work.
+     */
+    static final int KEYS = 100_000;
+    /** Every tenth probe also reads the new rows. */
+    static final int CROSS_CHECK_EVERY = 10;
+    private static final long SEED = 42;
+
+    /**
+     * The run's sizes.
+     *
+     * @param calibrationMillis the calibration run
+     * @param runMillis each measured run
+     * @param repetitions measured runs per setting
+     * @param skipMillis start of each run left out of the steady-state analysis
+     * @param windowMillis the analysis window
+     * @param checkpointMillis interval of prepareCommit + commit
+     * @param probeMillis interval of probes
+     * @param overload offered rate / calibrated rate
+     * @param budgetBytes the governed budget
+     * @param keys key space of every run, the calibration's too (the drain rate depends on it)
+     */
+    public record Sizes(long calibrationMillis, long runMillis, int repetitions, long skipMillis, long windowMillis, long checkpointMillis,
+            long probeMillis, double overload, long budgetBytes, int keys) {
+
+        public static final long BUDGET = 64L << 20;
+        public static final double OVERLOAD = 1.15;
+
+        public Sizes {
+            if (repetitions < 1 || runMillis < skipMillis + windowMillis || windowMillis < 1 || checkpointMillis < 1 || probeMillis < 1
+                    || calibrationMillis < 2 * checkpointMillis || overload <= 0 || budgetBytes < 1 || keys < 1) {
+                throw new IllegalArgumentException("bad sizes: " + "repetitions " + repetitions + ", run " + runMillis + " ms, skip "
+                        + skipMillis + " ms, window " + windowMillis + " ms, calibration " + calibrationMillis + " ms, overload " + overload);
+            }
+        }
+
+        /** About six minutes: 20 s calibration, 3 repetitions of 30 s runs. */
+        public static Sizes full() {
+            return new Sizes(20_000, 30_000, 3, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
+        }
+
+        /** About two minutes: 10 s calibration, 1 repetition of 28 s runs (8 s skipped, 4 windows). */
+        public static Sizes quick() {
+            return new Sizes(10_000, 28_000, 1, 8_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
+        }
+
+        /** About ten seconds, for tests: the numbers mean little. */
+        public static Sizes tiny() {
+            return new Sizes(1_000, 2_500, 1, 500, 500, 250, 50, OVERLOAD, 16L << 20, 2_000);
+        }
+
+        /** These sizes with {@code seconds} per measured run (the skip scaled along, at most a third). */
+        public Sizes withRunSeconds(int seconds) {
+            long run = seconds * 1000L;
+            long skip = Math.min(skipMillis, run / 3);
+            return new Sizes(calibrationMillis, run, repetitions, skip, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes, keys);
+        }
+
+        public Sizes withRepetitions(int n) {
+            return new Sizes(calibrationMillis, runMillis, n, skipMillis, windowMillis, checkpointMillis, probeMillis, overload, budgetBytes, keys);
+        }
+
+        /** These sizes with a checkpoint every {@code millis} (probes at most half as far apart). */
+        public Sizes withCheckpointMillis(long millis) {
+            return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, millis, Math.min(probeMillis,
+                    Math.max(1, millis / 2)), overload, budgetBytes, keys);
+        }
+
+        public Sizes withOverload(double factor) {
+            return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, checkpointMillis, probeMillis, factor,
+                    budgetBytes, keys);
+        }
+    }
+
+    /**
+     * What the calibration run measured. The drain rate is the rows made visible per second from
+     * the calibration's middle (or the first visible row, if later) to its end, when that span is at
+     * least a quarter of the calibration; else (a loaded machine, where the first compaction is
+     * committed late) the rate the writer wrote over the second half, an upper bound.
+     *
+     * @param visibleRowsPerSec rows made visible per second over the span
+     * @param visibleSeconds the span's length; 0 when nothing became visible
+     * @param writtenRowsPerSec rows written per second over the second half
+     * @param seconds the calibration's length
+     */
+    public record Calibration(double visibleRowsPerSec, double visibleSeconds, double writtenRowsPerSec, double seconds) {
+
+        static Calibration of(LagRun.Result r, long calibrationMillis) {
+            long first = r.firstVisibleMillis();
+            long from = Math.max(calibrationMillis / 2, first);
+            double span = first < 0 ? 0 : Math.max(0, calibrationMillis - from) / 1e3;
+            return new Calibration(span > 0 ? r.visibleRowsPerSec(from, calibrationMillis) : 0, span,
+                    r.writtenRowsPerSec(calibrationMillis / 2, calibrationMillis), calibrationMillis / 1e3);
+        }
+
+        /** Whether {@link #rowsPerSec} is the visible rate. */
+        public boolean fromVisible() {
+            return visibleRowsPerSec > 0 && visibleSeconds * 4 >= seconds;
+        }
+
+        /** The calibrated drain rate of one thread, at least 1. */
+        public double rowsPerSec() {
+            return Math.max(1, fromVisible() ? visibleRowsPerSec : writtenRowsPerSec);
+        }
+    }
+
+    /**
+     * The calibration's second step: one thread fed the first estimate ({@link Calibration}) at a
+     * rate limit. An unlimited writer competes with the compaction thread for the cores, so the
+     * first estimate can be low (on a loaded 2-core machine measured 3 to 6 times low); fed at a
+     * limit, the thread's busy share tells how much more it could drain.
+     *
+     * @param offeredRowsPerSec the rate offered: the first estimate
+     * @param busyRatio the write's {@code compactionBusyRatio}: the share of the run the thread compacted
+     * @param achievedOverOffered rows written / offered
+     */
+    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered) {
+
+        /** Extrapolations beyond this factor are not trusted: the busy share is bounded below by it. */
+        static final double MIN_BUSY = 0.2;
+
+        /**
+         * What one thread drains: the offered rate over the busy share (at least {@value #MIN_BUSY}),
+         * or, when the writer was held back (achieved below 0.98 of offered), the rate it achieved.
+         */
+        public double drainRowsPerSec() {
+            if (achievedOverOffered < 0.98) {
+                return Math.max(1, achievedOverOffered * offeredRowsPerSec);
+            }
+            return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
+        }
+    }
+
+    /** One measured run and its analysis. */
+    public record Run(String threads, int repetition, LagSeries series, SteadyState steady, double achievedOverOffered,
+            long checkpointMillisP99, long peakReservedBytes, long compactions, double compactionBusyRatio, int probeMismatches,
+            int crossChecks, double gcShare) {}
+
+    private ReadLag() {}
+
+    /** Calibrates and measures under {@code workDir} (tables are deleted after each run); {@code progress} gets a line per step. */
+    public static LagReport run(Path workDir, Sizes sizes, Consumer<String> progress) throws Exception {
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        progress.accept(String.format(Locale.ROOT, "calibration: task-threads 1, no rate limit, %.1f s (load average %.2f) ...",
+                sizes.calibrationMillis() / 1e3, load));
+        LagRun.Result calibration = once(workDir, "calibration", new LagRun.Settings("1", 0, sizes.calibrationMillis(),
+                sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), sizes.keys(), SEED));
+        Calibration cal = Calibration.of(calibration, sizes.calibrationMillis());
+        int keys = sizes.keys();
+        progress.accept(String.format(Locale.ROOT, "first estimate %,.0f rows/s (%s); checking at that rate ...", cal.rowsPerSec(),
+                cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
+                        : "rows written: too little became visible"));
+        long checkMillis = Math.max(2 * sizes.checkpointMillis(), sizes.calibrationMillis() * 3 / 5);
+        LagRun.Result checked = once(workDir, "calibration-check", new LagRun.Settings("1", cal.rowsPerSec(), checkMillis,
+                sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), keys, SEED));
+        Check check = new Check(cal.rowsPerSec(), checked.metrics().compactionBusyRatio(),
+                checked.achievedRowsPerSec() / cal.rowsPerSec());
+        double calibrated = check.drainRowsPerSec();
+        double offered = sizes.overload() * calibrated;
+        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (busy %.2f at %,.0f rows/s, achieved/offered %.2f);"
+                + " offering %,.0f rows/s (x%.2f) over %,d keys", calibrated, check.busyRatio(), check.offeredRowsPerSec(),
+                check.achievedOverOffered(), offered, sizes.overload(), keys));
+        List<Run> runs = new ArrayList<>();
+        for (int rep = 0; rep < sizes.repetitions(); rep++) {
+            for (int i = 0; i < SETTINGS.size(); i++) {
+                String threads = SETTINGS.get((rep + i) % SETTINGS.size());
+                LagRun.Settings settings = new LagRun.Settings(threads, offered, sizes.runMillis(), sizes.checkpointMillis(),
+                        sizes.probeMillis(), CROSS_CHECK_EVERY, sizes.budgetBytes(), keys, SEED);
+                LagRun.Result r = once(workDir, "run-" + rep + "-" + threads.replace('-', 'm'), settings);
+                Run run = analyse(r, rep, sizes);
+                runs.add(run);
+                progress.accept(String.format(Locale.ROOT, "repetition %d/%d task-threads %s: lag %,.0f ms (%s), level-0 files %.1f,"
+                        + " achieved/offered %.2f, compaction threads busy %.2f, peak/budget %.2f", rep + 1, sizes.repetitions(), threads,
+                        run.steady().meanMillis(), run.steady().steady() ? "steady" : "not steady", run.steady().level0Mean(),
+                        run.achievedOverOffered(), run.compactionBusyRatio(), run.peakReservedBytes() / (double) sizes.budgetBytes()));
+            }
+        }
+        return new LagReport(sizes, load, cal, check, offered, keys, runs);
+    }
+
+    private static LagRun.Result once(Path workDir, String name, LagRun.Settings settings) throws Exception {
+        Path dir = workDir.resolve(name);
+        try {
+            return LagRun.run(dir.resolve("warehouse"), dir, settings);
+        } finally {
+            BenchTables.deleteTree(dir);
+        }
+    }
+
+    static Run analyse(LagRun.Result r, int repetition, Sizes sizes) {
+        SteadyState steady = SteadyState.of(r.series(), sizes.skipMillis(), sizes.windowMillis(), sizes.runMillis());
+        double offered = r.settings().offeredRowsPerSec();
+        List<Long> checkpoints = r.checkpointMillis().isEmpty() ? List.of(0L) : r.checkpointMillis();
+        return new Run(r.settings().threads(), repetition, r.series(), steady, offered > 0 ? r.achievedRowsPerSec() / offered : 1,
+                BenchTables.percentile(checkpoints, 99), r.metrics().peakReservedBytes(), r.metrics().compactionCount(),
+                r.metrics().compactionBusyRatio(), r.probeMismatches(), r.crossChecks(), r.gcShare());
+    }
+
+    /** The runs grouped by setting, in {@link #SETTINGS} order. */
+    static Map<String, List<Run>> bySetting(List<Run> runs) {
+        Map<String, List<Run>> by = new LinkedHashMap<>();
+        for (String s : SETTINGS) {
+            by.put(s, runs.stream().filter(r -> r.threads().equals(s)).toList());
+        }
+        return by;
+    }
+}

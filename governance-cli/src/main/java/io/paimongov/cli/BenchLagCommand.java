@@ -1,0 +1,177 @@
+package io.paimongov.cli;
+
+import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.lag.LagReport;
+import io.paimongov.benchmarks.lag.ReadLag;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bench lag}: the read lag of a streaming deletion-vector primary-key table with {@code
+ * compaction.task-threads} 1, 2 and -1, fed a little faster than one compaction thread drains, in
+ * this JVM on the heap provider ({@link ReadLag}; docs/performance.md says how it is measured). The
+ * harness only measures and reports: the command exits 0 whatever the ratios.
+ *
+ * <p>With {@code --json} stdout is exactly one JSON object whose keys docs/cli.md lists, and
+ * progress goes to stderr. The report is also written to {@code lag.json} and the chart to {@code
+ * lag.svg} in {@code --out} (default {@value #DEFAULT_OUT} in the temp directory, replaced by each
+ * run). Picocli creates one instance per execution; not thread-safe.
+ */
+@Command(
+        name = "lag",
+        mixinStandardHelpOptions = true,
+        description = "Read lag of a streaming deletion-vector table fed a little faster than one compaction thread drains,"
+                + " with compaction.task-threads 1, 2 and -1: steady-state lag ratios, level-0 files, memory peak, and a chart.")
+final class BenchLagCommand implements Callable<Integer> {
+
+    static final String JSON_FILE = "lag.json";
+    static final String CHART_FILE = "lag.svg";
+    static final String DEFAULT_OUT = "paimon-governance-bench-lag";
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--quick", description = "One repetition and a shorter calibration (under two minutes on two cores).")
+    boolean quick;
+
+    /** Seconds-long sizes for the project's own tests; the values mean little. */
+    @Option(names = "--tiny", hidden = true)
+    boolean tiny;
+
+    @Option(names = "--json", description = "Print one JSON object with the measured values.")
+    boolean json;
+
+    @Option(names = "--seconds", paramLabel = "N", description = "Seconds of each measured run (default 30; the first third at most,"
+            + " 10 s, is left out of the steady-state analysis).")
+    Integer seconds;
+
+    @Option(names = "--repetitions", paramLabel = "N", description = "Runs per setting, in rotated order; ratios are paired per"
+            + " repetition and the medians reported (default 3, 1 with --quick).")
+    Integer repetitions;
+
+    @Option(names = "--overload", paramLabel = "X", description = "Offered rate over the calibrated drain rate of one compaction"
+            + " thread (default " + ReadLag.Sizes.OVERLOAD + ").")
+    Double overload;
+
+    @Option(names = "--checkpoint-millis", paramLabel = "N", description = "Interval of prepareCommit and commit (default 1000);"
+            + " shorter intervals mean more compactions per second for the same buckets.")
+    Long checkpointMillis;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where lag.json and lag.svg go (created if missing; default "
+            + DEFAULT_OUT + " in the temp directory).")
+    Path out;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the tables go (default: a temporary directory, removed after).")
+    Path workDir;
+
+    @Override
+    public Integer call() throws Exception {
+        ReadLag.Sizes sizes = sizes();
+        Path outDir = out != null ? out : ProcessTempScope.outside().resolve(DEFAULT_OUT);
+        if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
+            throw new ParameterException(spec.commandLine(), "--out: " + outDir + " exists and is not a directory");
+        }
+        Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-lag-");
+        try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
+            // An interrupt of the writing thread cancels the governed write; the run then fails and nothing is reported.
+            shutdown.cancelOnShutdown(Thread.currentThread()::interrupt);
+            if (workDir == null) {
+                shutdown.removeOnShutdown(dir);
+            }
+            return measure(sizes, dir, outDir, shutdown);
+        }
+    }
+
+    private ReadLag.Sizes sizes() {
+        ReadLag.Sizes sizes = tiny ? ReadLag.Sizes.tiny() : quick ? ReadLag.Sizes.quick() : ReadLag.Sizes.full();
+        try {
+            if (seconds != null) {
+                if (seconds < 1) {
+                    throw new IllegalArgumentException("--seconds must be at least 1: " + seconds);
+                }
+                sizes = sizes.withRunSeconds(seconds);
+            }
+            if (repetitions != null) {
+                if (repetitions < 1) {
+                    throw new IllegalArgumentException("--repetitions must be at least 1: " + repetitions);
+                }
+                sizes = sizes.withRepetitions(repetitions);
+            }
+            if (checkpointMillis != null) {
+                if (checkpointMillis < 10) {
+                    throw new IllegalArgumentException("--checkpoint-millis must be at least 10: " + checkpointMillis);
+                }
+                sizes = sizes.withCheckpointMillis(checkpointMillis);
+            }
+            if (overload != null) {
+                if (!(overload > 0)) {
+                    throw new IllegalArgumentException("--overload must be positive: " + overload);
+                }
+                sizes = sizes.withOverload(overload);
+            }
+            return sizes;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** The runs, the files in the out directory and the report; on a signal the report is not printed. */
+    private int measure(ReadLag.Sizes sizes, Path dir, Path outDir, ShutdownCleanup shutdown) throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        long start = System.nanoTime();
+        LagReport report;
+        try {
+            report = ReadLag.run(dir, sizes, line -> progress(err, start, line));
+        } finally {
+            if (workDir == null) {
+                BenchTables.deleteTree(dir);
+            }
+        }
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("quick", quick);
+        map.put("cores", Runtime.getRuntime().availableProcessors());
+        map.putAll(report.toMap());
+        Files.createDirectories(outDir);
+        Path chart = outDir.resolve(CHART_FILE).toAbsolutePath();
+        LagChart.write(report, chart);
+        map.put("chart", chart.toString());
+        map.put("elapsedMillis", (System.nanoTime() - start) / 1_000_000);
+        Files.writeString(outDir.resolve(JSON_FILE), Json.write(map) + System.lineSeparator());
+        progress(err, start, "wrote " + outDir.resolve(JSON_FILE) + " and " + chart);
+        PrintWriter stdout = spec.commandLine().getOut();
+        shutdown.report(() -> {
+            if (json) {
+                stdout.println(Json.write(map));
+            } else {
+                printText(stdout, map);
+            }
+            stdout.flush();
+        });
+        return GovernanceCli.EXIT_OK;
+    }
+
+    private static void printText(PrintWriter out, Map<String, Object> r) {
+        out.printf("read lag ratio, 2 threads / 1 thread      %s (per repetition %s)%n", r.get("lagRatio2"), r.get("lagRatio2Runs"));
+        out.printf("read lag ratio, one per bucket / 1 thread %s (per repetition %s)%n", r.get("lagRatioAll"), r.get("lagRatioAllRuns"));
+        out.printf("steady lag ms by task-threads             %s%n", r.get("lagMillis"));
+        out.printf("level-0 files by task-threads             %s%n", r.get("level0Files"));
+        out.printf("offered rows/s %s (one thread drains %s); achieved/offered %s%n", r.get("offeredRowsPerSec"),
+                r.get("calibratedRowsPerSec"), r.get("achievedOverOffered"));
+        out.printf("peak accounted / budget                   %s; probe mismatches %s%n", r.get("peakOverBudget"), r.get("probeMismatches"));
+        out.printf("chart                                     %s%n", r.get("chart"));
+    }
+
+    private static void progress(PrintWriter err, long startNanos, String line) {
+        err.printf(Locale.ROOT, "bench lag: [%6.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, line);
+        err.flush();
+    }
+}
