@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
  * throughput, P2 accounted peak and heap drift, P3 a tight heap in child JVMs, P4 spill throughput
  * and bytes, P6 cancel latency ({@link EndToEnd}), then the compaction drain with 1, 2 and -1
  * threads on 8 buckets ({@link CompactionDrain}). docs/performance.md says how each is measured.
- * The writer-count grid is the subcommand {@code bench scale} ({@link BenchScaleCommand}).
+ * The writer-count grid is the subcommand {@code bench scale} ({@link BenchScaleCommand}), the streaming
+ * read-lag scenario {@code bench lag} ({@link BenchLagCommand}).
  *
  * <p>{@code --quick} keeps the whole run to about three minutes on two idle cores; the full run takes
  * several. With {@code --json} stdout is exactly one JSON object whose keys docs/cli.md lists, and
