@@ -66,6 +66,10 @@ final class BenchLagCommand implements Callable<Integer> {
             + " shorter intervals mean more compactions per second for the same buckets.")
     Long checkpointMillis;
 
+    @Option(names = "--keys", paramLabel = "N", description = "Key space of the table (default " + ReadLag.KEYS + "); every run"
+            + " starts from a table holding every key, so more keys make each compaction costlier.")
+    Integer keys;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Where lag.json and lag.svg go (created if missing; default "
             + DEFAULT_OUT + " in the temp directory).")
     Path out;
@@ -111,6 +115,12 @@ final class BenchLagCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--checkpoint-millis must be at least 10: " + checkpointMillis);
                 }
                 sizes = sizes.withCheckpointMillis(checkpointMillis);
+            }
+            if (keys != null) {
+                if (keys < 1) {
+                    throw new IllegalArgumentException("--keys must be at least 1: " + keys);
+                }
+                sizes = sizes.withKeys(keys);
             }
             if (overload != null) {
                 if (!(overload > 0)) {

@@ -36,7 +36,7 @@ public final class ReadLag {
      * Key space of the full and quick runs: a few times the rows of a checkpoint at the rates
      * measured here, so most rows update a key and deletion vectors have work.
      */
-    static final int KEYS = 100_000;
+    public static final int KEYS = 100_000;
     /** Every tenth probe also reads the new rows. */
     static final int CROSS_CHECK_EVERY = 10;
     private static final long SEED = 42;
@@ -99,6 +99,12 @@ public final class ReadLag {
         public Sizes withCheckpointMillis(long millis) {
             return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, millis, Math.min(probeMillis,
                     Math.max(1, millis / 2)), overload, budgetBytes, keys);
+        }
+
+        /** These sizes over {@code n} keys (a larger key space makes each compaction's lookups and rewrites costlier). */
+        public Sizes withKeys(int n) {
+            return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, checkpointMillis, probeMillis, overload,
+                    budgetBytes, n);
         }
 
         public Sizes withOverload(double factor) {
