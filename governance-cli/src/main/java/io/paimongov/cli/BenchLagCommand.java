@@ -3,6 +3,7 @@ package io.paimongov.cli;
 import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.lag.LagReport;
 import io.paimongov.benchmarks.lag.ReadLag;
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,6 +71,10 @@ final class BenchLagCommand implements Callable<Integer> {
             + " starts from a table holding every key, so more keys make each compaction costlier.")
     Integer keys;
 
+    @Option(names = "--budget", paramLabel = "SIZE", description = "The governed budget of every run (default 64m); at most the"
+            + " JVM's heap (heap provider).")
+    String budget;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Where lag.json and lag.svg go (created if missing; default "
             + DEFAULT_OUT + " in the temp directory).")
     Path out;
@@ -122,6 +127,9 @@ final class BenchLagCommand implements Callable<Integer> {
                 }
                 sizes = sizes.withKeys(keys);
             }
+            if (budget != null) {
+                sizes = sizes.withBudgetBytes(budgetBytes());
+            }
             if (overload != null) {
                 if (!(overload > 0)) {
                     throw new IllegalArgumentException("--overload must be positive: " + overload);
@@ -132,6 +140,20 @@ final class BenchLagCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    private long budgetBytes() {
+        long bytes;
+        try {
+            bytes = GovernanceOptions.defaults().with(GovernanceOptions.MEMORY_BUDGET, budget).budgetBytes();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--budget: " + e.getMessage(), e);
+        }
+        String tooLarge = SizeBounds.budget(bytes, SizeBounds.machineMemoryBytes());
+        if (tooLarge != null) {
+            throw new IllegalArgumentException("--budget: " + tooLarge);
+        }
+        return bytes;
     }
 
     /** The runs, the files in the out directory and the report; on a signal the report is not printed. */

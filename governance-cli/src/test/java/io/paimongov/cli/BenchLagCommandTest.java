@@ -71,7 +71,7 @@ class BenchLagCommandTest {
     @Test
     void badSizesAreUsageErrors() {
         for (String[] args : new String[][] {{"--seconds", "0"}, {"--repetitions", "0"}, {"--overload", "0"},
-            {"--checkpoint-millis", "5"}, {"--keys", "0"}}) {
+            {"--checkpoint-millis", "5"}, {"--keys", "0"}, {"--budget", "lots"}, {"--budget", "10t"}}) {
             CliRun run = CliRun.of("bench", "lag", args[0], args[1]);
             assertThat(run.exitCode()).as(args[0]).isEqualTo(GovernanceCli.EXIT_USAGE);
             assertThat(run.err()).contains(args[0]);

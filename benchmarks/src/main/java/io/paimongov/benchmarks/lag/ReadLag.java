@@ -107,6 +107,12 @@ public final class ReadLag {
                     budgetBytes, n);
         }
 
+        /** These sizes under a governed budget of {@code bytes}. */
+        public Sizes withBudgetBytes(long bytes) {
+            return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, checkpointMillis, probeMillis, overload,
+                    bytes, keys);
+        }
+
         public Sizes withOverload(double factor) {
             return new Sizes(calibrationMillis, runMillis, repetitions, skipMillis, windowMillis, checkpointMillis, probeMillis, factor,
                     budgetBytes, keys);
