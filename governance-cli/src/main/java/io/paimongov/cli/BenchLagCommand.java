@@ -3,7 +3,6 @@ package io.paimongov.cli;
 import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.lag.LagReport;
 import io.paimongov.benchmarks.lag.ReadLag;
-import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -128,7 +127,7 @@ final class BenchLagCommand implements Callable<Integer> {
                 sizes = sizes.withKeys(keys);
             }
             if (budget != null) {
-                sizes = sizes.withBudgetBytes(budgetBytes());
+                sizes = sizes.withBudgetBytes(SizeBounds.budgetOption(budget));
             }
             if (overload != null) {
                 if (!(overload > 0)) {
@@ -140,20 +139,6 @@ final class BenchLagCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-    }
-
-    private long budgetBytes() {
-        long bytes;
-        try {
-            bytes = GovernanceOptions.defaults().with(GovernanceOptions.MEMORY_BUDGET, budget).budgetBytes();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--budget: " + e.getMessage(), e);
-        }
-        String tooLarge = SizeBounds.budget(bytes, SizeBounds.machineMemoryBytes());
-        if (tooLarge != null) {
-            throw new IllegalArgumentException("--budget: " + tooLarge);
-        }
-        return bytes;
     }
 
     /** The runs, the files in the out directory and the report; on a signal the report is not printed. */

@@ -6,7 +6,6 @@ import io.paimongov.benchmarks.scale.ScaleGrid;
 import io.paimongov.benchmarks.scale.ScaleReport;
 import io.paimongov.benchmarks.scale.ScaleRunner;
 import io.paimongov.benchmarks.scale.ScaleTable;
-import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.config.Sizes;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -177,13 +176,9 @@ final class BenchScaleCommand implements Callable<Integer> {
         int bytes = rowBytes != null ? rowBytes : ScaleGrid.DEFAULT_ROW_BYTES;
         long budgetBytes;
         try {
-            budgetBytes = GovernanceOptions.defaults().with(GovernanceOptions.MEMORY_BUDGET, budget).budgetBytes();
+            budgetBytes = SizeBounds.budgetOption(budget);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "Invalid value for option '--budget': " + e.getMessage());
-        }
-        String tooLarge = SizeBounds.budget(budgetBytes, SizeBounds.machineMemoryBytes());
-        if (tooLarge != null) {
-            throw new ParameterException(spec.commandLine(), "Invalid value for option '--budget': " + tooLarge);
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         try {
             ScaleGrid grid;

@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
@@ -46,6 +47,26 @@ final class SizeBounds {
             }
         }
         return UNKNOWN_MEMORY_BOUND;
+    }
+
+    /**
+     * The bytes of a {@code --budget} value (the syntax of {@code governance.memory.budget}), at most
+     * this machine's memory.
+     *
+     * @throws IllegalArgumentException naming {@code --budget} and why the value is refused
+     */
+    static long budgetOption(String value) {
+        long bytes;
+        try {
+            bytes = GovernanceOptions.defaults().with(GovernanceOptions.MEMORY_BUDGET, value).budgetBytes();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Invalid value for option '--budget': " + e.getMessage(), e);
+        }
+        String tooLarge = budget(bytes, machineMemoryBytes());
+        if (tooLarge != null) {
+            throw new IllegalArgumentException("Invalid value for option '--budget': " + tooLarge);
+        }
+        return bytes;
     }
 
     /** Null when {@code budgetBytes} fits in {@code memoryBytes}, else why not. */

@@ -47,17 +47,21 @@ class StreamingFailoverTest {
     private static int taskManagers = 1;
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    () -> new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(4)
-                            .setConfiguration(clusterConfig())
-                            .build());
+    static final MiniClusterExtension CLUSTER = cluster();
 
     @TempDir Path dir;
 
-    static Configuration clusterConfig() {
+    /** The streaming tests' cluster: one task manager of 4 slots and 16 MiB managed memory, a long checkpoint history. */
+    static MiniClusterExtension cluster() {
+        return new MiniClusterExtension(
+                () -> new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(1)
+                        .setNumberSlotsPerTaskManager(4)
+                        .setConfiguration(clusterConfig())
+                        .build());
+    }
+
+    private static Configuration clusterConfig() {
         Configuration config = new Configuration();
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
         config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100_000);
