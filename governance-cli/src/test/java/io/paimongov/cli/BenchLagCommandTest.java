@@ -21,7 +21,7 @@ class BenchLagCommandTest {
         "quick", "cores", "lagRatio2", "lagRatioAll", "lagRatio2Runs", "lagRatioAllRuns", "peakOverBudget", "budgetBytes",
         "calibratedRowsPerSec", "calibration", "offeredRowsPerSec", "overload", "keys", "buckets", "repetitions", "runSeconds", "checkpointMillis",
         "probeMillis", "lagMillis", "level0Files", "achievedOverOffered", "checkpointMillisP99", "compactions", "compactionBusyRatio", "gcShare",
-        "probeMismatches", "probeCrossChecks", "loadAverage", "chart", "elapsedMillis"};
+        "spills", "lagMillisBySecond", "probeMismatches", "probeCrossChecks", "loadAverage", "chart", "elapsedMillis"};
 
     @TempDir Path dir;
 
@@ -57,6 +57,9 @@ class BenchLagCommandTest {
             assertThat(lag.get("steady").isBoolean()).isTrue();
             assertThat(json.get("level0Files").get(threads).get("max").isInt()).isTrue();
             assertThat(json.get("achievedOverOffered").get(threads).asDouble()).isPositive();
+            JsonNode bySecond = json.get("lagMillisBySecond").get(threads);
+            assertThat(bySecond).as(threads).hasSize(1);
+            assertThat(bySecond.get(0)).as(threads).hasSize((int) json.get("runSeconds").asDouble());
         }
 
         Path chart = out.resolve(BenchLagCommand.CHART_FILE);

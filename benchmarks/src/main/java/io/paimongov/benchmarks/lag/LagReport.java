@@ -87,6 +87,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         cal.put("checkRowsPerSec", Math.round(check.offeredRowsPerSec()));
         cal.put("checkBusyRatio", BenchTables.round2(check.busyRatio()));
         cal.put("checkAchievedOverOffered", BenchTables.round2(check.achievedOverOffered()));
+        cal.put("checkSteps", check.step());
         m.put("calibration", cal);
         m.put("offeredRowsPerSec", Math.round(offeredRowsPerSec));
         m.put("overload", sizes.overload());
@@ -103,6 +104,8 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         Map<String, Object> compactions = new LinkedHashMap<>();
         Map<String, Object> busy = new LinkedHashMap<>();
         Map<String, Object> gc = new LinkedHashMap<>();
+        Map<String, Object> spills = new LinkedHashMap<>();
+        Map<String, Object> bySecond = new LinkedHashMap<>();
         int mismatches = 0;
         int crossChecks = 0;
         for (Map.Entry<String, List<Run>> e : ReadLag.bySetting(runs).entrySet()) {
@@ -122,6 +125,8 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
             compactions.put(e.getKey(), median(rs.stream().map(Run::compactions).toList()));
             busy.put(e.getKey(), BenchTables.round2(rs.stream().mapToDouble(Run::compactionBusyRatio).min().orElse(0)));
             gc.put(e.getKey(), BenchTables.round2(rs.stream().mapToDouble(Run::gcShare).max().orElse(0)));
+            spills.put(e.getKey(), median(rs.stream().map(Run::spills).toList()));
+            bySecond.put(e.getKey(), rs.stream().map(r -> perSecond(r.series(), sizes.runMillis())).toList());
             for (Run r : rs) {
                 mismatches += r.probeMismatches();
                 crossChecks += r.crossChecks();
@@ -134,10 +139,22 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         m.put("compactions", compactions);
         m.put("compactionBusyRatio", busy);
         m.put("gcShare", gc);
+        m.put("spills", spills);
+        m.put("lagMillisBySecond", bySecond);
         m.put("probeMismatches", mismatches);
         m.put("probeCrossChecks", crossChecks);
         m.put("loadAverage", BenchTables.round2(loadAverage));
         return m;
+    }
+
+    /** The time-weighted mean lag of each whole second of a run (ms); a second no sample covers is -1. */
+    static List<Long> perSecond(LagSeries series, long runMillis) {
+        List<Long> means = new ArrayList<>();
+        for (long t = 0; t + 1000 <= runMillis; t += 1000) {
+            double mean = series.meanLag(t, t + 1000);
+            means.add(Double.isNaN(mean) ? -1 : Math.round(mean));
+        }
+        return means;
     }
 
     private static List<Double> rounded(List<Double> values) {

@@ -30,11 +30,13 @@ import org.apache.paimon.table.sink.StreamTableCommit;
  * StreamTableCommit} (as Flink's committer does), and a probe thread that looks at the table every
  * probe interval ({@link LagProbe}).
  *
- * <p>Closed loop: a row's {@code ts} is the time the writer handed it to the write, and the offered
- * rate is a token bucket holding at most one checkpoint's rows. When compaction falls behind,
- * Paimon's writer stalls its flush (more sorted runs than {@code num-sorted-run.stop-trigger}) and
- * the writer achieves less than offered, as a back-pressured Flink source does; the lag then stays
- * bounded instead of growing with the run's length.
+ * <p>Open loop: at an offered rate, rows arrive on a fixed schedule ({@link Arrivals}) and carry their
+ * arrival time as {@code ts}, as records in a log a streaming source reads; the writer writes what
+ * has arrived as fast as it can. When compaction falls behind, Paimon's writer stalls its flush (more
+ * sorted runs than {@code num-sorted-run.stop-trigger}), the writer falls behind the schedule as a
+ * back-pressured Flink source falls behind its log, and the lag a reader sees includes that backlog
+ * (it grows with the run's length for as long as the setting cannot keep up). Without a rate (the
+ * calibration) a row's {@code ts} is the time the writer wrote it.
  *
  * <p>Not thread-safe; {@link #run} starts and joins its own threads.
  */
@@ -42,7 +44,7 @@ final class LagRun {
 
     /**
      * @param threads the {@code governance.compaction.task-threads} value: "1", "2" or "-1"
-     * @param offeredRowsPerSec the token bucket's rate; 0 for as fast as the writer goes
+     * @param offeredRowsPerSec the arrival rate ({@link Arrivals}); 0 for as fast as the writer goes
      * @param durationMillis how long the writer writes
      * @param checkpointMillis the interval of prepareCommit + commit
      * @param probeMillis the interval of probes
@@ -76,6 +78,7 @@ final class LagRun {
          * each probe, the rows written up to the newest visible {@code ts} (within a tick), from the
          * last probe at or before each end. With a writer that outruns compaction this is the rate
          * compaction drains level 0, whether or not back-pressure has set in yet. 0 without probes.
+         * Meant for a run without a rate, where a row's {@code ts} is the time it was written.
          */
         double visibleRowsPerSec(long fromMillis, long toMillis) {
             LagSeries.Sample from = lastAtOrBefore(fromMillis);
@@ -194,15 +197,11 @@ final class LagRun {
     private static Feed feed(GovernedTableWrite write, Settings s, long start, BlockingQueue<Checkpoint> checkpoints,
             AtomicReference<Throwable> failure) throws Exception {
         LagTable.Rows rows = new LagTable.Rows(s.seed(), s.keys());
-        boolean limited = s.offeredRowsPerSec() > 0;
-        double perMilli = s.offeredRowsPerSec() / 1000.0;
-        double burst = Math.max(1, perMilli * s.checkpointMillis());
-        double allowance = 0;
+        Arrivals arrivals = s.offeredRowsPerSec() > 0 ? new Arrivals(start, s.offeredRowsPerSec()) : null;
         long end = start + s.durationMillis();
         long nextCheckpoint = start + s.checkpointMillis();
         long checkpoint = 1;
         long written = 0;
-        long last = start;
         List<Long> durations = new ArrayList<>();
         long[] byTick = new long[(int) (s.durationMillis() / TICK_MILLIS) + 2];
         int tick = 0;
@@ -221,19 +220,17 @@ final class LagRun {
                 continue;
             }
             int batch = 256;
-            if (limited) {
-                allowance = Math.min(burst, allowance + (now - last) * perMilli);
-                last = now;
-                if (allowance < 1) {
-                    long waitMillis = Math.min(nextCheckpoint - now, (long) Math.ceil((1 - allowance) / perMilli));
+            if (arrivals != null) {
+                long due = arrivals.arrivedBy(now) - written;
+                if (due < 1) {
+                    long waitMillis = Math.min(nextCheckpoint, arrivals.arrivalMillis(written)) - now;
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, waitMillis)));
                     continue;
                 }
-                batch = (int) Math.min(batch, allowance);
-                allowance -= batch;
+                batch = (int) Math.min(batch, due);
             }
             for (int i = 0; i < batch; i++) {
-                write.write(rows.next(System.currentTimeMillis()));
+                write.write(rows.next(arrivals != null ? arrivals.arrivalMillis(written + i) : System.currentTimeMillis()));
             }
             written += batch;
         }

@@ -20,7 +20,7 @@ import org.apache.paimon.types.DataTypes;
 /**
  * The lag benchmark's table: {@code lag.t (k INT PRIMARY KEY, ts BIGINT, v STRING)} with deletion
  * vectors, {@value #BUCKETS} fixed buckets, Parquet with zstd, in a local warehouse. {@code ts} is
- * the time the writer wrote the row (epoch ms) and has full statistics, so the newest visible row
+ * the time the row arrived ({@link Arrivals}; epoch ms) and has full statistics, so the newest visible row
  * can be read from the files' statistics; {@code v} pads a row to about 200 bytes.
  *
  * <p>A deletion-vector batch read skips level 0 (Paimon's {@code batchScanSkipLevel0}): a row is
@@ -98,13 +98,18 @@ public final class LagTable {
 
     /**
      * Seeded rows: {@code k} uniform in {@code [0, keys)} (a key space a few times a checkpoint's rows
-     * makes most rows updates, which deletion vectors then mark), {@code v} random letters. Not
-     * thread-safe: one per writing thread.
+     * makes most rows updates, which deletion vectors then mark), {@code v} random letters: a slice at
+     * a random offset of a {@value #ARENA_BYTES}-byte arena of letters drawn once. Two values of one
+     * file rarely overlap (a file holds a few thousand rows), so they compress as random letters do,
+     * and making one costs a copy rather than {@value #VALUE_BYTES} draws: the harness's own CPU
+     * (a third of the writing thread's when every letter was drawn) stays out of the measurement.
+     * Not thread-safe: one per writing thread.
      */
     static final class Rows {
+        static final int ARENA_BYTES = 32 << 20;
         private final SplittableRandom random;
         private final int keys;
-        private final byte[] value = new byte[VALUE_BYTES];
+        private final byte[] arena;
 
         Rows(long seed, int keys) {
             if (keys < 1) {
@@ -112,18 +117,19 @@ public final class LagTable {
             }
             this.random = new SplittableRandom(seed);
             this.keys = keys;
+            this.arena = new byte[ARENA_BYTES];
+            for (int i = 0; i < arena.length; ) {
+                long bits = random.nextLong();
+                for (int j = 0; j < 12 && i < arena.length; j++, bits >>>= 5) {
+                    arena[i++] = (byte) ('a' + (int) ((bits & 31) % 26));
+                }
+            }
         }
 
         /** A new row with {@code ts}; a new object every call (Paimon may keep it until it is copied). */
         GenericRow next(long ts) {
-            int i = 0;
-            while (i < value.length) {
-                long bits = random.nextLong();
-                for (int j = 0; j < 12 && i < value.length; j++, bits >>>= 5) {
-                    value[i++] = (byte) ('a' + (int) ((bits & 31) % 26));
-                }
-            }
-            return GenericRow.of(random.nextInt(keys), ts, BinaryString.fromBytes(value.clone()));
+            int from = random.nextInt(arena.length - VALUE_BYTES + 1);
+            return GenericRow.of(random.nextInt(keys), ts, BinaryString.fromBytes(arena, from, VALUE_BYTES));
         }
     }
 }

@@ -20,8 +20,8 @@ import java.util.function.Consumer;
  * the newest visible {@code ts}, {@link LagRun.Result#visibleRowsPerSec}). The writer outruns the
  * thread, so the thread is always busy; counting what became visible rather than what was written
  * does not need Paimon's back-pressure to have caught the writer up yet (with a 64 MiB buffer that
- * takes longer than a calibration). A second run feeds one thread that estimate at a rate limit and
- * corrects it by the thread's busy share ({@link Check}). Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
+ * takes longer than a calibration). Further runs feed one thread that estimate at a rate limit and
+ * correct it by the thread's busy share until the thread is saturated ({@link Check}). Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
  * a new table from the same seed; the repetitions rotate the order of the settings (1, 2, -1 /
  * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
  * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
@@ -34,9 +34,13 @@ public final class ReadLag {
     public static final List<String> SETTINGS = List.of("1", "2", "-1");
     /**
      * Key space of the full and quick runs: a few times the rows of a checkpoint at the rates
-     * measured here, so most rows update a key and deletion vectors have work.
+     * measured here, so most rows update a key and deletion vectors have work, and large enough that
+     * a compaction's lookups and rewrites cost about what writing the rows does (with 100,000 keys
+     * the writer, not compaction, was the limit on two cores).
      */
-    public static final int KEYS = 100_000;
+    public static final int KEYS = 1_000_000;
+    /** Most steps of the calibration's second part ({@link Check}). */
+    static final int MAX_CHECK_STEPS = 3;
     /** Every tenth probe also reads the new rows. */
     static final int CROSS_CHECK_EVERY = 10;
     private static final long SEED = 42;
@@ -152,35 +156,50 @@ public final class ReadLag {
     }
 
     /**
-     * The calibration's second step: one thread fed the first estimate ({@link Calibration}) at a
-     * rate limit. An unlimited writer competes with the compaction thread for the cores, so the
-     * first estimate can be low (on a loaded 2-core machine measured 3 to 6 times low); fed at a
-     * limit, the thread's busy share tells how much more it could drain.
+     * A step of the calibration's second part: one thread fed a rate at a limit, first the first
+     * estimate ({@link Calibration}). An unlimited writer competes with the compaction thread for
+     * the cores, so the first estimate can be low (on a loaded 2-core machine measured 3 to 6 times
+     * low); fed at a limit, the thread's busy share tells how much more it could drain. A
+     * compaction's cost is partly per compaction rather than per row, so that extrapolation falls
+     * short while the thread is far from busy: the steps repeat at the extrapolated rate until the
+     * thread is {@linkplain #saturated saturated}, at most {@value ReadLag#MAX_CHECK_STEPS} times.
      *
-     * @param offeredRowsPerSec the rate offered: the first estimate
+     * @param offeredRowsPerSec the rate offered
      * @param busyRatio the write's {@code compactionBusyRatio}: the share of the run the thread compacted
      * @param achievedOverOffered rows written / offered
+     * @param step which step this was, from 1
      */
-    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered) {
+    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered, int step) {
 
         /** Extrapolations beyond this factor are not trusted: the busy share is bounded below by it. */
         static final double MIN_BUSY = 0.2;
+        /** A thread busy this share of the time is taken as saturated. */
+        static final double SATURATED_BUSY = 0.9;
 
         /**
          * What one thread drains: the offered rate over the busy share (at least {@value #MIN_BUSY}),
          * or, when the writer was held back (achieved below 0.98 of offered), the rate it achieved.
          */
         public double drainRowsPerSec() {
-            if (achievedOverOffered < 0.98) {
+            if (heldBack()) {
                 return Math.max(1, achievedOverOffered * offeredRowsPerSec);
             }
             return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
+        }
+
+        /** Whether the rate offered was about what the thread drains: it was busy {@value #SATURATED_BUSY} of the time or more, or the writer was held back. */
+        public boolean saturated() {
+            return heldBack() || busyRatio >= SATURATED_BUSY;
+        }
+
+        private boolean heldBack() {
+            return achievedOverOffered < 0.98;
         }
     }
 
     /** One measured run and its analysis. */
     public record Run(String threads, int repetition, LagSeries series, SteadyState steady, double achievedOverOffered,
-            long checkpointMillisP99, long peakReservedBytes, long compactions, double compactionBusyRatio, int probeMismatches,
+            long checkpointMillisP99, long peakReservedBytes, long compactions, double compactionBusyRatio, long spills, int probeMismatches,
             int crossChecks, double gcShare) {}
 
     private ReadLag() {}
@@ -198,10 +217,19 @@ public final class ReadLag {
                 cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
                         : "rows written: too little became visible"));
         long checkMillis = Math.max(2 * sizes.checkpointMillis(), sizes.calibrationMillis() * 3 / 5);
-        LagRun.Result checked = once(workDir, "calibration-check", new LagRun.Settings("1", cal.rowsPerSec(), checkMillis,
-                sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), keys, SEED));
-        Check check = new Check(cal.rowsPerSec(), checked.metrics().compactionBusyRatio(),
-                checked.achievedRowsPerSec() / cal.rowsPerSec());
+        Check check;
+        double rate = cal.rowsPerSec();
+        for (int step = 1; ; step++) {
+            LagRun.Result checked = once(workDir, "calibration-check-" + step, new LagRun.Settings("1", rate, checkMillis,
+                    sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), keys, SEED));
+            check = new Check(rate, checked.metrics().compactionBusyRatio(), checked.achievedRowsPerSec() / rate, step);
+            if (check.saturated() || step == MAX_CHECK_STEPS) {
+                break;
+            }
+            progress.accept(String.format(Locale.ROOT, "busy %.2f at %,.0f rows/s: checking at %,.0f rows/s ...", check.busyRatio(), rate,
+                    check.drainRowsPerSec()));
+            rate = check.drainRowsPerSec();
+        }
         double calibrated = check.drainRowsPerSec();
         double offered = sizes.overload() * calibrated;
         progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (busy %.2f at %,.0f rows/s, achieved/offered %.2f);"
@@ -240,7 +268,7 @@ public final class ReadLag {
         List<Long> checkpoints = r.checkpointMillis().isEmpty() ? List.of(0L) : r.checkpointMillis();
         return new Run(r.settings().threads(), repetition, r.series(), steady, offered > 0 ? r.achievedRowsPerSec() / offered : 1,
                 BenchTables.percentile(checkpoints, 99), r.metrics().peakReservedBytes(), r.metrics().compactionCount(),
-                r.metrics().compactionBusyRatio(), r.probeMismatches(), r.crossChecks(), r.gcShare());
+                r.metrics().compactionBusyRatio(), r.metrics().spillCount(), r.probeMismatches(), r.crossChecks(), r.gcShare());
     }
 
     /** The runs grouped by setting, in {@link #SETTINGS} order. */

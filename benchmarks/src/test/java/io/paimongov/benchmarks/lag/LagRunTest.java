@@ -55,10 +55,16 @@ class LagRunTest {
     @Test
     void theCheckScalesTheEstimateByTheThreadsBusyShare() {
         // Busy half the time at 10,000 rows/s: it could drain 20,000.
-        assertThat(new ReadLag.Check(10_000, 0.5, 1.0).drainRowsPerSec()).isCloseTo(20_000.0, within(1e-6));
+        ReadLag.Check half = new ReadLag.Check(10_000, 0.5, 1.0, 1);
+        assertThat(half.drainRowsPerSec()).isCloseTo(20_000.0, within(1e-6));
+        assertThat(half.saturated()).as("half busy: another step").isFalse();
         // Busy 5%: the extrapolation stops at 1 / 0.2.
-        assertThat(new ReadLag.Check(10_000, 0.05, 1.0).drainRowsPerSec()).isCloseTo(50_000.0, within(1e-6));
+        assertThat(new ReadLag.Check(10_000, 0.05, 1.0, 1).drainRowsPerSec()).isCloseTo(50_000.0, within(1e-6));
         // Held back to 80% of the offered rate: the estimate was above what it drains; that rate is it.
-        assertThat(new ReadLag.Check(10_000, 1.0, 0.8).drainRowsPerSec()).isCloseTo(8_000.0, within(1e-6));
+        ReadLag.Check heldBack = new ReadLag.Check(10_000, 0.7, 0.8, 2);
+        assertThat(heldBack.drainRowsPerSec()).isCloseTo(8_000.0, within(1e-6));
+        assertThat(heldBack.saturated()).isTrue();
+        // Busy 92% and keeping up: about saturated, no further step.
+        assertThat(new ReadLag.Check(10_000, 0.92, 1.0, 1).saturated()).isTrue();
     }
 }

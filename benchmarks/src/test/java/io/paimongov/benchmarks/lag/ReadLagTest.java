@@ -37,7 +37,14 @@ class ReadLagTest {
         }
         Map<String, Object> map = report.toMap();
         assertThat(map).containsKeys("lagRatio2", "lagRatioAll", "peakOverBudget", "lagMillis", "level0Files", "probeMismatches");
-        assertThat(progress).hasSize(3 + ReadLag.SETTINGS.size());
+        // The calibration, the first estimate, a line per further check step, the drain rate, a line per run.
+        int steps = report.check().step();
+        assertThat(steps).isBetween(1, ReadLag.MAX_CHECK_STEPS);
+        assertThat(progress).hasSize(3 + (steps - 1) + ReadLag.SETTINGS.size());
+        assertThat(progress.stream().filter(l -> l.contains(": checking at"))).hasSize(steps - 1);
+        if (steps < ReadLag.MAX_CHECK_STEPS) {
+            assertThat(report.check().saturated()).as("the steps stop early only at a saturated thread").isTrue();
+        }
         assertThat(dir.toFile().list()).isEmpty();
     }
 }

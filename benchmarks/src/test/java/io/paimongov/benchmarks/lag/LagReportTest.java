@@ -1,0 +1,25 @@
+package io.paimongov.benchmarks.lag;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The per-second lag timeline against a series whose means are worked out by hand. */
+class LagReportTest {
+
+    @Test
+    void perSecondIsTheTimeWeightedMeanOfEachWholeSecond() {
+        // 1,000 ms lag from 0 to 500 ms, then 3,000 ms until 1,500 ms, then 500 ms.
+        LagSeries series = new LagSeries.Builder().add(0, 1_000, 0).add(500, 3_000, 0).add(1_500, 500, 0).build();
+        // Second 0: half at 1,000, half at 3,000. Second 1: half at 3,000, half at 500. Second 2: 500.
+        // The last 400 ms of a 3,400 ms run are not a whole second and are left out.
+        assertThat(LagReport.perSecond(series, 3_400)).containsExactly(2_000L, 1_750L, 500L);
+    }
+
+    @Test
+    void aSecondBeforeTheFirstSampleIsMinusOne() {
+        LagSeries series = new LagSeries.Builder().add(1_200, 800, 0).build();
+        assertThat(LagReport.perSecond(series, 3_000)).isEqualTo(List.of(-1L, 800L, 800L));
+    }
+}
