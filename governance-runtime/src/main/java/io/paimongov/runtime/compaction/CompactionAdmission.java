@@ -5,6 +5,7 @@ import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.memory.Reclaimer;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
@@ -22,6 +23,12 @@ import java.util.function.ToLongFunction;
  * the memory to the oldest waiting task directly, so that the write's next page cannot take it
  * first. A compaction thread never makes Paimon flush: a flush may wait for that very task.
  *
+ * <p>The writing thread spills for a task only while the tasks running would hold at most half the
+ * budget with it, or none runs: past that a task waits for the memory a running one gives back. So
+ * tasks side by side (task-threads -1, one per bucket) cannot squeeze the write buffers into
+ * spilling a small run at every write call; with no task running one always gets room, so a task
+ * the writer waits for always starts.
+ *
  * <p><b>Thread-safety:</b> thread-safe; {@link #acquire} runs on compaction threads, {@link
  * #serveWaiting} on the writing thread (or any thread holding the write's call lock).
  */
@@ -36,6 +43,8 @@ public final class CompactionAdmission {
     private final Deque<Request> waiting = new ArrayDeque<>();
     /** {@code waiting.size()}, for the writing thread's check without the monitor. Written under this. */
     private volatile int waitingCount;
+    /** Bytes the running tasks hold. Guarded by this. */
+    private long heldBytes;
 
     /**
      * @param perTaskBytes one task's working memory, for every task
@@ -96,14 +105,15 @@ public final class CompactionAdmission {
                 check.run();
                 synchronized (this) {
                     if (request != null && request.granted) {
-                        return reservation::close;
+                        return lease(reservation, bytes);
                     }
                     if (reservation.tryGrow(bytes)
                             || (releaseCached.getAsLong() > 0 && reservation.tryGrow(bytes))) {
                         if (request != null) {
                             forget(request);
                         }
-                        return reservation::close;
+                        heldBytes += bytes;
+                        return lease(reservation, bytes);
                     }
                     if (request == null) {
                         request = new Request(reservation, bytes);
@@ -144,8 +154,13 @@ public final class CompactionAdmission {
                 if (oldest.reservation.tryGrow(oldest.bytes)) {
                     forget(oldest);
                     oldest.granted = true;
+                    heldBytes += oldest.bytes;
                     notifyAll();
                     continue;
+                }
+                if (heldBytes > 0 && heldBytes + oldest.bytes > budget.capacityBytes() / 2) {
+                    // The running tasks hold half the budget: this one waits for their memory.
+                    return;
                 }
                 missing = oldest.bytes - budget.availableBytes();
                 need = oldest.bytes;
@@ -155,6 +170,20 @@ public final class CompactionAdmission {
                 return;
             }
         }
+    }
+
+    /** A lease on {@code bytes} of {@code reservation}, counted in {@link #heldBytes} until closed. */
+    private Lease lease(MemoryReservation reservation, long bytes) {
+        AtomicBoolean closed = new AtomicBoolean();
+        return () -> {
+            if (closed.compareAndSet(false, true)) {
+                synchronized (this) {
+                    heldBytes -= bytes;
+                    notifyAll();
+                }
+                reservation.close();
+            }
+        };
     }
 
     /** Tasks waiting for memory now. */

@@ -130,6 +130,49 @@ class CompactionAdmissionTest {
         task.finish();
     }
 
+    /**
+     * Tasks that hold half the budget with the next one make it wait for their memory rather than
+     * have the writing thread spill for it; once they give it back, it starts from free memory.
+     */
+    @Test
+    void theWritingThreadDoesNotSpillForATaskWhileTasksHoldHalfTheBudget() throws Exception {
+        CompactionAdmission admission = admission(300 << 10);
+        CompactionAdmission.Lease first = admission.acquire(null, () -> {});
+        MemoryReservation pages = budget.newReservation("write-buffer pages");
+        pages.grow(600 << 10);
+        Waiter second = waitingTask(admission);
+        // 300 KiB held; with the second task's 300 KiB the tasks would hold 600 KiB of the 1 MiB.
+        admission.serveWaiting(bytes -> {
+            throw new AssertionError("asked to spill " + bytes + " bytes while tasks would hold more than half the budget");
+        });
+        assertThat(admission.waitingTasks()).isEqualTo(1);
+        assertThat(pages.bytes()).as("the write buffers keep their memory").isEqualTo(600 << 10);
+        first.close();
+        second.finish();
+        assertThat(budget.reservedBytes()).isEqualTo(pages.bytes());
+    }
+
+    /** Under half the budget with it, a task still gets the room the writing thread makes. */
+    @Test
+    void theWritingThreadSpillsForATaskThatKeepsTasksUnderHalfTheBudget() throws Exception {
+        CompactionAdmission admission = admission(200 << 10);
+        CompactionAdmission.Lease first = admission.acquire(null, () -> {});
+        MemoryReservation pages = budget.newReservation("write-buffer pages");
+        pages.grow(800 << 10);
+        Waiter second = waitingTask(admission);
+        List<Long> asked = new ArrayList<>();
+        admission.serveWaiting(bytes -> {
+            asked.add(bytes);
+            pages.shrink(bytes);
+            return bytes;
+        });
+        // 1 MiB - 200 KiB - 800 KiB = 24 KiB free; the task needs 200 KiB; together they hold 400 KiB.
+        assertThat(asked).containsExactly((200L << 10) - ((1L << 20) - (1000L << 10)));
+        second.finish();
+        first.close();
+        assertThat(budget.reservedBytes()).isEqualTo(pages.bytes());
+    }
+
     @Test
     void servingWithNoTaskWaitingFreesNothing() throws Exception {
         CompactionAdmission admission = admission(512 << 10);
