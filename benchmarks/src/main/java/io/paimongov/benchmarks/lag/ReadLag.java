@@ -21,8 +21,9 @@ import java.util.function.Consumer;
  * thread, so the thread is always busy; counting what became visible rather than what was written
  * does not need Paimon's back-pressure to have caught the writer up yet (with a 64 MiB buffer that
  * takes longer than a calibration). Further runs feed one thread that estimate at a rate limit and
- * correct it by the thread's busy share until the thread is saturated ({@link Check}). Every setting is then fed {@code overload} times that rate ({@link LagRun}), on
- * a new table from the same seed; the repetitions rotate the order of the settings (1, 2, -1 /
+ * correct it by the thread's busy share until the thread is saturated ({@link Check}). Every
+ * setting is then fed {@code overload} times that rate ({@link LagRun}), on a new table from the
+ * same seed; the repetitions rotate the order of the settings (1, 2, -1 /
  * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
  * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
  * ratios are the medians over the repetitions. The calibration run also warms the JIT up.
@@ -187,7 +188,10 @@ public final class ReadLag {
             return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
         }
 
-        /** Whether the rate offered was about what the thread drains: it was busy {@value #SATURATED_BUSY} of the time or more, or the writer was held back. */
+        /**
+         * Whether the rate offered was about what the thread drains: it was busy {@value
+         * #SATURATED_BUSY} of the time or more, or the writer was held back.
+         */
         public boolean saturated() {
             return heldBack() || busyRatio >= SATURATED_BUSY;
         }

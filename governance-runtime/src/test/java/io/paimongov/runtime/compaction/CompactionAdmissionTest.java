@@ -130,6 +130,16 @@ class CompactionAdmissionTest {
         task.finish();
     }
 
+    /** One task running, write-buffer pages of {@code pageBytes}, and a second task waiting for memory. */
+    private record RunningAndWaiting(CompactionAdmission.Lease running, MemoryReservation pages, Waiter waiting) {}
+
+    private RunningAndWaiting runningAndWaiting(CompactionAdmission admission, long pageBytes) throws InterruptedException {
+        CompactionAdmission.Lease running = admission.acquire(null, () -> {});
+        MemoryReservation pages = budget.newReservation("write-buffer pages");
+        pages.grow(pageBytes);
+        return new RunningAndWaiting(running, pages, waitingTask(admission));
+    }
+
     /**
      * Tasks that hold half the budget with the next one make it wait for their memory rather than
      * have the writing thread spill for it; once they give it back, it starts from free memory.
@@ -137,10 +147,10 @@ class CompactionAdmissionTest {
     @Test
     void theWritingThreadDoesNotSpillForATaskWhileTasksHoldHalfTheBudget() throws Exception {
         CompactionAdmission admission = admission(300 << 10);
-        CompactionAdmission.Lease first = admission.acquire(null, () -> {});
-        MemoryReservation pages = budget.newReservation("write-buffer pages");
-        pages.grow(600 << 10);
-        Waiter second = waitingTask(admission);
+        RunningAndWaiting tasks = runningAndWaiting(admission, 600 << 10);
+        CompactionAdmission.Lease first = tasks.running();
+        MemoryReservation pages = tasks.pages();
+        Waiter second = tasks.waiting();
         // 300 KiB held; with the second task's 300 KiB the tasks would hold 600 KiB of the 1 MiB.
         admission.serveWaiting(bytes -> {
             throw new AssertionError("asked to spill " + bytes + " bytes while tasks would hold more than half the budget");
@@ -156,10 +166,10 @@ class CompactionAdmissionTest {
     @Test
     void theWritingThreadSpillsForATaskThatKeepsTasksUnderHalfTheBudget() throws Exception {
         CompactionAdmission admission = admission(200 << 10);
-        CompactionAdmission.Lease first = admission.acquire(null, () -> {});
-        MemoryReservation pages = budget.newReservation("write-buffer pages");
-        pages.grow(800 << 10);
-        Waiter second = waitingTask(admission);
+        RunningAndWaiting tasks = runningAndWaiting(admission, 800 << 10);
+        CompactionAdmission.Lease first = tasks.running();
+        MemoryReservation pages = tasks.pages();
+        Waiter second = tasks.waiting();
         List<Long> asked = new ArrayList<>();
         admission.serveWaiting(bytes -> {
             asked.add(bytes);
