@@ -128,6 +128,10 @@ public final class CompactionAdmission {
             synchronized (this) {
                 if (request != null) {
                     forget(request);
+                    if (request.granted) {
+                        // Granted by the writing thread but never taken up: not held any more.
+                        heldBytes -= request.bytes;
+                    }
                 }
                 reservation.close();
             }
