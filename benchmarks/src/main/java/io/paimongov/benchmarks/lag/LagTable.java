@@ -99,17 +99,16 @@ public final class LagTable {
     /**
      * Seeded rows: {@code k} uniform in {@code [0, keys)} (a key space a few times a checkpoint's rows
      * makes most rows updates, which deletion vectors then mark), {@code v} random letters: a slice at
-     * a random offset of a {@value #ARENA_BYTES}-byte arena of letters drawn once. Two values of one
-     * file rarely overlap (a file holds a few thousand rows), so they compress as random letters do,
-     * and making one costs a copy rather than {@value #VALUE_BYTES} draws: the harness's own CPU
-     * (a third of the writing thread's when every letter was drawn) stays out of the measurement.
-     * Not thread-safe: one per writing thread.
+     * a random offset of a {@value #ARENA_BYTES}-byte arena of letters drawn once per JVM. Two values
+     * of one file rarely overlap (a file holds a few thousand rows), so they compress as random
+     * letters do, and making one costs a copy rather than {@value #VALUE_BYTES} draws: the harness's
+     * own CPU (a third of the writing thread's when every letter was drawn) stays out of the
+     * measurement. Not thread-safe: one per writing thread.
      */
     static final class Rows {
         static final int ARENA_BYTES = 32 << 20;
         private final SplittableRandom random;
         private final int keys;
-        private final byte[] arena;
 
         Rows(long seed, int keys) {
             if (keys < 1) {
@@ -117,19 +116,28 @@ public final class LagTable {
             }
             this.random = new SplittableRandom(seed);
             this.keys = keys;
-            this.arena = new byte[ARENA_BYTES];
-            for (int i = 0; i < arena.length; ) {
-                long bits = random.nextLong();
-                for (int j = 0; j < 12 && i < arena.length; j++, bits >>>= 5) {
-                    arena[i++] = (byte) ('a' + (int) ((bits & 31) % 26));
-                }
-            }
         }
 
         /** A new row with {@code ts}; a new object every call (Paimon may keep it until it is copied). */
         GenericRow next(long ts) {
-            int from = random.nextInt(arena.length - VALUE_BYTES + 1);
-            return GenericRow.of(random.nextInt(keys), ts, BinaryString.fromBytes(arena, from, VALUE_BYTES));
+            int from = random.nextInt(ARENA_BYTES - VALUE_BYTES + 1);
+            return GenericRow.of(random.nextInt(keys), ts, BinaryString.fromBytes(Arena.LETTERS, from, VALUE_BYTES));
+        }
+
+        /** The letters, drawn from a fixed seed when first used; never written after. */
+        private static final class Arena {
+            static final byte[] LETTERS = letters(new SplittableRandom(0x1a9L));
+
+            private static byte[] letters(SplittableRandom random) {
+                byte[] letters = new byte[ARENA_BYTES];
+                for (int i = 0; i < letters.length; ) {
+                    long bits = random.nextLong();
+                    for (int j = 0; j < 12 && i < letters.length; j++, bits >>>= 5) {
+                        letters[i++] = (byte) ('a' + (int) ((bits & 31) % 26));
+                    }
+                }
+                return letters;
+            }
         }
     }
 }
