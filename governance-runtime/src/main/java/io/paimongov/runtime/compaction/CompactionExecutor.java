@@ -5,6 +5,8 @@ import io.paimongov.spi.CompactionThreads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -49,6 +51,7 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     private volatile CompactionAdmission admission;
     private volatile Reclaimer makeRoom = Reclaimer.NONE;
     private volatile int setting = 1;
+    private volatile long cancelWaitMillis;
     private volatile int bound = 1;
     /** Guarded by this: when {@link #stop} stops waiting (System.nanoTime), 0 before the first stop. */
     private long stopDeadline;
@@ -73,11 +76,13 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
      * Sets the thread setting and the memory admission; called once, before the first task.
      *
      * @param taskThreads 1, N above 1, or -1 (one per active bucket up to {@code maxThreads})
+     * @param cancelWaitMillis how long a {@code get()} of a cancelled task waits for its body to stop
      * @param makeRoom spills write buffers for a waiting task; run by threads waiting for a task's
      *     result ({@link CompactionAdmission#serveWaiting}), so it must make Paimon flush only on the
      *     thread that holds the write's call lock
      */
-    public void configure(int taskThreads, int maxThreads, CompactionAdmission admission, Reclaimer makeRoom) {
+    public void configure(int taskThreads, int maxThreads, long cancelWaitMillis, CompactionAdmission admission, Reclaimer makeRoom) {
+        this.cancelWaitMillis = cancelWaitMillis;
         this.admission = admission;
         this.makeRoom = makeRoom;
         this.setting = taskThreads;
@@ -109,14 +114,53 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
         return new AdmittedTask<>(() -> runAdmitted(task));
     }
 
-    /** A task whose waiters make room for tasks waiting for memory (see the class comment). */
+    /**
+     * A task whose waiters make room for tasks waiting for memory (see the class comment), and whose
+     * {@code get()} after a cancel returns only once the task's body has stopped (up to the cancel
+     * wait): Paimon cancels a bucket's compaction when it closes the bucket's writer and then closes
+     * the lookup files and readers the compaction uses, which must not happen under a running task.
+     */
     private final class AdmittedTask<T> extends FutureTask<T> {
+        /** Set when a thread takes the task; the body runs after it, if the task was not cancelled first. */
+        private volatile boolean taken;
+        private final CountDownLatch stopped = new CountDownLatch(1);
+
         AdmittedTask(Callable<T> callable) {
             super(callable);
         }
 
         @Override
+        public void run() {
+            taken = true;
+            try {
+                super.run();
+            } finally {
+                stopped.countDown();
+            }
+        }
+
+        @Override
         public T get() throws InterruptedException, ExecutionException {
+            try {
+                return awaitResult();
+            } catch (CancellationException e) {
+                awaitStopped();
+                throw e;
+            }
+        }
+
+        @Override
+        public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            serve();
+            try {
+                return super.get(timeout, unit);
+            } catch (CancellationException e) {
+                awaitStopped();
+                throw e;
+            }
+        }
+
+        private T awaitResult() throws InterruptedException, ExecutionException {
             if (isDone()) {
                 return super.get();
             }
@@ -135,10 +179,11 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
             }
         }
 
-        @Override
-        public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
-            serve();
-            return super.get(timeout, unit);
+        /** Waits, up to the cancel wait, for a cancelled task's body to stop, if a thread took it. */
+        private void awaitStopped() throws InterruptedException {
+            if (taken) {
+                stopped.await(cancelWaitMillis, TimeUnit.MILLISECONDS);
+            }
         }
 
         private void serve() throws ExecutionException {

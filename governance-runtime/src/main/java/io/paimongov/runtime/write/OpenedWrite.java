@@ -20,6 +20,8 @@ import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.sink.TableWriteImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens one governed write and holds what the opening set up, which the write's parts ({@link
@@ -40,6 +42,8 @@ import org.apache.paimon.table.sink.TableWriteImpl;
  * {@link #state} is volatile because the cancel path reads it without the lock.
  */
 final class OpenedWrite {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OpenedWrite.class);
 
     enum State {
         OPEN,
@@ -170,20 +174,26 @@ final class OpenedWrite {
     }
 
     /**
-     * Charges the lookup cache as it fills ({@link ChargedLookupCache}); where this Paimon's write
-     * keeps its cache elsewhere, reserves its whole size now instead.
+     * Gives each bucket its own lookup caches, charged as they fill ({@link BucketLookupCaches}).
+     * Where this Paimon's write makes its compaction managers elsewhere, the one cache Paimon shares
+     * by all buckets stays: its whole size is reserved now, and the write compacts on one thread,
+     * the only way Paimon's shared cache is safe.
      */
     private void chargeLookupCache(TableWriteImpl<?> paimonWrite) {
         if (lookupCache == null) {
             return;
         }
         CoreOptions core = table.coreOptions();
-        if (ChargedLookupCache.install(paimonWrite.getWrite(), core.lookupCacheMaxMemory(), core.lookupCacheHighPrioPoolRatio(), lookupCache)) {
+        if (BucketLookupCaches.install(paimonWrite.getWrite(), core, lookupCache)) {
             return;
         }
         long whole = tableMode.lookupCacheBytes(core);
         if (!lookupCache.tryGrow(whole)) {
             throw budget.tooSmall("lookup cache", whole);
+        }
+        if (context.compactionExecutor().threadBound() > 1) {
+            LOG.warn("write '{}': this Paimon's write shares one lookup cache by all buckets; compacting on one thread", context.name());
+            context.compactionExecutor().configure(1, 1, context.options().compactionStopMillis(), compaction, roomForCompaction);
         }
     }
 
@@ -238,7 +248,8 @@ final class OpenedWrite {
         int threads = context.options().compactionTaskThreads(given.options());
         compaction = new CompactionAdmission(budget, footprint.compactionBytes(), new CompactionTaskMemory(footprint),
                 context.pool()::releaseCached);
-        context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), compaction, roomForCompaction);
+        context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), context.options().compactionStopMillis(),
+                compaction, roomForCompaction);
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.memory.Reclaimer;
 import io.paimongov.runtime.memory.TestAllocators;
 import io.paimongov.spi.CompactionThreads;
 import java.time.Duration;
@@ -64,7 +65,7 @@ class CompactionExecutorTest {
         buffers.grow(1 << 20);
         CompactionExecutor executor = executor();
         AtomicLong asked = new AtomicLong();
-        executor.configure(1, 1, new CompactionAdmission(budget, 256 << 10, () -> 0), bytes -> {
+        executor.configure(1, 1, 10_000, new CompactionAdmission(budget, 256 << 10, () -> 0), bytes -> {
             asked.addAndGet(bytes);
             buffers.shrink(bytes);
             return bytes;
@@ -123,6 +124,53 @@ class CompactionExecutorTest {
         assertThat(running.isDone()).isTrue();
         assertThat(queued.isCancelled()).isTrue();
         assertThat(executor.queuedTasks()).isZero();
+    }
+
+    /**
+     * Paimon cancels a bucket's compaction and then, once {@code get()} returns, closes the lookup
+     * files the task reads: the task's body must have stopped by then. The body here, interrupted,
+     * goes on until the test lets it; the waiter notes whether the body had stopped when its {@code
+     * get()} threw.
+     */
+    @Test
+    void getOfACancelledRunningTaskReturnsOnlyOnceItsBodyStopped() throws Exception {
+        CompactionExecutor executor = executor();
+        executor.configure(1, 1, 30_000, null, Reclaimer.NONE);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        CountDownLatch letItStop = new CountDownLatch(1);
+        AtomicBoolean bodyStopped = new AtomicBoolean();
+        Future<?> task = executor.submit(() -> {
+            started.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+                letItStop.await();
+            }
+            bodyStopped.set(true);
+            return null;
+        });
+        started.await();
+        task.cancel(true);
+        interrupted.await();
+        AtomicBoolean stoppedWhenGetThrew = new AtomicBoolean();
+        Thread waiter = new Thread(() -> {
+            try {
+                task.get();
+            } catch (Exception expected) {
+                stoppedWhenGetThrew.set(bodyStopped.get());
+            }
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.getState() != Thread.State.WAITING
+                && waiter.getState() != Thread.State.TERMINATED) {
+            Thread.onSpinWait();
+        }
+        letItStop.countDown();
+        waiter.join();
+        assertThat(stoppedWhenGetThrew).as("the body had stopped when get() threw").isTrue();
+        assertThat(executor.stop(5000)).isTrue();
     }
 
     /** Submits a task that sleeps a minute, and returns once it runs. */

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The lookup cache is charged page by page as Paimon's cache keeps pages, given back as it drops
- * them, and hands out pages it cannot charge without keeping them. Expected charges are the page
- * sizes the test's reader returns.
+ * The lookup caches are charged page by page as they keep pages, given back as their readers drop
+ * them, and hand out pages that do not fit without keeping them; the caches of one write share one
+ * bound and never evict one another's pages. Expected charges are the page sizes the test's reader
+ * returns.
  */
 class ChargedLookupCacheTest {
 
@@ -40,8 +41,17 @@ class ChargedLookupCacheTest {
     private final List<Integer> reads = new ArrayList<>();
     private final List<CacheKey> removed = new ArrayList<>();
 
+    /** A cache of its own under a bound of {@code maxBytes}. */
+    private ChargedLookupCache cache(long maxBytes) {
+        return new ChargedLookupCache(new ChargedLookupCache.Bound(MemorySize.ofBytes(maxBytes), 0, charge));
+    }
+
     private MemorySegment page(ChargedLookupCache cache, int position) {
-        return cache.getPage(CacheKey.forPosition(FILE, position, PAGE, false), key -> {
+        return page(cache, FILE, position, false);
+    }
+
+    private MemorySegment page(ChargedLookupCache cache, Path file, int position, boolean index) {
+        return cache.getPage(CacheKey.forPosition(file, position, PAGE, index), key -> {
             reads.add(position);
             byte[] bytes = new byte[PAGE];
             bytes[0] = (byte) position;
@@ -51,7 +61,7 @@ class ChargedLookupCacheTest {
 
     @Test
     void pagesAreChargedWhenKeptAndOnlyOnce() {
-        ChargedLookupCache cache = new ChargedLookupCache(MemorySize.ofKibiBytes(64), 0, charge);
+        ChargedLookupCache cache = cache(64 * PAGE);
         assertThat(charge.bytes()).isZero();
 
         assertThat(page(cache, 1).get(0)).isEqualTo((byte) 1);
@@ -64,7 +74,7 @@ class ChargedLookupCacheTest {
 
     @Test
     void anInvalidatedPageGivesItsChargeBackAndTellsPaimonsCallback() {
-        ChargedLookupCache cache = new ChargedLookupCache(MemorySize.ofKibiBytes(64), 0, charge);
+        ChargedLookupCache cache = cache(64 * PAGE);
         page(cache, 1);
         page(cache, 2);
 
@@ -76,7 +86,7 @@ class ChargedLookupCacheTest {
 
     @Test
     void aPageThatCannotBeChargedIsHandedOutUncachedAndReadAgainNextTime() {
-        ChargedLookupCache cache = new ChargedLookupCache(MemorySize.ofKibiBytes(64), 0, charge);
+        ChargedLookupCache cache = cache(64 * PAGE);
         MemoryReservation others = budget.newReservation("write buffer");
         assertThat(others.tryGrow(9L * PAGE + 1)).isTrue(); // less than a page left
 
@@ -90,7 +100,7 @@ class ChargedLookupCacheTest {
 
     @Test
     void anEvictionAfterTheWriteClosedTheReservationChangesNothing() {
-        ChargedLookupCache cache = new ChargedLookupCache(MemorySize.ofKibiBytes(64), 0, charge);
+        ChargedLookupCache cache = cache(64 * PAGE);
         page(cache, 1);
         charge.close();
 
@@ -117,8 +127,52 @@ class ChargedLookupCacheTest {
     }
 
     @Test
-    void aWriteThatIsNotPaimonsMemoryWriteKeepsItsCache() {
-        assertThat(ChargedLookupCache.install(null, MemorySize.ofKibiBytes(64), 0, charge)).isFalse();
+    void theCachesOfOneWriteShareItsBoundAndNeverEvictAnotherCachesPage() {
+        ChargedLookupCache.Bound bound = new ChargedLookupCache.Bound(MemorySize.ofBytes(2L * PAGE), 0, charge);
+        ChargedLookupCache bucket0 = new ChargedLookupCache(bound);
+        ChargedLookupCache bucket1 = new ChargedLookupCache(bound);
+        Path other = new Path("/lookup/other");
+        page(bucket0, FILE, 1, false);
+        page(bucket0, FILE, 2, false);
+
+        // The bound is full: bucket 1's page is read and handed out, not kept, and bucket 0 keeps its pages.
+        assertThat(page(bucket1, other, 1, false).get(0)).isEqualTo((byte) 1);
+        assertThat(page(bucket1, other, 1, false).get(0)).isEqualTo((byte) 1);
+        page(bucket0, FILE, 1, false);
+        assertThat(reads).containsExactly(1, 2, 1, 1);
+        assertThat(removed).as("no page evicted for another").isEmpty();
+        assertThat(charge.bytes()).isEqualTo(2L * PAGE);
+
+        // Bucket 0's reader drops a page: its room goes to bucket 1.
+        bucket0.invalidPage(CacheKey.forPosition(FILE, 2, PAGE, false));
+        page(bucket1, other, 1, false);
+        page(bucket1, other, 1, false);
+        assertThat(reads).containsExactly(1, 2, 1, 1, 1);
+        assertThat(charge.bytes()).isEqualTo(2L * PAGE);
+        assertThat(bound.bytes()).isEqualTo(2L * PAGE);
+    }
+
+    @Test
+    void indexPagesHaveTheHighPriorityShareOfTheBoundAndDataPagesTheRest() {
+        // 4 pages, a quarter for index pages: one index page, three data pages.
+        ChargedLookupCache cache = new ChargedLookupCache(new ChargedLookupCache.Bound(MemorySize.ofBytes(4L * PAGE), 0.25, charge));
+        for (int p = 1; p <= 2; p++) {
+            page(cache, FILE, p, true);
+            page(cache, FILE, p, true);
+        }
+        for (int p = 3; p <= 6; p++) {
+            page(cache, FILE, p, false);
+            page(cache, FILE, p, false);
+        }
+        // Index page 2 and data page 6 did not fit: read twice; the others once.
+        assertThat(reads).containsExactly(1, 2, 2, 3, 4, 5, 6, 6);
+        assertThat(charge.bytes()).isEqualTo(4L * PAGE);
+    }
+
+    @Test
+    void aWriteThatIsNotPaimonsKeyValueWriteKeepsItsCache() throws Exception {
+        FileStoreTable table = deletionVectorTable();
+        assertThat(BucketLookupCaches.install(null, table.coreOptions(), charge)).isFalse();
     }
 
     /** Writes keys 0, step, 2 x step... below 2,000 with {@code prefix}, through a write with the charged cache. */
@@ -127,7 +181,7 @@ class ChargedLookupCacheTest {
         try (IOManager io = IOManager.create(dir.resolve("io").toString());
                 TableWriteImpl<?> write = (TableWriteImpl<?>) table.newBatchWriteBuilder().newWrite()) {
             write.withIOManager(io);
-            assertThat(ChargedLookupCache.install(write.getWrite(), table.coreOptions().lookupCacheMaxMemory(), 0, charge)).isTrue();
+            assertThat(BucketLookupCaches.install(write.getWrite(), table.coreOptions(), charge)).isTrue();
             for (int k = from; k < 2_000; k += step) {
                 write.write(GenericRow.of(k, BinaryString.fromString(prefix + k)), 0);
                 model.put(k, prefix + k);
