@@ -2,6 +2,8 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.MemoryReservation;
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.paimon.io.cache.CacheCallback;
 import org.apache.paimon.io.cache.CacheKey;
@@ -25,17 +27,19 @@ import org.apache.paimon.options.MemorySize;
  * by {@code lookup.cache.high-priority-pool-ratio} between index and data pages, as Paimon does)
  * and the write's {@code lookup cache} reservation in the budget.
  *
- * <p>A page is charged to the bound before the cache keeps it and given back when its reader
- * invalidates it (the lookup file is closed or dropped). A page that does not fit (the bound is at
- * Paimon's size or the budget is full) is read and handed to the caller uncached: the lookup goes
- * on at the cost of reading the page again next time, and the heap holds it only while the caller
- * uses it. Nothing is evicted to make room, so no callback ever runs for a page another bucket
- * holds; unlike Paimon's LRU cache, pages of live lookup files stay cached until their file is
- * dropped (for uniformly spread keys the hit rate is the same).
+ * <p>A page is charged to the bound before the cache keeps it and given back when it leaves the
+ * cache. When a page does not fit, the cache makes room among its own pages only, least recently
+ * used first, on its own thread, so no callback ever runs for a page another bucket holds. A cache
+ * may go past Paimon's size while it holds less than its fair share (the size over the caches that
+ * hold pages), so a bucket that comes to a full bound still caches its working pages, and the
+ * caches above their share shrink towards it as they load: the pages kept stay below twice
+ * Paimon's size and within the budget. A page that still does not fit (the budget is full and the
+ * cache holds nothing of that kind) is handed to the caller uncached: the lookup goes on at the
+ * cost of reading the page again next time, and the heap holds it only while the caller uses it.
  *
- * <p><b>Thread-safety:</b> thread-safe as Paimon's cache is; meant to be used by one thread at a
- * time (the bucket's compaction, or the writing thread between compactions). The bound is shared
- * and thread-safe.
+ * <p><b>Thread-safety:</b> thread-safe (its methods hold its monitor); meant to be used by one
+ * thread at a time (the bucket's compaction, or the writing thread between compactions), so its
+ * readers' callbacks run on that thread. The bound is shared and thread-safe.
  */
 final class ChargedLookupCache extends CacheManager {
 
@@ -43,6 +47,12 @@ final class ChargedLookupCache extends CacheManager {
     private static final MemorySize NEVER_FULL = MemorySize.ofBytes(Long.MAX_VALUE / 4);
 
     private final Bound bound;
+    /** The pages this cache keeps and their bytes, least recently used first. Guarded by this. */
+    private final LinkedHashMap<CacheKey, Long> kept = new LinkedHashMap<>(16, 0.75f, true);
+    /** Guarded by this. */
+    private long dataBytes;
+    /** Guarded by this. */
+    private long indexBytes;
 
     ChargedLookupCache(Bound bound) {
         super(NEVER_FULL, 0);
@@ -60,6 +70,8 @@ final class ChargedLookupCache extends CacheManager {
         private final boolean split;
         private final AtomicLong data = new AtomicLong();
         private final AtomicLong index = new AtomicLong();
+        /** Caches that hold at least one page. */
+        private final AtomicInteger holders = new AtomicInteger();
 
         /**
          * @param maxBytes Paimon's {@code lookup.cache-max-memory-size}
@@ -82,12 +94,18 @@ final class ChargedLookupCache extends CacheManager {
             return data.get() + index.get();
         }
 
-        /** Takes room for a page of {@code bytes}: within the pool's size and charged; false, changing nothing, when it does not fit. */
-        boolean tryTake(boolean isIndex, long bytes) {
+        /**
+         * Takes room for a page of {@code bytes} for a cache that holds {@code ownBytes} of the
+         * page's kind: within the pool's size, or within the cache's fair share of it (the size over
+         * the caches that hold pages, this one counted), and charged; false, changing nothing, when
+         * it does not fit.
+         */
+        boolean tryTake(boolean isIndex, long bytes, long ownBytes, boolean holdsAny) {
             AtomicLong pool = pool(isIndex);
             long max = split && isIndex ? indexMax : dataMax;
+            long fairShare = max / Math.max(1, holders.get() + (holdsAny ? 0 : 1));
             for (long held = pool.get(); ; held = pool.get()) {
-                if (held + bytes > max) {
+                if (held + bytes > max && ownBytes + bytes > fairShare) {
                     return false;
                 }
                 if (pool.compareAndSet(held, held + bytes)) {
@@ -122,12 +140,13 @@ final class ChargedLookupCache extends CacheManager {
     }
 
     @Override
-    public MemorySegment getPage(CacheKey key, CacheReader reader, CacheCallback callback) {
-        Load load = new Load(reader, key.isIndex());
+    public synchronized MemorySegment getPage(CacheKey key, CacheReader reader, CacheCallback callback) {
+        kept.get(key); // a use: the page becomes the most recently used
+        Load load = new Load(reader, key);
         try {
             return super.getPage(key, load, k -> {
                 if (load.kept > 0) {
-                    bound.give(key.isIndex(), load.kept);
+                    left(key, load.kept);
                 }
                 callback.onRemoval(k);
             });
@@ -140,27 +159,79 @@ final class ChargedLookupCache extends CacheManager {
         }
     }
 
+    /** Makes room for a page of {@code bytes}, dropping this cache's least recently used pages of its kind as needed. */
+    private boolean makeRoom(boolean isIndex, long bytes) {
+        while (!bound.tryTake(isIndex, bytes, isIndex ? indexBytes : dataBytes, !kept.isEmpty())) {
+            CacheKey eldest = eldest(isIndex);
+            if (eldest == null) {
+                return false;
+            }
+            super.invalidPage(eldest); // its callback, on this thread, gives its room back (left)
+            if (kept.containsKey(eldest)) {
+                return false; // the cache has not told its callback yet: no room now
+            }
+        }
+        return true;
+    }
+
+    private CacheKey eldest(boolean isIndex) {
+        for (CacheKey k : kept.keySet()) {
+            if (!bound.split || k.isIndex() == isIndex) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    /** A page was kept: counted as this cache's. */
+    private void stayed(CacheKey key, long bytes) {
+        if (kept.isEmpty()) {
+            bound.holders.incrementAndGet();
+        }
+        kept.put(key, bytes);
+        if (key.isIndex() && bound.split) {
+            indexBytes += bytes;
+        } else {
+            dataBytes += bytes;
+        }
+    }
+
+    /** A page left the cache (dropped to make room, or invalidated by its reader): its room goes back to the bound. */
+    private synchronized void left(CacheKey key, long bytes) {
+        kept.remove(key);
+        if (key.isIndex() && bound.split) {
+            indexBytes -= bytes;
+        } else {
+            dataBytes -= bytes;
+        }
+        if (kept.isEmpty()) {
+            bound.holders.decrementAndGet();
+        }
+        bound.give(key.isIndex(), bytes);
+    }
+
     /** One load through the cache: the page takes room in the bound before the cache keeps it. */
     private final class Load implements CacheReader {
         private final CacheReader reader;
-        private final boolean isIndex;
+        private final CacheKey key;
         /** Bytes this load put in the cache; read by the removal callback. */
         private volatile long kept;
         /** A page read that did not fit. */
         private byte[] uncharged;
 
-        Load(CacheReader reader, boolean isIndex) {
+        Load(CacheReader reader, CacheKey key) {
             this.reader = reader;
-            this.isIndex = isIndex;
+            this.key = key;
         }
 
         @Override
-        public byte[] read(CacheKey key) throws IOException {
-            byte[] page = reader.read(key);
-            if (!bound.tryTake(isIndex, page.length)) {
+        public byte[] read(CacheKey k) throws IOException {
+            byte[] page = reader.read(k);
+            if (!makeRoom(key.isIndex(), page.length)) {
                 uncharged = page;
                 throw new NotCharged();
             }
+            stayed(key, page.length);
             kept = page.length;
             return page;
         }

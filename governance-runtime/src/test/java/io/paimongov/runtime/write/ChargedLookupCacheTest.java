@@ -127,29 +127,46 @@ class ChargedLookupCacheTest {
     }
 
     @Test
-    void theCachesOfOneWriteShareItsBoundAndNeverEvictAnotherCachesPage() {
-        ChargedLookupCache.Bound bound = new ChargedLookupCache.Bound(MemorySize.ofBytes(2L * PAGE), 0, charge);
+    void aFullCacheDropsItsLeastRecentlyUsedPageForANewOne() {
+        ChargedLookupCache cache = cache(2L * PAGE);
+        page(cache, 1);
+        page(cache, 2);
+        page(cache, 3); // drops 1
+        page(cache, 2); // a use of 2: 3 is now the least recently used
+        page(cache, 1); // drops 3
+
+        assertThat(reads).containsExactly(1, 2, 3, 1);
+        assertThat(removed).containsExactly(key(1), key(3));
+        assertThat(charge.bytes()).isEqualTo(2L * PAGE);
+    }
+
+    @Test
+    void aCacheMakesRoomAmongItsOwnPagesOnlyAndEachKeepsItsFairShare() {
+        ChargedLookupCache.Bound bound = new ChargedLookupCache.Bound(MemorySize.ofBytes(4L * PAGE), 0, charge);
         ChargedLookupCache bucket0 = new ChargedLookupCache(bound);
         ChargedLookupCache bucket1 = new ChargedLookupCache(bound);
+        List<CacheKey> removed0 = new ArrayList<>();
+        List<CacheKey> removed1 = new ArrayList<>();
         Path other = new Path("/lookup/other");
-        page(bucket0, FILE, 1, false);
-        page(bucket0, FILE, 2, false);
+        for (int p = 1; p <= 4; p++) {
+            load(bucket0, FILE, p, removed0);
+        }
+        assertThat(bound.bytes()).as("bucket 0 filled the bound").isEqualTo(4L * PAGE);
 
-        // The bound is full: bucket 1's page is read and handed out, not kept, and bucket 0 keeps its pages.
-        assertThat(page(bucket1, other, 1, false).get(0)).isEqualTo((byte) 1);
-        assertThat(page(bucket1, other, 1, false).get(0)).isEqualTo((byte) 1);
-        page(bucket0, FILE, 1, false);
-        assertThat(reads).containsExactly(1, 2, 1, 1);
-        assertThat(removed).as("no page evicted for another").isEmpty();
-        assertThat(charge.bytes()).isEqualTo(2L * PAGE);
+        // Bucket 1 comes to a full bound: it keeps up to its share (4 pages over 2 caches), then drops its own.
+        for (int p = 1; p <= 3; p++) {
+            load(bucket1, other, p, removed1);
+        }
+        assertThat(removed0).as("nothing of bucket 0 dropped for bucket 1").isEmpty();
+        assertThat(removed1).containsExactly(CacheKey.forPosition(other, 1, PAGE, false));
+        assertThat(bound.bytes()).isEqualTo(6L * PAGE);
 
-        // Bucket 0's reader drops a page: its room goes to bucket 1.
-        bucket0.invalidPage(CacheKey.forPosition(FILE, 2, PAGE, false));
-        page(bucket1, other, 1, false);
-        page(bucket1, other, 1, false);
-        assertThat(reads).containsExactly(1, 2, 1, 1, 1);
-        assertThat(charge.bytes()).isEqualTo(2L * PAGE);
-        assertThat(bound.bytes()).isEqualTo(2L * PAGE);
+        // Bucket 0, above its share, drops its own pages until the new one fits the bound.
+        load(bucket0, FILE, 5, removed0);
+        assertThat(removed0).containsExactly(key(1), key(2), key(3));
+        assertThat(removed1).hasSize(1);
+        assertThat(bound.bytes()).isEqualTo(4L * PAGE);
+        assertThat(charge.bytes()).isEqualTo(4L * PAGE);
     }
 
     @Test
@@ -158,15 +175,21 @@ class ChargedLookupCacheTest {
         ChargedLookupCache cache = new ChargedLookupCache(new ChargedLookupCache.Bound(MemorySize.ofBytes(4L * PAGE), 0.25, charge));
         for (int p = 1; p <= 2; p++) {
             page(cache, FILE, p, true);
-            page(cache, FILE, p, true);
         }
         for (int p = 3; p <= 6; p++) {
             page(cache, FILE, p, false);
-            page(cache, FILE, p, false);
         }
-        // Index page 2 and data page 6 did not fit: read twice; the others once.
-        assertThat(reads).containsExactly(1, 2, 2, 3, 4, 5, 6, 6);
+        // Index page 2 took index page 1's room; data page 6 took data page 3's.
+        assertThat(removed).containsExactly(CacheKey.forPosition(FILE, 1, PAGE, true), key(3));
         assertThat(charge.bytes()).isEqualTo(4L * PAGE);
+    }
+
+    private static CacheKey key(int position) {
+        return CacheKey.forPosition(FILE, position, PAGE, false);
+    }
+
+    private void load(ChargedLookupCache cache, Path file, int position, List<CacheKey> removedHere) {
+        cache.getPage(CacheKey.forPosition(file, position, PAGE, false), key -> new byte[PAGE], removedHere::add);
     }
 
     @Test
