@@ -161,7 +161,7 @@ final class ChargedLookupCache extends CacheManager {
 
     /** Makes room for a page of {@code bytes}, dropping this cache's least recently used pages of its kind as needed. */
     private boolean makeRoom(boolean isIndex, long bytes) {
-        while (!bound.tryTake(isIndex, bytes, isIndex ? indexBytes : dataBytes, !kept.isEmpty())) {
+        while (!bound.tryTake(isIndex, bytes, bound.split && isIndex ? indexBytes : dataBytes, !kept.isEmpty())) {
             CacheKey eldest = eldest(isIndex);
             if (eldest == null) {
                 return false;

@@ -21,6 +21,8 @@ import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.TableWriteImpl;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -140,8 +142,10 @@ class ChargedLookupCacheTest {
         assertThat(charge.bytes()).isEqualTo(2L * PAGE);
     }
 
-    @Test
-    void aCacheMakesRoomAmongItsOwnPagesOnlyAndEachKeepsItsFairShare() {
+    /** Index and data pages alike when the bound has one pool (high-priority ratio 0). */
+    @ParameterizedTest(name = "index pages: {0}")
+    @ValueSource(booleans = {false, true})
+    void aCacheMakesRoomAmongItsOwnPagesOnlyAndEachKeepsItsFairShare(boolean index) {
         ChargedLookupCache.Bound bound = new ChargedLookupCache.Bound(MemorySize.ofBytes(4L * PAGE), 0, charge);
         ChargedLookupCache bucket0 = new ChargedLookupCache(bound);
         ChargedLookupCache bucket1 = new ChargedLookupCache(bound);
@@ -149,21 +153,22 @@ class ChargedLookupCacheTest {
         List<CacheKey> removed1 = new ArrayList<>();
         Path other = new Path("/lookup/other");
         for (int p = 1; p <= 4; p++) {
-            load(bucket0, FILE, p, removed0);
+            load(bucket0, FILE, p, index, removed0);
         }
         assertThat(bound.bytes()).as("bucket 0 filled the bound").isEqualTo(4L * PAGE);
 
         // Bucket 1 comes to a full bound: it keeps up to its share (4 pages over 2 caches), then drops its own.
         for (int p = 1; p <= 3; p++) {
-            load(bucket1, other, p, removed1);
+            load(bucket1, other, p, index, removed1);
         }
         assertThat(removed0).as("nothing of bucket 0 dropped for bucket 1").isEmpty();
-        assertThat(removed1).containsExactly(CacheKey.forPosition(other, 1, PAGE, false));
+        assertThat(removed1).containsExactly(CacheKey.forPosition(other, 1, PAGE, index));
         assertThat(bound.bytes()).isEqualTo(6L * PAGE);
 
         // Bucket 0, above its share, drops its own pages until the new one fits the bound.
-        load(bucket0, FILE, 5, removed0);
-        assertThat(removed0).containsExactly(key(1), key(2), key(3));
+        load(bucket0, FILE, 5, index, removed0);
+        assertThat(removed0).containsExactly(CacheKey.forPosition(FILE, 1, PAGE, index), CacheKey.forPosition(FILE, 2, PAGE, index),
+                CacheKey.forPosition(FILE, 3, PAGE, index));
         assertThat(removed1).hasSize(1);
         assertThat(bound.bytes()).isEqualTo(4L * PAGE);
         assertThat(charge.bytes()).isEqualTo(4L * PAGE);
@@ -188,8 +193,8 @@ class ChargedLookupCacheTest {
         return CacheKey.forPosition(FILE, position, PAGE, false);
     }
 
-    private void load(ChargedLookupCache cache, Path file, int position, List<CacheKey> removedHere) {
-        cache.getPage(CacheKey.forPosition(file, position, PAGE, false), key -> new byte[PAGE], removedHere::add);
+    private void load(ChargedLookupCache cache, Path file, int position, boolean index, List<CacheKey> removedHere) {
+        cache.getPage(CacheKey.forPosition(file, position, PAGE, index), key -> new byte[PAGE], removedHere::add);
     }
 
     @Test
