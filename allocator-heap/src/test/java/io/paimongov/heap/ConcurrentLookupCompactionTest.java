@@ -19,6 +19,7 @@ import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,6 +68,40 @@ class ConcurrentLookupCompactionTest {
         assertThat(TestTables.read(table)).isEqualTo(model);
         assertThat(m.compactionPeakRunning()).as("compactions at once").isGreaterThanOrEqualTo(2);
         assertThat(m.compactionBucketOverlaps()).isZero();
+        assertThat(context.snapshot().reservedBytes()).isZero();
+    }
+
+    /**
+     * A table whose compaction managers Paimon makes with another factory ({@code
+     * pk-clustering-override}) keeps Paimon's one shared lookup cache, so its write compacts on one
+     * thread whatever the setting: never two compactions at once, and the table as written.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aTableWhoseLookupCacheCannotBeSplitCompactsOnOneThread() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir.resolve("wh"), "t", Map.of("bucket", Integer.toString(BUCKETS),
+                "file.format", "parquet", "deletion-vectors.enabled", "true", "pk-clustering-override", "true",
+                "clustering.columns", "v"), true);
+        ResourceContext context = new SlowCompactions().open(dir.resolve("spill"), "64m", "governance.compaction.task-threads",
+                Integer.toString(BUCKETS));
+        Map<List<Integer>, String> model = new HashMap<>();
+        Random random = new Random(11);
+        MetricsSnapshot m;
+        try (GovernedTableWrite write = GovernedTableWrite.stream(table, "clustered-lookup-test", context)) {
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 2_000; i++) {
+                    int k = random.nextInt(2_000);
+                    String v = "round-" + round + "-" + i;
+                    write.write(GenericRow.of(0, k, BinaryString.fromString(v)));
+                    model.put(List.of(0, k), v);
+                }
+                write.prepareCommit(true, round).commit();
+            }
+            m = write.metrics();
+        }
+        assertThat(TestTables.read(table)).isEqualTo(model);
+        assertThat(m.compactionCount()).as("compactions").isPositive();
+        assertThat(m.compactionPeakRunning()).as("compactions at once").isEqualTo(1);
         assertThat(context.snapshot().reservedBytes()).isZero();
     }
 
