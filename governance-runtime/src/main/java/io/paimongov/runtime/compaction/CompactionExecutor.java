@@ -73,7 +73,9 @@ public final class CompactionExecutor extends ThreadPoolExecutor {
     }
 
     /**
-     * Sets the thread setting and the memory admission; called once, before the first task.
+     * Sets the thread setting and the memory admission; called before the first task. A second call
+     * before it replaces the first (a write whose lookup caches cannot be split by bucket keeps to
+     * one thread).
      *
      * @param taskThreads 1, N above 1, or -1 (one per active bucket up to {@code maxThreads})
      * @param cancelWaitMillis how long a {@code get()} of a cancelled task waits for its body to stop

@@ -102,7 +102,7 @@ final class ChargedLookupCache extends CacheManager {
          */
         boolean tryTake(boolean isIndex, long bytes, long ownBytes, boolean holdsAny) {
             AtomicLong pool = pool(isIndex);
-            long max = split && isIndex ? indexMax : dataMax;
+            long max = indexPool(isIndex) ? indexMax : dataMax;
             long fairShare = max / Math.max(1, holders.get() + (holdsAny ? 0 : 1));
             for (long held = pool.get(); ; held = pool.get()) {
                 if (held + bytes > max && ownBytes + bytes > fairShare) {
@@ -135,7 +135,12 @@ final class ChargedLookupCache extends CacheManager {
         }
 
         private AtomicLong pool(boolean isIndex) {
-            return split && isIndex ? index : data;
+            return indexPool(isIndex) ? index : data;
+        }
+
+        /** Whether a page of this kind counts against the index pool (with one pool, nothing does). */
+        boolean indexPool(boolean isIndex) {
+            return split && isIndex;
         }
     }
 
@@ -145,8 +150,8 @@ final class ChargedLookupCache extends CacheManager {
         Load load = new Load(reader, key);
         try {
             return super.getPage(key, load, k -> {
-                if (load.kept > 0) {
-                    left(key, load.kept);
+                if (load.bytes > 0) {
+                    left(key, load.bytes);
                 }
                 callback.onRemoval(k);
             });
@@ -161,7 +166,7 @@ final class ChargedLookupCache extends CacheManager {
 
     /** Makes room for a page of {@code bytes}, dropping this cache's least recently used pages of its kind as needed. */
     private boolean makeRoom(boolean isIndex, long bytes) {
-        while (!bound.tryTake(isIndex, bytes, bound.split && isIndex ? indexBytes : dataBytes, !kept.isEmpty())) {
+        while (!bound.tryTake(isIndex, bytes, bound.indexPool(isIndex) ? indexBytes : dataBytes, !kept.isEmpty())) {
             CacheKey eldest = eldest(isIndex);
             if (eldest == null) {
                 return false;
@@ -176,7 +181,7 @@ final class ChargedLookupCache extends CacheManager {
 
     private CacheKey eldest(boolean isIndex) {
         for (CacheKey k : kept.keySet()) {
-            if (!bound.split || k.isIndex() == isIndex) {
+            if (bound.indexPool(k.isIndex()) == bound.indexPool(isIndex)) {
                 return k;
             }
         }
@@ -189,25 +194,25 @@ final class ChargedLookupCache extends CacheManager {
             bound.holders.incrementAndGet();
         }
         kept.put(key, bytes);
-        if (key.isIndex() && bound.split) {
-            indexBytes += bytes;
-        } else {
-            dataBytes += bytes;
-        }
+        countOwn(key, bytes);
     }
 
     /** A page left the cache (dropped to make room, or invalidated by its reader): its room goes back to the bound. */
     private synchronized void left(CacheKey key, long bytes) {
         kept.remove(key);
-        if (key.isIndex() && bound.split) {
-            indexBytes -= bytes;
-        } else {
-            dataBytes -= bytes;
-        }
+        countOwn(key, -bytes);
         if (kept.isEmpty()) {
             bound.holders.decrementAndGet();
         }
         bound.give(key.isIndex(), bytes);
+    }
+
+    private void countOwn(CacheKey key, long delta) {
+        if (bound.indexPool(key.isIndex())) {
+            indexBytes += delta;
+        } else {
+            dataBytes += delta;
+        }
     }
 
     /** One load through the cache: the page takes room in the bound before the cache keeps it. */
@@ -215,7 +220,7 @@ final class ChargedLookupCache extends CacheManager {
         private final CacheReader reader;
         private final CacheKey key;
         /** Bytes this load put in the cache; read by the removal callback. */
-        private volatile long kept;
+        private volatile long bytes;
         /** A page read that did not fit. */
         private byte[] uncharged;
 
@@ -232,7 +237,7 @@ final class ChargedLookupCache extends CacheManager {
                 throw new NotCharged();
             }
             stayed(key, page.length);
-            kept = page.length;
+            bytes = page.length;
             return page;
         }
     }
