@@ -40,7 +40,7 @@ final class BenchLagCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--quick", description = "One repetition and a shorter calibration (under two minutes on two cores).")
+    @Option(names = "--quick", description = "One repetition, 40 s runs and a shorter first estimate (about six minutes on two cores).")
     boolean quick;
 
     /** Seconds-long sizes for the project's own tests; the values mean little. */
@@ -50,8 +50,8 @@ final class BenchLagCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object with the measured values.")
     boolean json;
 
-    @Option(names = "--seconds", paramLabel = "N", description = "Seconds of each measured run (default 30; the first third at most,"
-            + " 10 s, is left out of the steady-state analysis).")
+    @Option(names = "--seconds", paramLabel = "N", description = "Seconds of each measured run and calibration check"
+            + " (default 60, 40 with --quick; the first third at most, 20 s (15 s), is left out of the analysis).")
     Integer seconds;
 
     @Option(names = "--repetitions", paramLabel = "N", description = "Runs per setting, in rotated order; ratios are paired per"

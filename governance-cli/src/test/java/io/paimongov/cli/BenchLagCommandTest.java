@@ -47,6 +47,7 @@ class BenchLagCommandTest {
         assertThat(json.get("repetitions").asInt()).isEqualTo(1);
         assertThat(json.get("calibration").get("source").asText()).isIn("visible", "written");
         assertThat(json.get("calibration").get("checkBusyRatio").isNumber()).isTrue();
+        assertThat(json.get("calibration").get("checkVisibleOverOffered").isNumber()).isTrue();
         assertThat(json.get("lagRatio2Runs")).hasSize(1);
         for (String threads : new String[] {"1", "2", "-1"}) {
             JsonNode lag = json.get("lagMillis").get(threads);

@@ -87,6 +87,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         cal.put("checkRowsPerSec", Math.round(check.offeredRowsPerSec()));
         cal.put("checkBusyRatio", BenchTables.round2(check.busyRatio()));
         cal.put("checkAchievedOverOffered", BenchTables.round2(check.achievedOverOffered()));
+        cal.put("checkVisibleOverOffered", BenchTables.round2(check.visibleOverOffered()));
         cal.put("checkSteps", check.step());
         m.put("calibration", cal);
         m.put("offeredRowsPerSec", Math.round(offeredRowsPerSec));

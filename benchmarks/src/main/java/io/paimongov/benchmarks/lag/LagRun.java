@@ -129,12 +129,13 @@ final class LagRun {
     private LagRun() {}
 
     /**
-     * Runs the setting on a new table in {@code warehouse}, filled with every key first ({@link
-     * LagTable#fill}); spill scopes go under {@code spillDir}.
+     * Runs the setting on the table of {@code warehouse}, a new one that holds every key of the
+     * setting's key space once ({@link LagTable#prepare}, a copy of one); spill scopes go under
+     * {@code spillDir}. Rows of the table older than the run (the fill's) count as not yet seen:
+     * until the first of the run's rows is visible the lag is the time since the run started.
      */
     static Result run(Path warehouse, Path spillDir, Settings s) throws Exception {
-        FileStoreTable table = LagTable.create(warehouse);
-        LagTable.fill(table, s.keys(), s.seed() + 1, System.currentTimeMillis(), spillDir);
+        FileStoreTable table = LagTable.table(warehouse);
         String user = "bench-lag-" + s.threads();
         BlockingQueue<Checkpoint> checkpoints = new LinkedBlockingQueue<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -296,7 +297,7 @@ final class LagRun {
                 for (int n = 0; !stopped && failure.get() == null; n++) {
                     LagProbe.Reading r = probe.read();
                     long now = System.currentTimeMillis();
-                    series.add(now - start, now - (r.newestTs() == LagProbe.NONE ? start : r.newestTs()), r.level0Files());
+                    series.add(now - start, now - Math.max(start, r.newestTs()), r.level0Files());
                     if (s.crossCheckEvery() > 0 && n % s.crossCheckEvery() == 0 && r.snapshotId() >= 0) {
                         long byRows = probe.newestByRows(r, checked);
                         crossChecks++;

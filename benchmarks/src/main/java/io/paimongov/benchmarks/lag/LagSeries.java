@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * The read lag of one run over time: samples of (time since the run started, lag, level-0 files),
- * in time order. The lag is a step function: a sample's value holds until the next sample, so the
- * means here are time-weighted (a probe that came late does not weigh less).
+ * in time order. A sample's value holds until the next sample (the lag only as far as it can: see
+ * {@link #meanLag}), so the means here are time-weighted (a probe that came late does not weigh less).
  *
  * <p>Immutable and thread-safe once built; {@link Builder} is for one thread.
  *
@@ -39,9 +39,14 @@ public record LagSeries(List<Sample> samples) {
     }
 
     /**
-     * The time-weighted mean lag over {@code [from, to)}: each sample holds until the next one (the
-     * last until {@code to}); before the first sample in the range, the sample in force at {@code
-     * from} counts. NaN when no sample is in force in the range.
+     * The time-weighted mean lag over {@code [from, to)}. Between two samples the lag is the earlier
+     * one's, raised where needed to the later one's minus the time left to it: the newest visible
+     * row never gets older, so the lag grows at most as fast as time passes, and a rise the later
+     * sample shows must have begun at least that long before it. With probes every 250 ms this
+     * moves little; a late probe's rise is spread over the time it was late instead of being put at
+     * the probe (a probe once came 10 s late in a {@code -1} run and held 3.8 s over a span whose
+     * lag reached 14.5 s). The last sample holds until {@code to}; before the first sample in the
+     * range the sample in force at {@code from} counts. NaN when no sample is in force in the range.
      */
     public double meanLag(long from, long to) {
         return weightedMean(from, to, true);
@@ -52,6 +57,27 @@ public record LagSeries(List<Sample> samples) {
         return weightedMean(from, to, false);
     }
 
+    /**
+     * The least-squares slope of the lag over the samples taken in {@code [from, to]}, in ms of lag
+     * per ms of run: 0 for a lag that holds, 1 for one that grows as fast as time passes (nothing
+     * new became visible), below 0 for one that falls. 0 with fewer than two samples.
+     */
+    public double lagSlope(long from, long to) {
+        List<Sample> in = samples.stream().filter(s -> s.millis() >= from && s.millis() <= to).toList();
+        if (in.size() < 2) {
+            return 0;
+        }
+        double meanT = in.stream().mapToDouble(Sample::millis).average().orElseThrow();
+        double meanLag = in.stream().mapToDouble(Sample::lagMillis).average().orElseThrow();
+        double covariance = 0;
+        double variance = 0;
+        for (Sample s : in) {
+            covariance += (s.millis() - meanT) * (s.lagMillis() - meanLag);
+            variance += (s.millis() - meanT) * (s.millis() - meanT);
+        }
+        return variance == 0 ? 0 : covariance / variance;
+    }
+
     private double weightedMean(long from, long to, boolean lag) {
         double sum = 0;
         long weight = 0;
@@ -60,11 +86,23 @@ public record LagSeries(List<Sample> samples) {
             long start = Math.max(from, s.millis());
             long end = Math.min(to, i + 1 < samples.size() ? samples.get(i + 1).millis() : to);
             if (end > start) {
-                sum += (double) (lag ? s.lagMillis() : s.level0Files()) * (end - start);
+                sum += lag && i + 1 < samples.size() ? lagIntegral(s, samples.get(i + 1), start, end)
+                        : (double) (lag ? s.lagMillis() : s.level0Files()) * (end - start);
                 weight += end - start;
             }
         }
         return weight == 0 ? Double.NaN : sum / weight;
+    }
+
+    /**
+     * The integral over {@code [a, b]} (within {@code [s.millis, next.millis]}) of {@code
+     * max(s.lag, next.lag - (next.millis - t))}: flat at {@code s}'s lag up to where the line that
+     * rises one ms per ms into {@code next}'s lag crosses it, on that line after.
+     */
+    private static double lagIntegral(Sample s, Sample next, long a, long b) {
+        double cross = Math.min(b, Math.max(a, next.millis() - (double) (next.lagMillis() - s.lagMillis())));
+        double offset = next.lagMillis() - (double) next.millis();
+        return s.lagMillis() * (cross - a) + offset * (b - cross) + ((double) b * b - cross * cross) / 2;
     }
 
     /** The samples taken in {@code [from, to)}. */

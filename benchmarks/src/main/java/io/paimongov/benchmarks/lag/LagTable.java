@@ -92,6 +92,18 @@ public final class LagTable {
         }
     }
 
+    /**
+     * Creates the table in {@code warehouse} and fills it with every key of {@code 0..keys-1} once
+     * ({@link #fill}), its rows' {@code ts} the time of the fill; {@code tmp} holds the fill's
+     * lookup files. A benchmark prepares it once and runs each setting on a copy: a fill of millions
+     * of keys takes longer than a run.
+     */
+    static FileStoreTable prepare(Path warehouse, int keys, long seed, Path tmp) throws Exception {
+        FileStoreTable table = create(warehouse);
+        fill(table, keys, seed, System.currentTimeMillis(), tmp);
+        return table;
+    }
+
     private static Catalog catalog(Path warehouse) {
         return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
     }

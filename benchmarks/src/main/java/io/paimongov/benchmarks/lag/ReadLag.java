@@ -20,10 +20,12 @@ import java.util.function.Consumer;
  * the newest visible {@code ts}, {@link LagRun.Result#visibleRowsPerSec}). The writer outruns the
  * thread, so the thread is always busy; counting what became visible rather than what was written
  * does not need Paimon's back-pressure to have caught the writer up yet (with a 64 MiB buffer that
- * takes longer than a calibration). Further runs feed one thread that estimate at a rate limit and
- * correct it by the thread's busy share until the thread is saturated ({@link Check}). Every
- * setting is then fed {@code overload} times that rate ({@link LagRun}), on a new table from the
- * same seed; the repetitions rotate the order of the settings (1, 2, -1 /
+ * takes longer than a calibration). Further runs, as long as the measured ones, feed one thread
+ * that estimate at a rate limit and measure what it drains: the rate rows became visible when it
+ * fell behind, the rate over its busy share when it kept up ({@link Check}), until a step's rate
+ * was within reach of it. Every setting is then fed {@code overload} times that rate ({@link
+ * LagRun}), on a copy of one table filled once ({@link LagTable#prepare}); the repetitions rotate
+ * the order of the settings (1, 2, -1 /
  * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
  * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
  * ratios are the medians over the repetitions. The calibration run also warms the JIT up.
@@ -34,12 +36,14 @@ public final class ReadLag {
 
     public static final List<String> SETTINGS = List.of("1", "2", "-1");
     /**
-     * Key space of the full and quick runs: a few times the rows of a checkpoint at the rates
-     * measured here, so most rows update a key and deletion vectors have work, and large enough that
-     * a compaction's lookups and rewrites cost about what writing the rows does (with 100,000 keys
-     * the writer, not compaction, was the limit on two cores).
+     * Key space of the full and quick runs: many times the rows of a checkpoint, so most rows update
+     * a key and deletion vectors have work, and large enough that a compaction's lookups and
+     * rewrites cost several times what writing the rows does, the regime of compactions that take
+     * longer than a checkpoint (with 1,000,000 keys they cost about the same, and on two cores the
+     * writer then took the CPU a second compaction thread needed; with 100,000 the writer was the
+     * limit).
      */
-    public static final int KEYS = 1_000_000;
+    public static final int KEYS = 5_000_000;
     /** Most steps of the calibration's second part ({@link Check}). */
     static final int MAX_CHECK_STEPS = 3;
     /** Every tenth probe also reads the new rows. */
@@ -74,14 +78,17 @@ public final class ReadLag {
             }
         }
 
-        /** About six minutes: 20 s calibration, 3 repetitions of 30 s runs. */
+        /**
+         * About fifteen minutes on two cores: the fill, a 20 s first estimate, up to three check steps
+         * and 3 repetitions of 60 s runs (20 s skipped, 8 windows).
+         */
         public static Sizes full() {
-            return new Sizes(20_000, 30_000, 3, 10_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
+            return new Sizes(20_000, 60_000, 3, 20_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
 
-        /** About two minutes: 10 s calibration, 1 repetition of 28 s runs (8 s skipped, 4 windows). */
+        /** About six minutes: the fill, a 10 s first estimate, up to three check steps and 1 repetition of 40 s runs (15 s skipped, 5 windows). */
         public static Sizes quick() {
-            return new Sizes(10_000, 28_000, 1, 8_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
+            return new Sizes(10_000, 40_000, 1, 15_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
 
         /** About ten seconds, for tests: the numbers mean little. */
@@ -158,46 +165,80 @@ public final class ReadLag {
 
     /**
      * A step of the calibration's second part: one thread fed a rate at a limit, first the first
-     * estimate ({@link Calibration}). An unlimited writer competes with the compaction thread for
-     * the cores, so the first estimate can be low (on a loaded 2-core machine measured 3 to 6 times
-     * low); fed at a limit, the thread's busy share tells how much more it could drain. A
-     * compaction's cost is partly per compaction rather than per row, so that extrapolation falls
-     * short while the thread is far from busy: the steps repeat at the extrapolated rate until the
-     * thread is {@linkplain #saturated saturated}, at most {@value ReadLag#MAX_CHECK_STEPS} times.
+     * estimate ({@link Calibration}), for as long as a measured run and judged over the same part
+     * of it (from the run's skip to its end): a compaction's cost changes as the table's levels
+     * grow, so a step shorter than the runs measures another table (over 5,000,000 keys a 6 s step
+     * kept up at 191,658 rows/s, while in the 28 s runs one thread drained under 45,000).
+     *
+     * <p>Two outcomes. The writer was held back (it wrote less than 0.98 of the rate over the part)
+     * or the lag rose (rows became visible slower than they arrived, by the slope of the lag over
+     * the part): the thread drained what it let the writer write or what became visible, the lower.
+     * Neither: the thread kept up, and its busy share tells how much more it could drain. A
+     * compaction's cost is partly per compaction rather than per row, so each estimate can miss; the
+     * steps repeat at the last estimate until a step's rate was within reach of it ({@linkplain
+     * #converged converged}), at most {@value ReadLag#MAX_CHECK_STEPS} times.
      *
      * @param offeredRowsPerSec the rate offered
      * @param busyRatio the write's {@code compactionBusyRatio}: the share of the run the thread compacted
-     * @param achievedOverOffered rows written / offered
+     * @param achievedOverOffered rows written per second over the judged part / offered
+     * @param visibleOverOffered rows made visible per second over the judged part / offered: 1 minus
+     *     the slope of the lag (least squares; at least 0)
      * @param step which step this was, from 1
      */
-    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered, int step) {
+    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered, double visibleOverOffered, int step) {
 
         /** Extrapolations beyond this factor are not trusted: the busy share is bounded below by it. */
         static final double MIN_BUSY = 0.2;
         /** A thread busy this share of the time is taken as saturated. */
         static final double SATURATED_BUSY = 0.9;
+        /** A writer that wrote less than this share of the rate was held back. */
+        static final double HELD_BACK = 0.98;
+        /** A lag rising by more than this many ms per ms means the thread fell behind. */
+        static final double RISING_SLOPE = 0.05;
+        /** A step that fell behind is near the drain rate when it drained at least this share of its rate. */
+        static final double NEAR = 0.85;
+
+        /** The check of run {@code r} (offered a rate), judged from {@code fromMillis} to its end. */
+        static Check of(LagRun.Result r, long fromMillis, double busyRatio, int step) {
+            long to = r.settings().durationMillis();
+            double rate = r.settings().offeredRowsPerSec();
+            return new Check(rate, busyRatio, r.writtenRowsPerSec(fromMillis, to) / rate,
+                    Math.max(0, 1 - r.series().lagSlope(fromMillis, to)), step);
+        }
 
         /**
-         * What one thread drains: the offered rate over the busy share (at least {@value #MIN_BUSY}),
-         * or, when the writer was held back (achieved below 0.98 of offered), the rate it achieved.
+         * What one thread drains: when the writer was held back or the lag rose, the lower of the
+         * rate the writer was let write and the rate rows became visible (they agree once the
+         * back-pressure has caught the writer up; before, rows pile up in level 0 and only the
+         * visible rate is what was drained); else the offered rate over the busy share (at least
+         * {@value #MIN_BUSY}).
          */
         public double drainRowsPerSec() {
-            if (heldBack()) {
-                return Math.max(1, achievedOverOffered * offeredRowsPerSec);
+            if (heldBack() || fellBehind()) {
+                return Math.max(1, Math.min(achievedOverOffered, visibleOverOffered) * offeredRowsPerSec);
             }
             return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
         }
 
         /**
-         * Whether the rate offered was about what the thread drains: it was busy {@value
-         * #SATURATED_BUSY} of the time or more, or the writer was held back.
+         * Whether this step's rate was about what the thread drains: it kept up busy at least
+         * {@value #SATURATED_BUSY} of the time, or it fell behind (or held the writer back) while
+         * draining at least {@value #NEAR} of the rate. Otherwise another step at {@link
+         * #drainRowsPerSec} follows.
          */
-        public boolean saturated() {
-            return heldBack() || busyRatio >= SATURATED_BUSY;
+        public boolean converged() {
+            if (heldBack() || fellBehind()) {
+                return drainRowsPerSec() >= NEAR * offeredRowsPerSec;
+            }
+            return busyRatio >= SATURATED_BUSY;
         }
 
         private boolean heldBack() {
-            return achievedOverOffered < 0.98;
+            return achievedOverOffered < HELD_BACK;
+        }
+
+        private boolean fellBehind() {
+            return visibleOverOffered < 1 - RISING_SLOPE;
         }
     }
 
@@ -211,26 +252,37 @@ public final class ReadLag {
     /** Calibrates and measures under {@code workDir} (tables are deleted after each run); {@code progress} gets a line per step. */
     public static LagReport run(Path workDir, Sizes sizes, Consumer<String> progress) throws Exception {
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        Path prepared = workDir.resolve("table");
+        try {
+            progress.accept(String.format(Locale.ROOT, "filling a table with %,d keys (each run starts from a copy) ...", sizes.keys()));
+            LagTable.prepare(prepared.resolve("warehouse"), sizes.keys(), SEED + 1, prepared);
+            return measure(workDir, prepared.resolve("warehouse"), sizes, load, progress);
+        } finally {
+            BenchTables.deleteTree(prepared);
+        }
+    }
+
+    private static LagReport measure(Path workDir, Path table, Sizes sizes, double load, Consumer<String> progress) throws Exception {
         progress.accept(String.format(Locale.ROOT, "calibration: task-threads 1, no rate limit, %.1f s (load average %.2f) ...",
                 sizes.calibrationMillis() / 1e3, load));
-        LagRun.Result calibration = once(workDir, "calibration", new LagRun.Settings("1", 0, sizes.calibrationMillis(),
+        LagRun.Result calibration = once(workDir, table, "calibration", new LagRun.Settings("1", 0, sizes.calibrationMillis(),
                 sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), sizes.keys(), SEED));
         Calibration cal = Calibration.of(calibration, sizes.calibrationMillis());
         int keys = sizes.keys();
         progress.accept(String.format(Locale.ROOT, "first estimate %,.0f rows/s (%s); checking at that rate ...", cal.rowsPerSec(),
                 cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
                         : "rows written: too little became visible"));
-        long checkMillis = Math.max(2 * sizes.checkpointMillis(), sizes.calibrationMillis() * 3 / 5);
         Check check;
         double rate = cal.rowsPerSec();
         for (int step = 1; ; step++) {
-            LagRun.Result checked = once(workDir, "calibration-check-" + step, new LagRun.Settings("1", rate, checkMillis,
+            LagRun.Result checked = once(workDir, table, "calibration-check-" + step, new LagRun.Settings("1", rate, sizes.runMillis(),
                     sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), keys, SEED));
-            check = new Check(rate, checked.metrics().compactionBusyRatio(), checked.achievedRowsPerSec() / rate, step);
-            if (check.saturated() || step == MAX_CHECK_STEPS) {
+            check = Check.of(checked, sizes.skipMillis(), checked.metrics().compactionBusyRatio(), step);
+            if (check.converged() || step == MAX_CHECK_STEPS) {
                 break;
             }
-            progress.accept(String.format(Locale.ROOT, "busy %.2f at %,.0f rows/s: checking at %,.0f rows/s ...", check.busyRatio(), rate,
+            progress.accept(String.format(Locale.ROOT, "at %,.0f rows/s: busy %.2f, written %.2f and made visible %.2f of it;"
+                    + " checking at %,.0f rows/s ...", rate, check.busyRatio(), check.achievedOverOffered(), check.visibleOverOffered(),
                     check.drainRowsPerSec()));
             rate = check.drainRowsPerSec();
         }
@@ -245,7 +297,7 @@ public final class ReadLag {
                 String threads = SETTINGS.get((rep + i) % SETTINGS.size());
                 LagRun.Settings settings = new LagRun.Settings(threads, offered, sizes.runMillis(), sizes.checkpointMillis(),
                         sizes.probeMillis(), CROSS_CHECK_EVERY, sizes.budgetBytes(), keys, SEED);
-                LagRun.Result r = once(workDir, "run-" + rep + "-" + threads.replace('-', 'm'), settings);
+                LagRun.Result r = once(workDir, table, "run-" + rep + "-" + threads.replace('-', 'm'), settings);
                 Run run = analyse(r, rep, sizes);
                 runs.add(run);
                 progress.accept(String.format(Locale.ROOT, "repetition %d/%d task-threads %s: lag %,.0f ms (%s), level-0 files %.1f,"
@@ -257,9 +309,11 @@ public final class ReadLag {
         return new LagReport(sizes, load, cal, check, offered, keys, runs);
     }
 
-    private static LagRun.Result once(Path workDir, String name, LagRun.Settings settings) throws Exception {
+    /** One run on a copy of {@code table} (a prepared warehouse) under {@code workDir/name}, deleted after. */
+    private static LagRun.Result once(Path workDir, Path table, String name, LagRun.Settings settings) throws Exception {
         Path dir = workDir.resolve(name);
         try {
+            BenchTables.copyTree(table, dir.resolve("warehouse"));
             return LagRun.run(dir.resolve("warehouse"), dir, settings);
         } finally {
             BenchTables.deleteTree(dir);

@@ -10,11 +10,12 @@ class LagReportTest {
 
     @Test
     void perSecondIsTheTimeWeightedMeanOfEachWholeSecond() {
-        // 1,000 ms lag from 0 to 500 ms, then 3,000 ms until 1,500 ms, then 500 ms.
-        LagSeries series = new LagSeries.Builder().add(0, 1_000, 0).add(500, 3_000, 0).add(1_500, 500, 0).build();
-        // Second 0: half at 1,000, half at 3,000. Second 1: half at 3,000, half at 500. Second 2: 500.
+        // The lag rises from 1,000 ms to 1,500 ms over the first 500 ms (as time passes), holds at
+        // 1,500 ms until 1,500 ms (the next probe shows a drop), then 500 ms.
+        LagSeries series = new LagSeries.Builder().add(0, 1_000, 0).add(500, 1_500, 0).add(1_500, 500, 0).build();
+        // Second 0: half on the line (mean 1,250), half at 1,500. Second 1: half at 1,500, half at 500. Second 2: 500.
         // The last 400 ms of a 3,400 ms run are not a whole second and are left out.
-        assertThat(LagReport.perSecond(series, 3_400)).containsExactly(2_000L, 1_750L, 500L);
+        assertThat(LagReport.perSecond(series, 3_400)).containsExactly(1_375L, 1_000L, 500L);
     }
 
     @Test

@@ -53,18 +53,60 @@ class LagRunTest {
     }
 
     @Test
-    void theCheckScalesTheEstimateByTheThreadsBusyShare() {
-        // Busy half the time at 10,000 rows/s: it could drain 20,000.
-        ReadLag.Check half = new ReadLag.Check(10_000, 0.5, 1.0, 1);
+    void aCheckThatKeptUpScalesItsRateByTheThreadsBusyShare() {
+        // Busy half the time at 10,000 rows/s, everything written and made visible: it could drain 20,000.
+        ReadLag.Check half = new ReadLag.Check(10_000, 0.5, 1.0, 1.0, 1);
         assertThat(half.drainRowsPerSec()).isCloseTo(20_000.0, within(1e-6));
-        assertThat(half.saturated()).as("half busy: another step").isFalse();
+        assertThat(half.converged()).as("half busy: another step").isFalse();
         // Busy 5%: the extrapolation stops at 1 / 0.2.
-        assertThat(new ReadLag.Check(10_000, 0.05, 1.0, 1).drainRowsPerSec()).isCloseTo(50_000.0, within(1e-6));
-        // Held back to 80% of the offered rate: the estimate was above what it drains; that rate is it.
-        ReadLag.Check heldBack = new ReadLag.Check(10_000, 0.7, 0.8, 2);
+        assertThat(new ReadLag.Check(10_000, 0.05, 1.0, 1.0, 1).drainRowsPerSec()).isCloseTo(50_000.0, within(1e-6));
+        // Busy 92% and keeping up (a lag falling a little counts as keeping up): about the drain rate, no further step.
+        ReadLag.Check busy = new ReadLag.Check(10_000, 0.92, 1.0, 1.02, 1);
+        assertThat(busy.converged()).isTrue();
+        assertThat(busy.drainRowsPerSec()).isCloseTo(10_000 / 0.92, within(1e-6));
+    }
+
+    @Test
+    void aCheckThatFellBehindTakesWhatBecameVisibleOrWhatTheWriterWasLetWrite() {
+        // Fully busy, the writer kept up, but rows became visible at 60% of the rate: it drains 6,000,
+        // far below the rate: another step there.
+        ReadLag.Check behind = new ReadLag.Check(10_000, 1.0, 1.0, 0.6, 1);
+        assertThat(behind.drainRowsPerSec()).isCloseTo(6_000.0, within(1e-6));
+        assertThat(behind.converged()).isFalse();
+        // Visible at 90%: within reach of the rate, the last step.
+        ReadLag.Check near = new ReadLag.Check(10_000, 1.0, 1.0, 0.9, 2);
+        assertThat(near.drainRowsPerSec()).isCloseTo(9_000.0, within(1e-6));
+        assertThat(near.converged()).isTrue();
+        // Held back to 80% of the rate while rows became visible at 90%: the writer's 8,000 is what it was let write.
+        ReadLag.Check heldBack = new ReadLag.Check(10_000, 0.7, 0.8, 0.9, 2);
         assertThat(heldBack.drainRowsPerSec()).isCloseTo(8_000.0, within(1e-6));
-        assertThat(heldBack.saturated()).isTrue();
-        // Busy 92% and keeping up: about saturated, no further step.
-        assertThat(new ReadLag.Check(10_000, 0.92, 1.0, 1).saturated()).isTrue();
+        assertThat(heldBack.converged()).as("8,000 is 0.8 of the rate: not yet within reach").isFalse();
+        // Held back only a little (97%) while level 0 piled up and 30% became visible: 3,000 is what it drained.
+        ReadLag.Check piling = new ReadLag.Check(10_000, 0.98, 0.97, 0.3, 1);
+        assertThat(piling.drainRowsPerSec()).isCloseTo(3_000.0, within(1e-6));
+        assertThat(piling.converged()).isFalse();
+    }
+
+    @Test
+    void aCheckIsJudgedOverThePartOfTheRunAfterTheSkip() {
+        // 10 rows per ms written over 10 s, offered 10,000 rows/s; the writer stalls for the last 2 s.
+        long[] written = new long[1_001];
+        for (int i = 0; i < written.length; i++) {
+            written[i] = 100L * Math.min(i, 800);
+        }
+        // The lag holds at 1 s up to 4 s, then grows by 0.5 s per s (rows visible at half the rate).
+        LagSeries.Builder series = new LagSeries.Builder();
+        for (long t = 0; t <= 10_000; t += 250) {
+            series.add(t, t <= 4_000 ? 1_000 : 1_000 + (t - 4_000) / 2, 0);
+        }
+        LagRun.Settings settings = new LagRun.Settings("1", 10_000, 10_000, 1_000, 250, 0, 1 << 20, 100, 1);
+        LagRun.Result r = new LagRun.Result(settings, series.build(), written[1_000], List.of(), null, 0, 0, 0, written);
+        ReadLag.Check fromFour = ReadLag.Check.of(r, 4_000, 0.75, 1);
+        assertThat(fromFour.visibleOverOffered()).isCloseTo(0.5, within(1e-9));
+        // Written over [4 s, 10 s): 4 s of 10,000 rows/s in 6 s.
+        assertThat(fromFour.achievedOverOffered()).isCloseTo(4.0 / 6.0, within(1e-9));
+        assertThat(fromFour.busyRatio()).isEqualTo(0.75);
+        ReadLag.Check fromZero = ReadLag.Check.of(r, 0, 0.75, 1);
+        assertThat(fromZero.visibleOverOffered()).as("a part that includes the flat start rises less").isGreaterThan(0.5);
     }
 }

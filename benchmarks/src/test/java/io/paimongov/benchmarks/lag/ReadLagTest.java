@@ -37,13 +37,13 @@ class ReadLagTest {
         }
         Map<String, Object> map = report.toMap();
         assertThat(map).containsKeys("lagRatio2", "lagRatioAll", "peakOverBudget", "lagMillis", "level0Files", "probeMismatches");
-        // The calibration, the first estimate, a line per further check step, the drain rate, a line per run.
+        // The fill, the calibration, the first estimate, a line per further check step, the drain rate, a line per run.
         int steps = report.check().step();
         assertThat(steps).isBetween(1, ReadLag.MAX_CHECK_STEPS);
-        assertThat(progress).hasSize(3 + (steps - 1) + ReadLag.SETTINGS.size());
+        assertThat(progress).hasSize(4 + (steps - 1) + ReadLag.SETTINGS.size());
         assertThat(progress.stream().filter(l -> l.contains(": checking at"))).hasSize(steps - 1);
         if (steps < ReadLag.MAX_CHECK_STEPS) {
-            assertThat(report.check().saturated()).as("the steps stop early only at a saturated thread").isTrue();
+            assertThat(report.check().converged()).as("the steps stop early only where the rate reached the drain").isTrue();
         }
         assertThat(dir.toFile().list()).isEmpty();
     }

@@ -28,12 +28,14 @@ class SteadyStateTest {
 
     @Test
     void sawtoothIsSteadyAtItsMean() {
-        // Climbs 0..950 by 50 every second and drops: the sample values of one period average 475, plus the floor 200.
+        // Climbs from 200 as time passes and drops to 200 every second, sampled every 50 ms. Between
+        // samples the lag rises with time, as here, except over a drop, where the last value holds:
+        // per period the line 200 + t over [0, 950) and 1150 over [950, 1000): 698.75.
         LagSeries s = series(60_000, 50, t -> 200 + t % 1000);
         SteadyState r = SteadyState.of(s, SKIP, WINDOW, 60_000);
         assertThat(r.steady()).isTrue();
         assertThat(r.settledAtMillis()).isEqualTo(SKIP);
-        assertThat(r.meanMillis()).isCloseTo(675.0, within(675.0 * 0.01));
+        assertThat(r.meanMillis()).isCloseTo((950 * 200 + 950.0 * 950 / 2 + 1_150 * 50) / 1_000, within(1e-6));
         assertThat(r.p50Millis()).isBetween(650L, 700L);
         assertThat(r.p95Millis()).isBetween(1_100L, 1_150L);
         // level-0 files alternate 0 and 1 a second, 25 s each over [10 s, 60 s): mean 0.5, max 1.
@@ -46,9 +48,10 @@ class SteadyStateTest {
         LagSeries s = series(60_000, 100, t -> t);
         SteadyState r = SteadyState.of(s, SKIP, WINDOW, 60_000);
         assertThat(r.steady()).isFalse();
-        // Not steady: the mean of the last 12 windows (of 10), i.e. all from the skip: the ramp's mean over [10 s, 60 s).
+        // Not steady: the mean of the last 12 windows (of 10), i.e. all from the skip: the ramp's mean over [10 s, 60 s)
+        // (35,000, less 0.1 for the last 100 ms, where the last sample holds).
         assertThat(r.settledAtMillis()).isEqualTo(SKIP);
-        assertThat(r.meanMillis()).isCloseTo(34_950.0, within(1.0));
+        assertThat(r.meanMillis()).isCloseTo(35_000.0 - 100.0 * 100 / 2 / 50_000, within(1e-6));
     }
 
     @Test
@@ -70,10 +73,28 @@ class SteadyStateTest {
 
     @Test
     void meansAreTimeWeighted() {
-        // 100 ms at 10, then 900 ms at 1000: a sample mean would say 505.
-        LagSeries s = new LagSeries.Builder().add(0, 10, 0).add(100, 1_000, 0).build();
-        assertThat(s.meanLag(0, 1_000)).isCloseTo(901.0, within(1e-9));
-        assertThat(s.meanLag(500, 1_000)).isEqualTo(1_000.0);
+        // 100 ms at 1000, then 900 ms at 10 (a compaction made newer rows visible): a sample mean would say 505.
+        LagSeries s = new LagSeries.Builder().add(0, 1_000, 7).add(100, 10, 1).build();
+        assertThat(s.meanLag(0, 1_000)).isCloseTo((1_000 * 100 + 10 * 900) / 1_000.0, within(1e-9));
+        assertThat(s.meanLag(500, 1_000)).isEqualTo(10.0);
+        assertThat(s.meanLevel0(0, 1_000)).isCloseTo((7 * 100 + 900) / 1_000.0, within(1e-9));
+    }
+
+    @Test
+    void aLagRisesNoFasterThanTimeBetweenSamples() {
+        // Probes 250 ms apart while nothing became visible: the lag rose 250 ms, as time did, and
+        // between them it rose the same way (mean 1125 over the span, not the 1000 held).
+        LagSeries steady = new LagSeries.Builder().add(0, 1_000, 0).add(250, 1_250, 0).build();
+        assertThat(steady.meanLag(0, 250)).isCloseTo(1_125.0, within(1e-9));
+        // A probe 10 s late that finds 14.5 s: the lag must have been at least 14.5 s - (10 s - t) at
+        // each t before it, more than the 1 s held; it is 4.5 s + t over the whole span.
+        LagSeries late = new LagSeries.Builder().add(0, 1_000, 0).add(10_000, 14_500, 0).add(10_250, 14_750, 0).build();
+        assertThat(late.meanLag(0, 10_000)).isCloseTo(4_500 + 5_000, within(1e-9));
+        // Part of that span: [2 s, 4 s) lies on the line, 6.5 s to 8.5 s.
+        assertThat(late.meanLag(2_000, 4_000)).isCloseTo(7_500.0, within(1e-9));
+        // A rise of 1 s over a 10 s gap: flat at 1 s until 1 s before the probe, then the line up to 2 s.
+        LagSeries mixed = new LagSeries.Builder().add(0, 1_000, 0).add(10_000, 2_000, 0).build();
+        assertThat(mixed.meanLag(0, 10_000)).isCloseTo((1_000 * 9_000 + 1_500 * 1_000) / 10_000.0, within(1e-9));
     }
 
     @Test
