@@ -168,7 +168,7 @@ public final class ReadLag {
      * estimate ({@link Calibration}), for as long as a measured run and judged over the same part
      * of it (from the run's skip to its end): a compaction's cost changes as the table's levels
      * grow, so a step shorter than the runs measures another table (over 5,000,000 keys a 6 s step
-     * kept up at 191,658 rows/s, while in the 28 s runs one thread drained under 45,000).
+     * kept up at 191,658 rows/s, while in the 28 s runs one thread let the writer write about 76,000).
      *
      * <p>Two outcomes. The writer was held back (it wrote less than 0.98 of the rate over the part)
      * or the lag rose (rows became visible slower than they arrived, by the slope of the lag over
