@@ -58,12 +58,15 @@ class LagRunTest {
         ReadLag.Check half = new ReadLag.Check(10_000, 0.5, 1.0, 1.0, 1);
         assertThat(half.drainRowsPerSec()).isCloseTo(20_000.0, within(1e-6));
         assertThat(half.converged()).as("half busy: another step").isFalse();
+        assertThat(half.nextRowsPerSec()).isCloseTo(20_000.0, within(1e-6));
         // Busy 5%: the extrapolation stops at 1 / 0.2.
         assertThat(new ReadLag.Check(10_000, 0.05, 1.0, 1.0, 1).drainRowsPerSec()).isCloseTo(50_000.0, within(1e-6));
-        // Busy 92% and keeping up (a lag falling a little counts as keeping up): about the drain rate, no further step.
+        // Busy 92% and keeping up (a lag falling a little counts as keeping up): the extrapolation is
+        // only an estimate, so another step, at 1.1 times the rate (more than 1 / 0.92).
         ReadLag.Check busy = new ReadLag.Check(10_000, 0.92, 1.0, 1.02, 1);
-        assertThat(busy.converged()).isTrue();
+        assertThat(busy.converged()).isFalse();
         assertThat(busy.drainRowsPerSec()).isCloseTo(10_000 / 0.92, within(1e-6));
+        assertThat(busy.nextRowsPerSec()).isCloseTo(11_000.0, within(1e-6));
     }
 
     @Test
@@ -73,6 +76,7 @@ class LagRunTest {
         ReadLag.Check behind = new ReadLag.Check(10_000, 1.0, 1.0, 0.6, 1);
         assertThat(behind.drainRowsPerSec()).isCloseTo(6_000.0, within(1e-6));
         assertThat(behind.converged()).isFalse();
+        assertThat(behind.nextRowsPerSec()).as("the next step at what it drained").isCloseTo(6_000.0, within(1e-6));
         // Visible at 90%: within reach of the rate, the last step.
         ReadLag.Check near = new ReadLag.Check(10_000, 1.0, 1.0, 0.9, 2);
         assertThat(near.drainRowsPerSec()).isCloseTo(9_000.0, within(1e-6));
