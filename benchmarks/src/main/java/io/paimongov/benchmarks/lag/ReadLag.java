@@ -79,14 +79,14 @@ public final class ReadLag {
         }
 
         /**
-         * About fifteen minutes on two cores: the fill, a 20 s first estimate, up to three check steps
+         * About fifteen minutes on two cores: the fill, a 20 s first estimate, up to four check steps
          * and 3 repetitions of 60 s runs (20 s skipped, 8 windows).
          */
         public static Sizes full() {
             return new Sizes(20_000, 60_000, 3, 20_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
 
-        /** About six minutes: the fill, a 10 s first estimate, up to three check steps and 1 repetition of 40 s runs (15 s skipped, 5 windows). */
+        /** About six minutes: the fill, a 10 s first estimate, up to four check steps and 1 repetition of 40 s runs (15 s skipped, 5 windows). */
         public static Sizes quick() {
             return new Sizes(10_000, 40_000, 1, 15_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
