@@ -21,7 +21,7 @@ class BenchLagCommandTest {
         "quick", "cores", "lagRatio2", "lagRatioAll", "lagRatio2Runs", "lagRatioAllRuns", "peakOverBudget", "budgetBytes",
         "calibratedRowsPerSec", "calibration", "offeredRowsPerSec", "overload", "keys", "buckets", "repetitions", "runSeconds", "checkpointMillis",
         "probeMillis", "lagMillis", "level0Files", "achievedOverOffered", "checkpointMillisP99", "compactions", "compactionBusyRatio", "gcShare",
-        "spills", "lagMillisBySecond", "probeMismatches", "probeCrossChecks", "loadAverage", "chart", "elapsedMillis"};
+        "spills", "lagMillisBySecond", "probeGapMaxMillis", "probeMismatches", "probeCrossChecks", "loadAverage", "chart", "elapsedMillis"};
 
     @TempDir Path dir;
 
@@ -48,6 +48,7 @@ class BenchLagCommandTest {
         assertThat(json.get("calibration").get("source").asText()).isIn("visible", "written");
         assertThat(json.get("calibration").get("checkBusyRatio").isNumber()).isTrue();
         assertThat(json.get("calibration").get("checkVisibleOverOffered").isNumber()).isTrue();
+        assertThat(json.get("probeGapMaxMillis").get("2").isNumber()).isTrue();
         assertThat(json.get("lagRatio2Runs")).hasSize(1);
         for (String threads : new String[] {"1", "2", "-1"}) {
             JsonNode lag = json.get("lagMillis").get(threads);

@@ -107,6 +107,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         Map<String, Object> gc = new LinkedHashMap<>();
         Map<String, Object> spills = new LinkedHashMap<>();
         Map<String, Object> bySecond = new LinkedHashMap<>();
+        Map<String, Object> probeGaps = new LinkedHashMap<>();
         int mismatches = 0;
         int crossChecks = 0;
         for (Map.Entry<String, List<Run>> e : ReadLag.bySetting(runs).entrySet()) {
@@ -128,6 +129,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
             gc.put(e.getKey(), BenchTables.round2(rs.stream().mapToDouble(Run::gcShare).max().orElse(0)));
             spills.put(e.getKey(), median(rs.stream().map(Run::spills).toList()));
             bySecond.put(e.getKey(), rs.stream().map(r -> perSecond(r.series(), sizes.runMillis())).toList());
+            probeGaps.put(e.getKey(), rs.stream().mapToLong(r -> r.series().longestGapMillis()).max().orElse(0));
             for (Run r : rs) {
                 mismatches += r.probeMismatches();
                 crossChecks += r.crossChecks();
@@ -142,6 +144,7 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         m.put("gcShare", gc);
         m.put("spills", spills);
         m.put("lagMillisBySecond", bySecond);
+        m.put("probeGapMaxMillis", probeGaps);
         m.put("probeMismatches", mismatches);
         m.put("probeCrossChecks", crossChecks);
         m.put("loadAverage", BenchTables.round2(loadAverage));

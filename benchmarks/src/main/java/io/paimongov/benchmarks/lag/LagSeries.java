@@ -33,6 +33,19 @@ public record LagSeries(List<Sample> samples) {
         }
     }
 
+    /**
+     * The longest time between two consecutive samples; 0 with fewer than two. A probe every 250 ms
+     * makes it about 250 ms plus one probe's duration; much more means the probe came late, over a
+     * span where {@link #meanLag} can only bound the lag.
+     */
+    public long longestGapMillis() {
+        long longest = 0;
+        for (int i = 1; i < samples.size(); i++) {
+            longest = Math.max(longest, samples.get(i).millis() - samples.get(i - 1).millis());
+        }
+        return longest;
+    }
+
     /** The time of the last sample; 0 when empty. */
     public long endMillis() {
         return samples.isEmpty() ? 0 : samples.get(samples.size() - 1).millis();

@@ -19,6 +19,13 @@ class LagReportTest {
     }
 
     @Test
+    void theLongestGapIsBetweenTheTwoSamplesFarthestApart() {
+        LagSeries late = new LagSeries.Builder().add(0, 1_000, 0).add(250, 1_250, 0).add(10_250, 14_750, 0).add(10_500, 900, 0).build();
+        assertThat(late.longestGapMillis()).isEqualTo(10_000);
+        assertThat(new LagSeries.Builder().add(40, 1, 0).build().longestGapMillis()).isZero();
+    }
+
+    @Test
     void aSecondBeforeTheFirstSampleIsMinusOne() {
         LagSeries series = new LagSeries.Builder().add(1_200, 800, 0).build();
         assertThat(LagReport.perSecond(series, 3_000)).isEqualTo(List.of(-1L, 800L, 800L));
