@@ -98,10 +98,8 @@ public final class LagTable {
      * lookup files. A benchmark prepares it once and runs each setting on a copy: a fill of millions
      * of keys takes longer than a run.
      */
-    static FileStoreTable prepare(Path warehouse, int keys, long seed, Path tmp) throws Exception {
-        FileStoreTable table = create(warehouse);
-        fill(table, keys, seed, System.currentTimeMillis(), tmp);
-        return table;
+    static void prepare(Path warehouse, int keys, long seed, Path tmp) throws Exception {
+        fill(create(warehouse), keys, seed, System.currentTimeMillis(), tmp);
     }
 
     private static Catalog catalog(Path warehouse) {

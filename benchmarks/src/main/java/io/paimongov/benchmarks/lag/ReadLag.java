@@ -218,7 +218,7 @@ public final class ReadLag {
          * {@value #MIN_BUSY}).
          */
         public double drainRowsPerSec() {
-            if (heldBack() || fellBehind()) {
+            if (behind()) {
                 return Math.max(1, Math.min(achievedOverOffered, visibleOverOffered) * offeredRowsPerSec);
             }
             return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
@@ -230,7 +230,7 @@ public final class ReadLag {
          * converges, however busy: its drain rate is only extrapolated.
          */
         public boolean converged() {
-            return (heldBack() || fellBehind()) && drainRowsPerSec() >= NEAR * offeredRowsPerSec;
+            return behind() && drainRowsPerSec() >= NEAR * offeredRowsPerSec;
         }
 
         /**
@@ -239,18 +239,15 @@ public final class ReadLag {
          * near saturation is pushed past it.
          */
         public double nextRowsPerSec() {
-            if (heldBack() || fellBehind()) {
+            if (behind()) {
                 return drainRowsPerSec();
             }
             return Math.max(drainRowsPerSec(), STEP_UP * offeredRowsPerSec);
         }
 
-        private boolean heldBack() {
-            return achievedOverOffered < HELD_BACK;
-        }
-
-        private boolean fellBehind() {
-            return visibleOverOffered < 1 - RISING_SLOPE;
+        /** The writer was held back, or the lag rose: the step measured what the thread drains. */
+        private boolean behind() {
+            return achievedOverOffered < HELD_BACK || visibleOverOffered < 1 - RISING_SLOPE;
         }
     }
 
