@@ -17,7 +17,7 @@ import java.util.Map;
  *
  * @param loadAverage the one-minute load average before the calibration (-1 when unknown)
  * @param calibration what the calibration run measured (the first estimate)
- * @param check the second step, whose drain rate the offered rate is based on
+ * @param check the last check step, whose drain rate the offered rate is based on
  * @param offeredRowsPerSec the rate every setting was offered
  * @param keys the key space of the measured runs
  * @param runs every measured run, in the order run
@@ -79,7 +79,8 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         m.put("budgetBytes", sizes.budgetBytes());
         m.put("calibratedRowsPerSec", Math.round(check.drainRowsPerSec()));
         Map<String, Object> cal = new LinkedHashMap<>();
-        cal.put("source", calibration.fromVisible() ? "visible" : "written");
+        cal.put("source", calibration.source());
+        cal.put("drainedRowsPerSec", Math.round(calibration.drainedRowsPerSec()));
         cal.put("visibleRowsPerSec", Math.round(calibration.visibleRowsPerSec()));
         cal.put("visibleSeconds", BenchTables.round2(calibration.visibleSeconds()));
         cal.put("writtenRowsPerSec", Math.round(calibration.writtenRowsPerSec()));
@@ -88,6 +89,9 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, ReadLag.Calibra
         cal.put("checkBusyRatio", BenchTables.round2(check.busyRatio()));
         cal.put("checkAchievedOverOffered", BenchTables.round2(check.achievedOverOffered()));
         cal.put("checkVisibleOverOffered", BenchTables.round2(check.visibleOverOffered()));
+        cal.put("checkDrainedOverOffered", BenchTables.round2(check.drainedOverOffered()));
+        cal.put("checkFellBehind", check.behind());
+        cal.put("checkSaturated", check.saturated());
         cal.put("checkSteps", check.step());
         m.put("calibration", cal);
         m.put("offeredRowsPerSec", Math.round(offeredRowsPerSec));

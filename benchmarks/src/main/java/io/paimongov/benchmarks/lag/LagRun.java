@@ -18,8 +18,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.sink.StreamTableCommit;
 
 /**
@@ -65,9 +67,10 @@ final class LagRun {
      * @param crossChecks cross-checks made
      * @param gcShare share of the run the JVM's collectors reported as collection time
      * @param writtenByTick rows written before each {@value #TICK_MILLIS} ms tick of the run
+     * @param commits the checkpoints committed, in order
      */
     record Result(Settings settings, LagSeries series, long rowsWritten, List<Long> checkpointMillis,
-            MetricsSnapshot metrics, int probeMismatches, int crossChecks, double gcShare, long[] writtenByTick) {
+            MetricsSnapshot metrics, int probeMismatches, int crossChecks, double gcShare, long[] writtenByTick, List<Commit> commits) {
 
         double achievedRowsPerSec() {
             return rowsWritten * 1000.0 / settings.durationMillis();
@@ -96,6 +99,32 @@ final class LagRun {
             return to <= from ? 0 : (writtenByTick[to] - writtenByTick[from]) * 1000.0 / ((to - from) * TICK_MILLIS);
         }
 
+        /**
+         * Rows per second compaction moved out of level 0 over {@code (fromMillis, toMillis]}: the
+         * level-0 files' rows a compaction committed in that span replaced, counted from the commit
+         * messages (Paimon's own record of what each compaction read), in rows written (level-0 rows
+         * times rows written over rows flushed up to the last commit; a flush merges a key's changes
+         * within a checkpoint). In a deletion-vector table a row is visible to a batch reader once
+         * it left level 0, so this is the rate compaction made rows visible, counted per file rather
+         * than read off the lag's sawtooth. 0 without commits in the span.
+         */
+        double drainedRowsPerSec(long fromMillis, long toMillis) {
+            long drained = 0;
+            long flushed = 0;
+            long written = 0;
+            for (Commit c : commits) {
+                if (c.millis() > fromMillis && c.millis() <= toMillis) {
+                    drained += c.level0RowsCompacted();
+                }
+                flushed += c.level0RowsFlushed();
+                written = c.rowsWritten();
+            }
+            if (toMillis <= fromMillis || flushed == 0) {
+                return 0;
+            }
+            return drained * ((double) written / flushed) * 1000.0 / (toMillis - fromMillis);
+        }
+
         /** When a probe first saw a row; -1 when none did. */
         long firstVisibleMillis() {
             return series.samples().stream().filter(s -> s.lagMillis() < s.millis()).mapToLong(LagSeries.Sample::millis).findFirst()
@@ -122,9 +151,36 @@ final class LagRun {
     /** Resolution of {@link Result#writtenByTick}. */
     static final long TICK_MILLIS = 10;
 
-    private record Checkpoint(long id, List<CommitMessage> messages) {}
+    /**
+     * A committed checkpoint.
+     *
+     * @param millis when its commit ended, from the run's start
+     * @param rowsWritten rows the writer had written when it prepared the checkpoint
+     * @param level0RowsFlushed rows of the level-0 files it added (the writer's flushes)
+     * @param level0RowsCompacted rows of the level-0 files its compactions replaced
+     */
+    record Commit(long millis, long rowsWritten, long level0RowsFlushed, long level0RowsCompacted) {
 
-    private static final Checkpoint END = new Checkpoint(-1, List.of());
+        /** The commit of {@code messages}, ended at {@code millis}. */
+        static Commit of(long millis, long rowsWritten, List<CommitMessage> messages) {
+            long flushed = 0;
+            long compacted = 0;
+            for (CommitMessage m : messages) {
+                CommitMessageImpl impl = (CommitMessageImpl) m;
+                flushed += level0Rows(impl.newFilesIncrement().newFiles());
+                compacted += level0Rows(impl.compactIncrement().compactBefore());
+            }
+            return new Commit(millis, rowsWritten, flushed, compacted);
+        }
+
+        private static long level0Rows(List<DataFileMeta> files) {
+            return files.stream().filter(f -> f.level() == 0).mapToLong(DataFileMeta::rowCount).sum();
+        }
+    }
+
+    private record Checkpoint(long id, long rowsWritten, List<CommitMessage> messages) {}
+
+    private static final Checkpoint END = new Checkpoint(-1, 0, List.of());
 
     private LagRun() {}
 
@@ -139,10 +195,11 @@ final class LagRun {
         String user = "bench-lag-" + s.threads();
         BlockingQueue<Checkpoint> checkpoints = new LinkedBlockingQueue<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread committer = new Thread(() -> commitAll(table, user, checkpoints, failure), "bench-lag-committer");
-        committer.setDaemon(true);
+        List<Commit> commits = new ArrayList<>();
         long gcBefore = gcMillis();
         long start = System.currentTimeMillis();
+        Thread committer = new Thread(() -> commitAll(table, user, start, checkpoints, commits, failure), "bench-lag-committer");
+        committer.setDaemon(true);
         Prober prober = new Prober(new LagProbe(table), s, start, failure);
         Thread probe = new Thread(prober, "bench-lag-probe");
         probe.setDaemon(true);
@@ -165,7 +222,7 @@ final class LagRun {
                     + " failed with task-threads " + s.threads(), failure.get());
         }
         return new Result(s, prober.series.build(), feed.rows, feed.checkpointMillis, write.metrics(),
-                prober.mismatches, prober.crossChecks, gcShare, feed.writtenByTick);
+                prober.mismatches, prober.crossChecks, gcShare, feed.writtenByTick, List.copyOf(commits));
     }
 
     /** Waits for {@code t}; an interrupt meanwhile is kept for the caller (the run is being cancelled). */
@@ -214,7 +271,7 @@ final class LagRun {
                 long before = System.nanoTime();
                 List<CommitMessage> messages = write.prepareCommit(false, checkpoint).handOff();
                 durations.add((System.nanoTime() - before) / 1_000_000);
-                checkpoints.put(new Checkpoint(checkpoint++, messages));
+                checkpoints.put(new Checkpoint(checkpoint++, written, messages));
                 while (nextCheckpoint <= System.currentTimeMillis()) {
                     nextCheckpoint += s.checkpointMillis();
                 }
@@ -241,11 +298,14 @@ final class LagRun {
         return new Feed(written, durations, byTick);
     }
 
-    private static void commitAll(FileStoreTable table, String user, BlockingQueue<Checkpoint> checkpoints, AtomicReference<Throwable> failure) {
+    /** The committing thread's loop; {@code commits} is its own until it ends (read after a join). */
+    private static void commitAll(FileStoreTable table, String user, long start, BlockingQueue<Checkpoint> checkpoints,
+            List<Commit> commits, AtomicReference<Throwable> failure) {
         try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
             for (Checkpoint c = checkpoints.take(); c != END; c = checkpoints.take()) {
                 if (failure.get() == null) {
                     commit.commit(c.id(), c.messages());
+                    commits.add(Commit.of(System.currentTimeMillis() - start, c.rowsWritten(), c.messages()));
                 }
             }
         } catch (Throwable t) {

@@ -16,19 +16,18 @@ import java.util.function.Consumer;
  * compaction.task-threads} 1, 2 and -1 (one per active bucket), side by side in one JVM.
  *
  * <p>How: a calibration run with one compaction thread and no rate limit gives a first estimate of
- * what one thread drains: over its second half, the rows that became visible per second (the rows written up to
- * the newest visible {@code ts}, {@link LagRun.Result#visibleRowsPerSec}). The writer outruns the
- * thread, so the thread is always busy; counting what became visible rather than what was written
- * does not need Paimon's back-pressure to have caught the writer up yet (with a 64 MiB buffer that
- * takes longer than a calibration). Further runs, as long as the measured ones, feed one thread
- * that estimate at a rate limit and measure what it drains: the rate rows became visible when it
- * fell behind, the rate over its busy share when it kept up ({@link Check}), until one fell
- * behind within reach of its rate. Every setting is then fed {@code overload} times that rate ({@link
- * LagRun}), on a copy of one table filled once ({@link LagTable#prepare}); the repetitions rotate
- * the order of the settings (1, 2, -1 /
- * 2, -1, 1 / -1, 1, 2), and the ratios are paired within a repetition, since the machine's noise
- * then falls on the settings alike. Each run's steady lag is {@link SteadyState}'s; the reported
- * ratios are the medians over the repetitions. The calibration run also warms the JIT up.
+ * what one thread drains: over its second half, the rows its compactions moved out of level 0 per
+ * second ({@link LagRun.Result#drainedRowsPerSec}; in a deletion-vector table a row is visible to a
+ * batch reader once it left level 0). The writer outruns the thread, so the thread is always busy,
+ * but a writer that takes a core takes it from compaction too. Further runs, as long as the
+ * measured ones, feed one thread a rate at a limit ({@link Check}) until one saturated it: the
+ * thread fell behind, busy all the time, at a rate a little past what it drained; what it drained
+ * then is what one thread drains. Every setting is then fed {@code overload} times that rate
+ * ({@link LagRun}), on a copy of one table filled once ({@link LagTable#prepare}); the repetitions
+ * rotate the order of the settings (1, 2, -1 / 2, -1, 1 / -1, 1, 2), and the ratios are paired
+ * within a repetition, since the machine's noise then falls on the settings alike. Each run's
+ * steady lag is {@link SteadyState}'s; the reported ratios are the medians over the repetitions.
+ * The calibration run also warms the JIT up.
  *
  * <p>Not thread-safe; one run at a time per work directory.
  */
@@ -45,7 +44,7 @@ public final class ReadLag {
      */
     public static final int KEYS = 5_000_000;
     /** Most steps of the calibration's second part ({@link Check}). */
-    static final int MAX_CHECK_STEPS = 4;
+    static final int MAX_CHECK_STEPS = 6;
     /** Every tenth probe also reads the new rows. */
     static final int CROSS_CHECK_EVERY = 10;
     private static final long SEED = 42;
@@ -68,7 +67,12 @@ public final class ReadLag {
             long probeMillis, double overload, long budgetBytes, int keys) {
 
         public static final long BUDGET = 64L << 20;
-        public static final double OVERLOAD = 1.15;
+        /**
+         * The offered rate over a saturated thread's drain rate: one thread keeps up with up to
+         * about 1.15 times that (with level 0 short it compacts more cheaply), so this is a little
+         * above the most it keeps up with.
+         */
+        public static final double OVERLOAD = 1.25;
 
         public Sizes {
             if (repetitions < 1 || runMillis < skipMillis + windowMillis || windowMillis < 1 || checkpointMillis < 1 || probeMillis < 1
@@ -79,14 +83,17 @@ public final class ReadLag {
         }
 
         /**
-         * About fifteen minutes on two cores: the fill, a 20 s first estimate, up to four check steps
-         * and 3 repetitions of 60 s runs (20 s skipped, 8 windows).
+         * About fifteen to seventeen minutes on two cores: the fill, a 20 s first estimate, up to six
+         * check steps (usually two or three) and 3 repetitions of 60 s runs (20 s skipped, 8 windows).
          */
         public static Sizes full() {
             return new Sizes(20_000, 60_000, 3, 20_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
 
-        /** About six minutes: the fill, a 10 s first estimate, up to four check steps and 1 repetition of 40 s runs (15 s skipped, 5 windows). */
+        /**
+         * About seven minutes: the fill, a 10 s first estimate, up to six check steps and 1
+         * repetition of 40 s runs (15 s skipped, 5 windows).
+         */
         public static Sizes quick() {
             return new Sizes(10_000, 40_000, 1, 15_000, 5_000, 1_000, 250, OVERLOAD, BUDGET, KEYS);
         }
@@ -132,64 +139,87 @@ public final class ReadLag {
     }
 
     /**
-     * What the calibration run measured. The drain rate is the rows made visible per second from
-     * the calibration's middle (or the first visible row, if later) to its end, when that span is at
-     * least a quarter of the calibration; else (a loaded machine, where the first compaction is
-     * committed late) the rate the writer wrote over the second half, an upper bound.
+     * What the calibration run measured, the first estimate of what one thread drains: over its
+     * second half, the rows compaction moved out of level 0 per second ({@link
+     * LagRun.Result#drainedRowsPerSec}); when none committed then, over the whole run (with
+     * checkpoints every 500 ms the unlimited writer was blocked the whole second half, a forced
+     * bucket's compaction outlasting it); when none committed at all (a loaded machine), the rows
+     * made visible per second from the calibration's middle (or the first visible row, if later) to
+     * its end, when that span is at least a quarter of the calibration; else the rate the writer
+     * wrote, an upper bound.
      *
+     * @param drainedRowsPerSec rows moved out of level 0 per second over the second half, or over
+     *     the whole run when none were in the second half
      * @param visibleRowsPerSec rows made visible per second over the span
      * @param visibleSeconds the span's length; 0 when nothing became visible
-     * @param writtenRowsPerSec rows written per second over the second half
+     * @param writtenRowsPerSec rows written per second over the second half, or over the whole run
+     *     when the writer wrote nothing in the second half
      * @param seconds the calibration's length
      */
-    public record Calibration(double visibleRowsPerSec, double visibleSeconds, double writtenRowsPerSec, double seconds) {
+    public record Calibration(double drainedRowsPerSec, double visibleRowsPerSec, double visibleSeconds, double writtenRowsPerSec,
+            double seconds) {
 
         static Calibration of(LagRun.Result r, long calibrationMillis) {
             long first = r.firstVisibleMillis();
             long from = Math.max(calibrationMillis / 2, first);
             double span = first < 0 ? 0 : Math.max(0, calibrationMillis - from) / 1e3;
-            return new Calibration(span > 0 ? r.visibleRowsPerSec(from, calibrationMillis) : 0, span,
-                    r.writtenRowsPerSec(calibrationMillis / 2, calibrationMillis), calibrationMillis / 1e3);
+            double drained = r.drainedRowsPerSec(calibrationMillis / 2, calibrationMillis);
+            double written = r.writtenRowsPerSec(calibrationMillis / 2, calibrationMillis);
+            return new Calibration(drained > 0 ? drained : r.drainedRowsPerSec(0, calibrationMillis),
+                    span > 0 ? r.visibleRowsPerSec(from, calibrationMillis) : 0, span,
+                    written > 0 ? written : r.achievedRowsPerSec(), calibrationMillis / 1e3);
         }
 
-        /** Whether {@link #rowsPerSec} is the visible rate. */
-        public boolean fromVisible() {
-            return visibleRowsPerSec > 0 && visibleSeconds * 4 >= seconds;
+        /** Where {@link #rowsPerSec} comes from: "drained", "visible" or "written". */
+        public String source() {
+            if (drainedRowsPerSec > 0) {
+                return "drained";
+            }
+            return visibleRowsPerSec > 0 && visibleSeconds * 4 >= seconds ? "visible" : "written";
         }
 
-        /** The calibrated drain rate of one thread, at least 1. */
+        /** The first estimate of one thread's drain rate, at least 1. */
         public double rowsPerSec() {
-            return Math.max(1, fromVisible() ? visibleRowsPerSec : writtenRowsPerSec);
+            return Math.max(1, switch (source()) {
+                case "drained" -> drainedRowsPerSec;
+                case "visible" -> visibleRowsPerSec;
+                default -> writtenRowsPerSec;
+            });
         }
     }
 
     /**
-     * A step of the calibration's second part: one thread fed a rate at a limit, first the first
-     * estimate ({@link Calibration}), for as long as a measured run and judged over the same part
-     * of it (from the run's skip to its end): a compaction's cost changes as the table's levels
-     * grow, so a step shorter than the runs measures another table (over 5,000,000 keys a 6 s step
-     * kept up at 191,658 rows/s, while in the 28 s runs one thread let the writer write about 76,000).
+     * A step of the calibration's second part: one thread fed a rate at a limit for as long as a
+     * measured run and judged over the same part of it (from the run's skip to its end): a
+     * compaction's cost changes as the table's levels grow, so a step shorter than the runs measures
+     * another table (over 5,000,000 keys a 6 s step kept up at 191,658 rows/s, while in the 28 s runs
+     * one thread let the writer write about 76,000).
      *
-     * <p>Two outcomes. The writer was held back (it wrote less than 0.98 of the rate over the part)
-     * or the lag rose (rows became visible slower than they arrived, by the slope of the lag over
-     * the part): the thread drained what it let the writer write or what became visible, the lower,
-     * a direct measurement. Neither: the thread kept up, and its busy share tells about how much
-     * more it could drain; a compaction's cost is partly per compaction rather than per row, so that
-     * extrapolation falls short (a thread busy 0.93 at 31,812 rows/s extrapolated 34,190, and one
-     * thread offered 1.15 times that still nearly kept up in the runs). So the steps go on until
-     * one fell behind within reach of its rate ({@linkplain #converged converged}), from a step that
-     * kept up at least {@value #STEP_UP} times higher ({@link #nextRowsPerSec}), at most {@value
-     * ReadLag#MAX_CHECK_STEPS} times: the drain rate is then a measured one, just below the step's
-     * rate, "a little above what one thread drains" in the issue's words.
+     * <p>The thread fell behind when the writer was held back (it wrote less than 0.98 of the rate
+     * over the part) or the lag rose (the lag's least-squares slope over the part); then what it
+     * drained is counted: the rows its compactions moved out of level 0 per second ({@link
+     * LagRun.Result#drainedRowsPerSec}). Else it kept up, and its busy share tells about how much
+     * more it could drain (an underestimate: part of a compaction's cost is per compaction, not per
+     * row), so the next step goes {@value #PAST} times past that. The steps end at one that
+     * {@linkplain #saturated saturated} the thread: it fell behind, busy at least {@value
+     * #SATURATED} of the time, at {@value #FROM_PAST} to {@value #TO_PAST} times what it drained (else
+     * the next step goes {@value #TARGET} times past what it drained). What a saturated thread drains
+     * is one number, and it held within 2% between runs (33,620 and 33,114 rows/s); the rate one
+     * thread keeps up with is not: near it one thread's lag rises in some minutes and not in others
+     * (at 34,657 rows/s one step fell behind busy 0.89, at 38,663 the runs nearly kept up), because
+     * a thread that keeps level 0 short compacts a few files at a time and one that falls behind
+     * merges more per compaction and drains less.
      *
      * @param offeredRowsPerSec the rate offered
      * @param busyRatio the write's {@code compactionBusyRatio}: the share of the run the thread compacted
      * @param achievedOverOffered rows written per second over the judged part / offered
      * @param visibleOverOffered rows made visible per second over the judged part / offered: 1 minus
      *     the slope of the lag (least squares; at least 0)
+     * @param drainedOverOffered rows moved out of level 0 per second over the judged part / offered
      * @param step which step this was, from 1
      */
-    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered, double visibleOverOffered, int step) {
+    public record Check(double offeredRowsPerSec, double busyRatio, double achievedOverOffered, double visibleOverOffered,
+            double drainedOverOffered, int step) {
 
         /** Extrapolations beyond this factor are not trusted: the busy share is bounded below by it. */
         static final double MIN_BUSY = 0.2;
@@ -197,56 +227,59 @@ public final class ReadLag {
         static final double HELD_BACK = 0.98;
         /** A lag rising by more than this many ms per ms means the thread fell behind. */
         static final double RISING_SLOPE = 0.05;
-        /** A step that fell behind is near the drain rate when it drained at least this share of its rate. */
-        static final double NEAR = 0.85;
-        /** After a step that kept up, the next one is offered at least this many times its rate. */
-        static final double STEP_UP = 1.1;
+        /** After a step that kept up, the next goes this many times past its extrapolation. */
+        static final double PAST = 1.15;
+        /** A thread busy at least this share of the step was saturated, if it fell behind. */
+        static final double SATURATED = 0.95;
+        /** A saturating step's rate is at least this many times what the thread drained: clearly past it. */
+        static final double FROM_PAST = 1.1;
+        /** ... and at most this many: the writer not much busier than in the runs. */
+        static final double TO_PAST = 1.5;
+        /** After a step that fell behind without saturating the thread, the next goes this many times past what it drained. */
+        static final double TARGET = 1.25;
 
         /** The check of run {@code r} (offered a rate), judged from {@code fromMillis} to its end. */
         static Check of(LagRun.Result r, long fromMillis, double busyRatio, int step) {
             long to = r.settings().durationMillis();
             double rate = r.settings().offeredRowsPerSec();
             return new Check(rate, busyRatio, r.writtenRowsPerSec(fromMillis, to) / rate,
-                    Math.max(0, 1 - r.series().lagSlope(fromMillis, to)), step);
+                    Math.max(0, 1 - r.series().lagSlope(fromMillis, to)), r.drainedRowsPerSec(fromMillis, to) / rate, step);
         }
 
         /**
-         * What one thread drains: when the writer was held back or the lag rose, the lower of the
-         * rate the writer was let write and the rate rows became visible (they agree once the
-         * back-pressure has caught the writer up; before, rows pile up in level 0 and only the
-         * visible rate is what was drained); else the offered rate over the busy share (at least
-         * {@value #MIN_BUSY}).
+         * What one thread drains: when it fell behind, the rows its compactions moved out of level 0
+         * per second (or, when none committed in the judged part, the lower of the rate the writer
+         * was let write and the rate rows became visible); else the offered rate over the busy share
+         * (at least {@value #MIN_BUSY}). At least 1.
          */
         public double drainRowsPerSec() {
-            if (behind()) {
-                return Math.max(1, Math.min(achievedOverOffered, visibleOverOffered) * offeredRowsPerSec);
+            if (!behind()) {
+                return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
             }
-            return Math.max(1, offeredRowsPerSec / Math.min(1, Math.max(MIN_BUSY, busyRatio)));
+            double share = drainedOverOffered > 0 ? drainedOverOffered : Math.min(achievedOverOffered, visibleOverOffered);
+            return Math.max(1, share * offeredRowsPerSec);
         }
 
         /**
-         * Whether this step measured the drain rate just below its own: it fell behind (or held the
-         * writer back) while draining at least {@value #NEAR} of the rate. A step that kept up never
-         * converges, however busy: its drain rate is only extrapolated.
+         * Whether this step saturated the thread and counted what it drained: it fell behind, was
+         * busy at least {@value #SATURATED} of the time, compactions committed, and the rate was
+         * {@value #FROM_PAST} to {@value #TO_PAST} times what it drained.
          */
-        public boolean converged() {
-            return behind() && drainRowsPerSec() >= NEAR * offeredRowsPerSec;
+        public boolean saturated() {
+            double past = offeredRowsPerSec / drainRowsPerSec();
+            return behind() && busyRatio >= SATURATED && drainedOverOffered > 0 && past >= FROM_PAST && past <= TO_PAST;
         }
 
         /**
-         * The rate of the next step: after one that fell behind what it drained; after one that kept
-         * up the extrapolation, at least {@value #STEP_UP} times this step's rate, so that a thread
-         * near saturation is pushed past it.
+         * The rate of the next step: after one that kept up, {@value #PAST} times its extrapolation;
+         * after one that fell behind, {@value #TARGET} times what it drained.
          */
         public double nextRowsPerSec() {
-            if (behind()) {
-                return drainRowsPerSec();
-            }
-            return Math.max(drainRowsPerSec(), STEP_UP * offeredRowsPerSec);
+            return (behind() ? TARGET : PAST) * drainRowsPerSec();
         }
 
-        /** The writer was held back, or the lag rose: the step measured what the thread drains. */
-        private boolean behind() {
+        /** The writer was held back, or the lag rose: the thread fell behind. */
+        public boolean behind() {
             return achievedOverOffered < HELD_BACK || visibleOverOffered < 1 - RISING_SLOPE;
         }
     }
@@ -278,28 +311,33 @@ public final class ReadLag {
                 sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), sizes.keys(), SEED));
         Calibration cal = Calibration.of(calibration, sizes.calibrationMillis());
         int keys = sizes.keys();
-        progress.accept(String.format(Locale.ROOT, "first estimate %,.0f rows/s (%s); checking at that rate ...", cal.rowsPerSec(),
-                cal.fromVisible() ? "rows made visible over " + Math.round(cal.visibleSeconds()) + " s"
-                        : "rows written: too little became visible"));
+        double rate = Check.PAST * cal.rowsPerSec();
+        progress.accept(String.format(Locale.ROOT, "first estimate %,.0f rows/s (%s); checking at %,.0f rows/s ...", cal.rowsPerSec(),
+                switch (cal.source()) {
+                    case "drained" -> "rows moved out of level 0 over the second half";
+                    case "visible" -> "rows made visible over " + Math.round(cal.visibleSeconds()) + " s: no compaction committed in the second half";
+                    default -> "rows written: too little became visible";
+                }, rate));
         Check check;
-        double rate = cal.rowsPerSec();
         for (int step = 1; ; step++) {
             LagRun.Result checked = once(workDir, table, "calibration-check-" + step, new LagRun.Settings("1", rate, sizes.runMillis(),
                     sizes.checkpointMillis(), sizes.probeMillis(), 0, sizes.budgetBytes(), keys, SEED));
             check = Check.of(checked, sizes.skipMillis(), checked.metrics().compactionBusyRatio(), step);
-            if (check.converged() || step == MAX_CHECK_STEPS) {
+            if (check.saturated() || step == MAX_CHECK_STEPS) {
                 break;
             }
-            progress.accept(String.format(Locale.ROOT, "at %,.0f rows/s: busy %.2f, written %.2f and made visible %.2f of it;"
-                    + " checking at %,.0f rows/s ...", rate, check.busyRatio(), check.achievedOverOffered(), check.visibleOverOffered(),
+            progress.accept(String.format(Locale.ROOT, "at %,.0f rows/s: busy %.2f, %s; written %.2f, made visible %.2f and moved"
+                    + " out of level 0 %.2f of it; checking at %,.0f rows/s ...", rate, check.busyRatio(), check.behind() ? "fell behind"
+                    : "kept up", check.achievedOverOffered(), check.visibleOverOffered(), check.drainedOverOffered(),
                     check.nextRowsPerSec()));
             rate = check.nextRowsPerSec();
         }
         double calibrated = check.drainRowsPerSec();
         double offered = sizes.overload() * calibrated;
-        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (busy %.2f at %,.0f rows/s, achieved/offered %.2f);"
-                + " offering %,.0f rows/s (x%.2f) over %,d keys", calibrated, check.busyRatio(), check.offeredRowsPerSec(),
-                check.achievedOverOffered(), offered, sizes.overload(), keys));
+        progress.accept(String.format(Locale.ROOT, "one thread drains %,.0f rows/s (at %,.0f rows/s: busy %.2f, %s, %s; moved out of"
+                + " level 0 %.2f of it); offering %,.0f rows/s (x%.2f) over %,d keys", calibrated, check.offeredRowsPerSec(),
+                check.busyRatio(), check.behind() ? "fell behind" : "kept up", check.saturated() ? "saturated" : "not saturated",
+                check.drainedOverOffered(), offered, sizes.overload(), keys));
         List<Run> runs = new ArrayList<>();
         for (int rep = 0; rep < sizes.repetitions(); rep++) {
             for (int i = 0; i < SETTINGS.size(); i++) {
