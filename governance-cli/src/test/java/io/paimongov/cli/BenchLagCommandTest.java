@@ -45,9 +45,13 @@ class BenchLagCommandTest {
         assertThat(json.get("peakOverBudget").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
         assertThat(json.get("probeMismatches").asInt()).isZero();
         assertThat(json.get("repetitions").asInt()).isEqualTo(1);
-        assertThat(json.get("calibration").get("source").asText()).isIn("visible", "written");
-        assertThat(json.get("calibration").get("checkBusyRatio").isNumber()).isTrue();
-        assertThat(json.get("calibration").get("checkVisibleOverOffered").isNumber()).isTrue();
+        JsonNode calibration = json.get("calibration");
+        assertThat(calibration.get("source").asText()).isIn("drained", "visible", "written");
+        for (String key : new String[] {"drainedRowsPerSec", "checkBusyRatio", "checkVisibleOverOffered", "checkDrainedOverOffered"}) {
+            assertThat(calibration.get(key).isNumber()).as(key).isTrue();
+        }
+        assertThat(calibration.get("checkFellBehind").isBoolean()).isTrue();
+        assertThat(calibration.get("checkSaturated").isBoolean()).isTrue();
         assertThat(json.get("probeGapMaxMillis").get("2").isNumber()).isTrue();
         assertThat(json.get("lagRatio2Runs")).hasSize(1);
         for (String threads : new String[] {"1", "2", "-1"}) {

@@ -15,6 +15,9 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.StreamTableCommit;
+import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.StreamWriteBuilder;
 import org.apache.paimon.types.DataTypes;
 
 /**
@@ -93,13 +96,47 @@ public final class LagTable {
     }
 
     /**
-     * Creates the table in {@code warehouse} and fills it with every key of {@code 0..keys-1} once
-     * ({@link #fill}), its rows' {@code ts} the time of the fill; {@code tmp} holds the fill's
-     * lookup files. A benchmark prepares it once and runs each setting on a copy: a fill of millions
-     * of keys takes longer than a run.
+     * Ages the table as a long-running stream would: {@code rows} updates of random keys with {@code
+     * ts}, committed every {@value #AGE_CHECKPOINT_ROWS} rows without waiting for compaction, so the
+     * levels between level 0 and the filled one take the shape a streaming table has; the last
+     * commit waits for compaction, so no level-0 file is left. Without it every run started from
+     * a table whose first compactions merged into empty levels: one thread kept up at any rate for
+     * the first 35 to 40 s of a run and the thread count only mattered after that. Plain Paimon;
+     * {@code tmp} holds its lookup files.
+     */
+    static void age(FileStoreTable table, int keys, long rows, long seed, long ts, Path tmp) throws Exception {
+        Rows source = new Rows(seed, keys);
+        StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("bench-lag-age");
+        try (IOManager io = IOManager.create(tmp.toString());
+                StreamTableWrite write = builder.newWrite();
+                StreamTableCommit commit = builder.newCommit()) {
+            write.withIOManager(io);
+            long checkpoint = 1;
+            for (long i = 1; i <= rows; i++) {
+                write.write(source.next(ts));
+                if (i % AGE_CHECKPOINT_ROWS == 0 && i < rows) {
+                    commit.commit(checkpoint, write.prepareCommit(false, checkpoint));
+                    checkpoint++;
+                }
+            }
+            commit.commit(checkpoint, write.prepareCommit(true, checkpoint));
+        }
+    }
+
+    /** Rows per commit while ageing: about a checkpoint's at the rates one thread drains. */
+    static final int AGE_CHECKPOINT_ROWS = 40_000;
+
+    /**
+     * Creates the table in {@code warehouse}, fills it with every key of {@code 0..keys-1} once
+     * ({@link #fill}) and ages it with {@code keys / 2} updates ({@link #age}), every row's {@code
+     * ts} the time of the fill; {@code tmp} holds the lookup files. A benchmark prepares it once and
+     * runs each setting on a copy: a fill of millions of keys takes longer than a run.
      */
     static void prepare(Path warehouse, int keys, long seed, Path tmp) throws Exception {
-        fill(create(warehouse), keys, seed, System.currentTimeMillis(), tmp);
+        FileStoreTable table = create(warehouse);
+        long ts = System.currentTimeMillis();
+        fill(table, keys, seed, ts, tmp);
+        age(table(warehouse), keys, keys / 2, seed + 1, ts, tmp);
     }
 
     private static Catalog catalog(Path warehouse) {
