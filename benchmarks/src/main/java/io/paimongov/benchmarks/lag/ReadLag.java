@@ -230,7 +230,7 @@ public final class ReadLag {
         static final double FROM_PAST = 1.1;
         /** ... and at most this many: the writer not much busier than in the runs. */
         static final double TO_PAST = 1.5;
-        /** After a step that fell behind without saturating the thread, the next goes this many times past what it drained. */
+        /** After a step that fell behind without saturating the thread, the next goes this far past what it drained. */
         static final double TARGET = 1.25;
 
         /** The check of run {@code r} (offered a rate), judged from {@code fromMillis} to its end. */
@@ -291,7 +291,8 @@ public final class ReadLag {
         double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         Path prepared = workDir.resolve("table");
         try {
-            progress.accept(String.format(Locale.ROOT, "filling a table with %,d keys and ageing it with half as many updates (each run starts from a copy) ...", sizes.keys()));
+            progress.accept(String.format(Locale.ROOT, "filling a table with %,d keys and ageing it with half as many updates"
+                    + " (each run starts from a copy) ...", sizes.keys()));
             LagTable.prepare(prepared.resolve("warehouse"), sizes.keys(), SEED + 1, prepared);
             return measure(workDir, prepared.resolve("warehouse"), sizes, load, progress);
         } finally {
@@ -310,7 +311,7 @@ public final class ReadLag {
         progress.accept(String.format(Locale.ROOT, "first estimate %,.0f rows/s (%s); checking at %,.0f rows/s ...", cal.rowsPerSec(),
                 switch (cal.source()) {
                     case "drained" -> "rows moved out of level 0 over the second half";
-                    case "visible" -> "rows made visible over " + Math.round(cal.visibleSeconds()) + " s: no compaction committed in the second half";
+                    case "visible" -> "rows made visible over " + Math.round(cal.visibleSeconds()) + " s: no compaction committed";
                     default -> "rows written: too little became visible";
                 }, rate));
         Check check;
