@@ -40,6 +40,8 @@ public final class LagTable {
     public static final int VALUE_BYTES = 176;
     static final String DATABASE = "lag";
     static final String TABLE = "t";
+    /** Rows per commit while ageing ({@link #age}): about a checkpoint's at the rates one thread drains. */
+    static final int AGE_CHECKPOINT_ROWS = 40_000;
 
     private LagTable() {}
 
@@ -123,9 +125,6 @@ public final class LagTable {
         }
     }
 
-    /** Rows per commit while ageing: about a checkpoint's at the rates one thread drains. */
-    static final int AGE_CHECKPOINT_ROWS = 40_000;
-
     /**
      * Creates the table in {@code warehouse}, fills it with every key of {@code 0..keys-1} once
      * ({@link #fill}) and ages it with {@code keys / 2} updates ({@link #age}), every row's {@code
@@ -136,7 +135,7 @@ public final class LagTable {
         FileStoreTable table = create(warehouse);
         long ts = System.currentTimeMillis();
         fill(table, keys, seed, ts, tmp);
-        age(table(warehouse), keys, keys / 2, seed + 1, ts, tmp);
+        age(table, keys, keys / 2, seed + 1, ts, tmp);
     }
 
     private static Catalog catalog(Path warehouse) {

@@ -7,10 +7,8 @@ import java.util.HashSet;
 import java.util.Set;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +24,7 @@ class LagTableTest {
         FileStoreTable table = LagTable.create(dir.resolve("warehouse"));
         LagTable.fill(table, keys, 5, 1_000L, dir);
         long rows = 2L * LagTable.AGE_CHECKPOINT_ROWS + 123;
-        LagTable.age(LagTable.table(dir.resolve("warehouse")), keys, rows, 6, 2_000L, dir);
+        LagTable.age(table, keys, rows, 6, 2_000L, dir);
         FileStoreTable aged = LagTable.table(dir.resolve("warehouse"));
 
         // Two commits of AGE_CHECKPOINT_ROWS rows without waiting, then the rest with waiting: the
@@ -35,13 +33,7 @@ class LagTableTest {
         assertThat(last.commitUser()).isEqualTo("bench-lag-age");
         assertThat(last.commitIdentifier()).isEqualTo(3);
 
-        long level0 = 0;
-        for (DataSplit split : aged.newSnapshotReader().read().dataSplits()) {
-            for (DataFileMeta file : split.dataFiles()) {
-                level0 += file.level() == 0 ? 1 : 0;
-            }
-        }
-        assertThat(level0).as("level-0 files after the waiting commit").isZero();
+        assertThat(new LagProbe(aged).read().level0Files()).as("level-0 files after the waiting commit").isZero();
 
         // Every key once, each with the fill's or the ageing's ts.
         Set<Integer> seen = new HashSet<>();
