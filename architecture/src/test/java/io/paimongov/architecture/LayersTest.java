@@ -9,11 +9,17 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 /**
  * The layers of docs/architecture.md, checked on the main classes of every module: a class that
@@ -22,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * <pre>
  *   cli, benchmarks            (top: may use everything below)
  *   tck                        (spi, runtime; finds allocators through the SPI only)
- *   flink.sink, spark.write    (engine integration: spi, runtime, their own allocator)
+ *   connector.flink, connector.spark  (connectors: spi, runtime, their own allocator)
  *   runtime                    (spi)
  *   heap, offheap, flink, spark  (allocators: spi and their engine only)
  *   spi                        (nothing of ours)
@@ -35,11 +41,11 @@ class LayersTest {
     private static final String TCK = "io.paimongov.tck..";
     private static final String CLI = "io.paimongov.cli..";
     private static final String BENCHMARKS = "io.paimongov.benchmarks..";
-    private static final String FLINK_SINK = "io.paimongov.flink.sink..";
-    private static final String SPARK_WRITE = "io.paimongov.spark.write..";
-    /** The allocator packages: the root package of each allocator module (integration lives below it). */
+    private static final String FLINK_CONNECTOR = "io.paimongov.connector.flink..";
+    private static final String SPARK_CONNECTOR = "io.paimongov.connector.spark..";
+    /** The allocator modules' packages, with every package below them. */
     private static final String[] ALLOCATORS = {
-        "io.paimongov.heap", "io.paimongov.offheap", "io.paimongov.flink", "io.paimongov.spark"
+        "io.paimongov.heap..", "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark.."
     };
 
     private static JavaClasses classes;
@@ -58,16 +64,16 @@ class LayersTest {
         assertThat(packages).contains(
                 "io.paimongov.spi", "io.paimongov.spi.metrics", "io.paimongov.runtime", "io.paimongov.runtime.write",
                 "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
-                "io.paimongov.flink.sink", "io.paimongov.spark.write");
-        assertThat(packages).contains(ALLOCATORS);
+                "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark.write",
+                "io.paimongov.heap", "io.paimongov.offheap", "io.paimongov.flink", "io.paimongov.spark");
     }
 
     @Test
     void theSpiImportsNothingOfOurs() {
         check(noClasses().that().resideInAPackage(SPI)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        RUNTIME, TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..",
-                        "io.paimongov.flink..", "io.paimongov.spark..")
+                        RUNTIME, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
+                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
                 .because("governance-spi is what a vendor compiles against: only what it implements or receives"));
     }
 
@@ -76,40 +82,71 @@ class LayersTest {
         for (String allocator : ALLOCATORS) {
             String[] others = Arrays.stream(ALLOCATORS)
                     .filter(a -> !a.equals(allocator))
-                    .map(a -> a + "..")
                     .toArray(String[]::new);
             check(noClasses().that().resideInAPackage(allocator)
-                    .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, TCK, CLI, BENCHMARKS, FLINK_SINK, SPARK_WRITE)
+                    .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR)
                     .orShould().dependOnClassesThat().resideInAnyPackage(others)
                     .because("an allocator implements the SPI over its engine; it never reaches into the runtime or another allocator"));
         }
+    }
+
+    /**
+     * The same layer as Maven sees it: an allocator module's only module of ours outside test scope is
+     * governance-spi (a vendor who embeds the allocator takes nothing of the runtime or a connector).
+     */
+    @Test
+    void allocatorModulesDependOnTheSpiAlone() throws Exception {
+        Path root = Path.of(System.getProperty("basedir", "."), "..").normalize();
+        for (String module : List.of("allocator-heap", "allocator-offheap", "allocator-flink", "allocator-spark")) {
+            NodeList dependencies = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(root.resolve(module).resolve("pom.xml").toFile())
+                    .getElementsByTagName("dependency");
+            List<String> ours = new ArrayList<>();
+            for (int i = 0; i < dependencies.getLength(); i++) {
+                Element dependency = (Element) dependencies.item(i);
+                String scope = childText(dependency, "scope");
+                if (childText(dependency, "groupId").equals("io.paimongov") && !scope.equals("test")) {
+                    ours.add(childText(dependency, "artifactId"));
+                }
+            }
+            assertThat(ours).as(module + "'s modules of ours outside test scope").containsExactly("governance-spi");
+        }
+    }
+
+    private static String childText(Element element, String name) {
+        NodeList children = element.getElementsByTagName(name);
+        return children.getLength() == 0 ? "" : children.item(0).getTextContent().trim();
     }
 
     @Test
     void theRuntimeNeverImportsAnAllocatorOrWhatSitsOnTop() {
         check(noClasses().that().resideInAPackage(RUNTIME)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..",
-                        "io.paimongov.flink..", "io.paimongov.spark..")
+                        TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
+                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
                 .because("the runtime is engine-neutral: it meets allocators only through the SPI"));
     }
 
     @Test
-    void engineIntegrationUsesItsOwnAllocatorOnly() {
-        check(noClasses().that().resideInAPackage(FLINK_SINK)
+    void connectorsUseTheirOwnAllocatorOnly() {
+        check(noClasses().that().resideInAPackage(FLINK_CONNECTOR)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..", "io.paimongov.spark.."));
-        check(noClasses().that().resideInAPackage(SPARK_WRITE)
+                        TCK, CLI, BENCHMARKS, SPARK_CONNECTOR, "io.paimongov.heap..", "io.paimongov.offheap..",
+                        "io.paimongov.spark..")
+                .because("connector-flink runs governed writes in Flink on the flink allocator"));
+        check(noClasses().that().resideInAPackage(SPARK_CONNECTOR)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        TCK, CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..", "io.paimongov.flink.."));
+                        TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, "io.paimongov.heap..", "io.paimongov.offheap..",
+                        "io.paimongov.flink..")
+                .because("connector-spark runs governed writes in Spark on the spark allocator"));
     }
 
     @Test
     void theKitFindsAllocatorsThroughTheSpi() {
         check(noClasses().that().resideInAPackage(TCK)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        CLI, BENCHMARKS, "io.paimongov.heap..", "io.paimongov.offheap..",
-                        "io.paimongov.flink..", "io.paimongov.spark..")
+                        CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
+                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
                 .because("the TCK proves any allocator, so it names none"));
     }
 

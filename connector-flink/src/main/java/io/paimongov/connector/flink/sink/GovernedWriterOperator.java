@@ -1,0 +1,194 @@
+package io.paimongov.connector.flink.sink;
+
+import io.paimongov.flink.FlinkGovernanceProvider;
+import io.paimongov.flink.FlinkSlot;
+import io.paimongov.flink.FlinkTaskCancellation;
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageSerializer;
+
+/**
+ * One governed stream write per subtask. In {@code open()} it takes the slot's
+ * {@link MemoryManager}, its share of managed memory (the fraction Flink computed for this
+ * operator's declared use case; no declaration fails with a message saying what to add), the task
+ * manager's spilling directories, the task's cancel flag and the operator's metric group, and opens
+ * a {@link GovernedTableWrite} through the {@code flink} provider.
+ *
+ * <p>State: only the commit user ({@link CommitUserState}); a restored subtask writes for the user
+ * the job had. The write itself keeps no state, so any parallelism can restore.
+ *
+ * <p>Commits: before each checkpoint barrier it prepares the checkpoint's commit, waiting for
+ * compaction only when Paimon's {@code CoreOptions.prepareCommitWaitCompaction()} asks for it (a
+ * lookup-changelog or deletion-vector table with {@code lookup-wait}, Paimon's default) and hands the messages to the committer as {@link Committable}s; at the end of a bounded
+ * input it prepares the rest (waiting for compaction) under {@link #END_INPUT}. With Paimon's {@code
+ * full-compaction.delta-commits} = n, every n-th checkpoint (and the end of input) first compacts
+ * the open buckets fully ({@link #compactFullyAt}). When the task closes
+ * without finishing (cancelled or failed) it fires the write's cancellation first, so the write
+ * aborts what it did not hand off, deletes its spill scope and gives the managed memory back before
+ * the task ends.
+ *
+ * <p>Thread-safety: Flink calls every method on the task thread; the write's compaction threads are
+ * its own. May throw what the write throws; Flink then fails the task.
+ */
+final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable>
+        implements OneInputStreamOperator<T, Committable>, BoundedOneInput {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The commit identifier of what a bounded input wrote after its last checkpoint. */
+    static final long END_INPUT = Long.MAX_VALUE;
+
+    private final FileStoreTable table;
+    private final HashMap<String, String> options;
+    private final RowConverter<T> converter;
+    private final String initialCommitUser;
+    private transient String commitUser;
+    private transient GovernedTableWrite write;
+    private transient FlinkTaskCancellation cancellation;
+    private transient CommitMessageSerializer serializer;
+    private transient boolean finished;
+    private transient boolean waitAtCheckpoint;
+    /** Paimon's {@code full-compaction.delta-commits}; null when unset. */
+    private transient Integer fullCompactionDeltaCommits;
+
+    GovernedWriterOperator(FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser) {
+        this.table = table;
+        this.options = new HashMap<>(options);
+        this.converter = converter;
+        this.initialCommitUser = commitUser;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        commitUser = CommitUserState.restoreOrKeep(context, initialCommitUser);
+    }
+
+    /** The commit user this subtask writes for: the restored one, else the one the job was built with. */
+    String commitUser() {
+        return commitUser;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        serializer = new CommitMessageSerializer();
+        CoreOptions core = CoreOptions.fromMap(table.options());
+        waitAtCheckpoint = core.prepareCommitWaitCompaction();
+        fullCompactionDeltaCommits = core.fullCompactionDeltaCommits();
+        Environment task = getContainingTask().getEnvironment();
+        MemoryManager manager = task.getMemoryManager();
+        double fraction =
+                getOperatorConfig()
+                        .getManagedMemoryFractionOperatorUseCaseOfSlot(
+                                ManagedMemoryUseCase.OPERATOR,
+                                task.getJobConfiguration(),
+                                task.getTaskManagerInfo().getConfiguration(),
+                                getUserCodeClassloader());
+        long share = SlotMemory.share(manager, fraction, getOperatorName());
+        cancellation = new FlinkTaskCancellation(getContainingTask()::isCanceled);
+        EngineEnvironment engine =
+                EngineEnvironment.builder()
+                        .with(MemoryManager.class, manager)
+                        .with(FlinkSlot.class, FlinkSlot.of(share, task.getIOManager().getSpillingDirectoriesPaths()))
+                        .with(CancellationSignal.class, cancellation)
+                        .with(MetricGroup.class, getMetricGroup())
+                        .build();
+        String name = table.name() + "-writer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        ResourceContext context = ResourceContext.open(name, new FlinkGovernanceProvider(), governance(manager, share), engine);
+        write = GovernedTableWrite.stream(table, commitUser, context);
+    }
+
+    /** The job's options; without a budget the write may use its whole share, in the slot's pages. */
+    private GovernanceOptions governance(MemoryManager manager, long share) {
+        Map<String, String> values = new HashMap<>(options);
+        values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(share));
+        values.putIfAbsent(GovernanceOptions.PAGE_SIZE, Integer.toString(manager.getPageSize()));
+        return GovernanceOptions.of(values);
+    }
+
+    @Override
+    public void processElement(StreamRecord<T> element) throws Exception {
+        write.write(converter.toRow(element.getValue()));
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        boolean full = compactFullyAt(checkpointId);
+        handOff(write.prepareCommit(full || waitAtCheckpoint, checkpointId).handOff(), checkpointId);
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        compactFullyAt(END_INPUT);
+        handOff(write.prepareCommit(true, END_INPUT).handOff(), END_INPUT);
+    }
+
+    /**
+     * Paimon's {@code full-compaction.delta-commits}: at every checkpoint whose id is a multiple of it
+     * (and at the end of input), as Paimon's own sink decides, a full compaction of every bucket the
+     * write holds open, through the write's governed compaction executor; that checkpoint then waits
+     * for it, as in Paimon's sink.
+     *
+     * @return whether this checkpoint compacts fully
+     */
+    private boolean compactFullyAt(long checkpointId) throws Exception {
+        Integer every = fullCompactionDeltaCommits;
+        if (every == null || (checkpointId % every != 0 && checkpointId != END_INPUT)) {
+            return false;
+        }
+        for (Map.Entry<BinaryRow, List<Integer>> partition : write.activeBuckets().entrySet()) {
+            for (int bucket : partition.getValue()) {
+                write.compact(partition.getKey(), bucket, true);
+            }
+        }
+        return true;
+    }
+
+    private void handOff(List<CommitMessage> messages, long checkpointId) throws Exception {
+        for (CommitMessage message : messages) {
+            output.collect(new StreamRecord<>(new Committable(checkpointId, serializer.getVersion(), serializer.serialize(message))));
+        }
+    }
+
+    @Override
+    public void finish() throws Exception {
+        finished = true;
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (write != null) {
+                if (!finished) {
+                    cancellation.cancel("Flink closed the writer of '" + table.name() + "' before its input finished"
+                            + " (the task was cancelled or failed)");
+                }
+                write.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package io.paimongov.connector.spark.write;
+
+import io.paimongov.connector.spark.write.GovernedStreamingWriter.BatchFaults;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.RowKeyExtractor;
+import org.apache.paimon.table.sink.StreamTableCommit;
+import org.apache.spark.HashPartitioner;
+import org.apache.spark.SparkContext;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.PairFlatMapFunction;
+import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Tuple2;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction2;
+import scala.runtime.BoxedUnit;
+
+/**
+ * The function {@link GovernedStreamingWriter#foreachBatch} returns: one micro-batch = route, write
+ * in tasks, commit once on the driver (contract there).
+ *
+ * <p>How: the job runs through {@code SparkContext.runJob} with a result handler rather than {@code
+ * collect}, so the driver holds the messages of every task that finished even when another task
+ * fails the job, and can abort them. The messages are kept serialized until the commit; Paimon's
+ * filter, not anything of ours, decides whether the micro-batch was committed before.
+ */
+final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(MicroBatchWriter.class);
+
+    private final String location;
+    private final boolean routeByBucket;
+    private final Map<String, String> governance;
+    private final String commitUser;
+    private final int parallelism;
+    private final BatchFaults faults;
+
+    MicroBatchWriter(String location, boolean routeByBucket, Map<String, String> governance, String commitUser, int parallelism,
+            BatchFaults faults) {
+        this.location = location;
+        this.routeByBucket = routeByBucket;
+        this.governance = governance;
+        this.commitUser = commitUser;
+        this.parallelism = parallelism;
+        this.faults = faults;
+    }
+
+    @Override
+    public void call(Dataset<Row> batch, Long batchId) throws Exception {
+        SparkContext spark = batch.sparkSession().sparkContext();
+        String user = commitUser(spark);
+        FileStoreTable table = GovernedStreamingWriter.open(location);
+        SparkRows rows = SparkRows.of(batch.schema(), table.rowType());
+        RDD<Row> input = routeByBucket
+                ? batch.javaRDD()
+                        .mapPartitionsToPair(new BucketKeys(location, rows))
+                        .partitionBy(new HashPartitioner(parallelism > 0 ? parallelism : spark.defaultParallelism()))
+                        .values()
+                        .rdd()
+                : batch.rdd();
+        List<byte[]> finished = new ArrayList<>();
+        try {
+            spark.runJob(input, new WriteTask(location, rows, governance, faults, batchId), new AbstractFunction2<Object, byte[], BoxedUnit>() {
+                @Override
+                public BoxedUnit apply(Object partition, byte[] messages) {
+                    synchronized (finished) {
+                        finished.add(messages);
+                    }
+                    return BoxedUnit.UNIT;
+                }
+            }, ClassTag$.MODULE$.apply(byte[].class));
+            faults.beforeCommit(batchId);
+        } catch (Throwable e) {
+            synchronized (finished) {
+                abortQuietly(table, user, finished, e);
+            }
+            throw e;
+        }
+        commit(table, user, batchId, messages(finished));
+    }
+
+    /**
+     * Commits the micro-batch unless the user's snapshots already hold its identifier; then its new
+     * files are aborted. A commit that throws aborts nothing: it may have published its snapshot.
+     */
+    private static void commit(FileStoreTable table, String user, long batchId, List<CommitMessage> messages) throws Exception {
+        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
+            if (commit.filterAndCommit(Map.of(batchId, messages)) == 0) {
+                commit.abort(messages);
+                LOG.info("micro-batch {} of commit user {} was committed before: {} messages aborted", batchId, user, messages.size());
+            }
+        }
+    }
+
+    private static void abortQuietly(FileStoreTable table, String user, List<byte[]> finished, Throwable cause) {
+        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
+            commit.abort(messages(finished));
+        } catch (Exception e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static List<CommitMessage> messages(List<byte[]> serialized) throws java.io.IOException {
+        List<CommitMessage> all = new ArrayList<>();
+        for (byte[] bytes : serialized) {
+            all.addAll(GovernedPaimonWriter.deserialize(bytes));
+        }
+        return all;
+    }
+
+    private String commitUser(SparkContext spark) {
+        if (commitUser != null) {
+            return commitUser;
+        }
+        String queryId = spark.getLocalProperty(GovernedStreamingWriter.QUERY_ID_PROPERTY);
+        if (queryId == null) {
+            throw new IllegalStateException("no streaming query id: the Spark local property '" + GovernedStreamingWriter.QUERY_ID_PROPERTY
+                    + "' is not set on this thread; call the function from DataStreamWriter.foreachBatch, or set '"
+                    + GovernedStreamingWriter.COMMIT_USER + "'");
+        }
+        return "spark-query-" + queryId;
+    }
+
+    /** Map side: each row keyed by its (partition, bucket), so one task gets every row of a bucket. */
+    private static final class BucketKeys implements PairFlatMapFunction<Iterator<Row>, Integer, Row> {
+        private static final long serialVersionUID = 1L;
+        private final String location;
+        private final SparkRows rows;
+
+        BucketKeys(String location, SparkRows rows) {
+            this.location = location;
+            this.rows = rows;
+        }
+
+        @Override
+        public Iterator<Tuple2<Integer, Row>> call(Iterator<Row> input) {
+            RowKeyExtractor keys = GovernedPaimonWriter.load(location).createRowKeyExtractor();
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return input.hasNext();
+                }
+
+                @Override
+                public Tuple2<Integer, Row> next() {
+                    Row row = input.next();
+                    keys.setRecord(rows.toPaimon(row));
+                    return new Tuple2<>(31 * keys.partition().hashCode() + keys.bucket(), row);
+                }
+            };
+        }
+    }
+
+    /** Reduce side: the task's rows through the governed write; returns its serialized messages. */
+    private static final class WriteTask extends AbstractFunction2<TaskContext, scala.collection.Iterator<Row>, byte[]>
+            implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final String location;
+        private final SparkRows rows;
+        private final Map<String, String> governance;
+        private final BatchFaults faults;
+        private final long batchId;
+
+        WriteTask(String location, SparkRows rows, Map<String, String> governance, BatchFaults faults, long batchId) {
+            this.location = location;
+            this.rows = rows;
+            this.governance = governance;
+            this.faults = faults;
+            this.batchId = batchId;
+        }
+
+        @Override
+        public byte[] apply(TaskContext task, scala.collection.Iterator<Row> input) {
+            try {
+                faults.inTask(batchId, task.partitionId());
+                Iterator<Row> source = CollectionConverters.asJava(input);
+                if (!source.hasNext()) {
+                    return GovernedPaimonWriter.serialize(List.of());
+                }
+                return GovernedPaimonWriter.writePartition(new Iterator<InternalRow>() {
+                    @Override
+                    public boolean hasNext() {
+                        return source.hasNext();
+                    }
+
+                    @Override
+                    public InternalRow next() {
+                        if (!source.hasNext()) {
+                            throw new NoSuchElementException();
+                        }
+                        return rows.toPaimon(source.next());
+                    }
+                }, location, governance);
+            } catch (Exception e) {
+                throw MicroBatchWriter.<RuntimeException>sneaky(e);
+            }
+        }
+    }
+
+    /** Rethrows {@code e} unchanged from a Scala function, which declares no checked exceptions: Spark reports the task's own error. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Exception> E sneaky(Exception e) throws E {
+        throw (E) e;
+    }
+}
