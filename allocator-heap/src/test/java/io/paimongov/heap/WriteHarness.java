@@ -9,6 +9,7 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.runtime.write.WriteChannels;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,8 +47,13 @@ final class WriteHarness {
     }
 
     GovernedTableWrite batch(FileStoreTable table, GovernanceOptions options) {
+        return batch(table, options, WriteChannels.single(table), false);
+    }
+
+    /** A batch write of the rows of some of {@code channels}, overwriting or not. */
+    GovernedTableWrite batch(FileStoreTable table, GovernanceOptions options, WriteChannels channels, boolean overwrite) {
         context = ResourceContext.open("test", provider, options, EngineEnvironment.standalone());
-        return GovernedTableWrite.batch(table, context);
+        return GovernedTableWrite.batch(table, context, channels, overwrite);
     }
 
     /** Opens a write and writes every row; the write stays open, nothing is prepared. Closes it if a row fails. */

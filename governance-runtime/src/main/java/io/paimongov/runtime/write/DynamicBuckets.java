@@ -8,20 +8,27 @@ import java.util.Map;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.index.BucketAssigner;
 import org.apache.paimon.index.HashIndexFile;
 import org.apache.paimon.index.IndexFileHandler;
 import org.apache.paimon.index.PartitionIndex;
 import org.apache.paimon.manifest.IndexManifestEntry;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.RowKeyExtractor;
+import org.apache.paimon.utils.Int2ShortHashMap;
 
 /**
  * Picks the bucket of each row of a dynamic-bucket primary-key table ({@code bucket = -1}), as
- * Paimon's own single-writer assignment does ({@code HashBucketAssigner} with one assigner, which
- * Paimon's Flink and Spark sinks run before their writers): per partition a {@link PartitionIndex}
- * loaded from the table's hash index, the key hash ({@code trimmedPrimaryKey().hashCode()}, the
- * hash Paimon's writers put in the index) mapped to a bucket, new keys going to a bucket with fewer
- * than {@code dynamic-bucket.target-row-num} keys, up to {@code dynamic-bucket.max-buckets}.
+ * Paimon's own assignment does ({@code HashBucketAssigner}, which Paimon's Flink and Spark sinks
+ * run before their writers): the row's assigner is {@code BucketAssigner.computeAssigner(partition
+ * hash, key hash, channels, assigners)} of the write's {@link WriteChannels}; per (partition,
+ * assigner) a {@link PartitionIndex} loaded from the table's hash index with the keys and buckets
+ * that assigner owns ({@link WriteChannels#ownsBucket}); the key hash ({@code
+ * trimmedPrimaryKey().hashCode()}, the hash Paimon's writers put in the index) mapped to a bucket,
+ * new keys going to one of the assigner's buckets with fewer than {@code
+ * dynamic-bucket.target-row-num} keys, up to {@code dynamic-bucket.max-buckets}. A write that
+ * overwrites (INSERT OVERWRITE) starts from empty indexes, as Paimon's {@code
+ * SimpleHashBucketAssigner} does: what it replaces does not count.
  *
  * <p>Memory. The index holds every key hash of a partition the write touched, and each bucket
  * writer Paimon opens keeps the hashes of its bucket again ({@code DynamicBucketIndexMaintainer}).
@@ -51,15 +58,25 @@ final class DynamicBuckets {
     private final IndexFileHandler indexFiles;
     private final long targetRowsPerBucket;
     private final int maxBuckets;
-    private final Map<BinaryRow, PartitionIndex> partitions = new HashMap<>();
+    private final WriteChannels layout;
+    private final int channels;
+    private final int assigners;
+    private final boolean overwrite;
+    /** Per assigner, its indexes by partition. */
+    private final Map<Integer, Map<BinaryRow, PartitionIndex>> indexes = new HashMap<>();
+    /** Per assigner, the highest bucket it created, as {@code HashBucketAssigner} keeps one. */
+    private final Map<Integer, Integer> maxBucketIds = new HashMap<>();
     private long keys;
     private long chargedKeys;
-    private int maxBucketId;
 
-    DynamicBuckets(FileStoreTable table, MemoryBudget budget, long bytesPerKey) {
+    DynamicBuckets(FileStoreTable table, MemoryBudget budget, long bytesPerKey, WriteChannels channels, boolean overwrite) {
         CoreOptions options = table.coreOptions();
         this.budget = budget;
         this.bytesPerKey = bytesPerKey;
+        this.layout = channels;
+        this.channels = channels.count();
+        this.assigners = channels.assigners();
+        this.overwrite = overwrite;
         this.extractor = table.createRowKeyExtractor();
         this.indexFiles = table.store().newIndexFileHandler();
         this.targetRowsPerBucket = options.dynamicBucketTargetRowNum();
@@ -77,15 +94,21 @@ final class DynamicBuckets {
     int bucket(InternalRow row, BinaryRow partition) {
         extractor.setRecord(row);
         int hash = extractor.trimmedPrimaryKey().hashCode();
-        PartitionIndex index = partitions.get(partition);
+        int partitionHash = partition.hashCode();
+        int assigner = BucketAssigner.computeAssigner(partitionHash, hash, channels, assigners);
+        Map<BinaryRow, PartitionIndex> ofAssigner = indexes.computeIfAbsent(assigner, a -> new HashMap<>());
+        PartitionIndex index = ofAssigner.get(partition);
         if (index == null) {
-            index = load(partition.copy());
+            BinaryRow key = partition.copy();
+            index = load(key, partitionHash, assigner);
+            ofAssigner.put(key, index);
         }
         chargeFor(keys + 1);
         int before = index.hash2Bucket.size();
-        int bucket = index.assign(hash, b -> true, maxBuckets, maxBucketId);
+        int maxBucketId = maxBucketIds.getOrDefault(assigner, 0);
+        int bucket = index.assign(hash, b -> layout.ownsBucket(assigner, partitionHash, b), maxBuckets, maxBucketId);
         keys += index.hash2Bucket.size() - before;
-        maxBucketId = Math.max(maxBucketId, bucket);
+        maxBucketIds.put(assigner, Math.max(maxBucketId, bucket));
         return bucket;
     }
 
@@ -101,18 +124,27 @@ final class DynamicBuckets {
 
     /** Gives the reservation back (the write's release; the index is dropped with the write). */
     void close() {
-        partitions.clear();
+        indexes.clear();
         reservation.close();
     }
 
-    private PartitionIndex load(BinaryRow partition) {
+    /**
+     * The index of {@code assigner} for {@code partition}: the keys it owns from the table's hash
+     * index, charged by the partition's whole key count before they are read (the files do not say
+     * which keys an assigner owns); empty when overwriting.
+     */
+    private PartitionIndex load(BinaryRow partition, int partitionHash, int assigner) {
+        if (overwrite) {
+            return new PartitionIndex(Int2ShortHashMap.builder().build(), new HashMap<>(), targetRowsPerBucket);
+        }
         long existing = 0;
         for (IndexManifestEntry entry : indexFiles.scanEntries(HashIndexFile.HASH_INDEX, partition)) {
             existing += entry.indexFile().rowCount();
         }
         chargeFor(keys + existing);
-        PartitionIndex index = PartitionIndex.loadIndex(indexFiles, partition, targetRowsPerBucket, h -> true, b -> true);
-        partitions.put(partition, index);
+        PartitionIndex index = PartitionIndex.loadIndex(indexFiles, partition, targetRowsPerBucket,
+                h -> BucketAssigner.computeAssigner(partitionHash, h, channels, assigners) == assigner,
+                b -> layout.ownsBucket(assigner, partitionHash, b));
         keys += index.hash2Bucket.size();
         return index;
     }

@@ -62,8 +62,9 @@ public final class GovernedTableWrite implements AutoCloseable {
     private final WritePath path;
     private final OpeningSweep orphanSweep;
 
-    private GovernedTableWrite(ResourceContext context, FileStoreTable table, Mode mode, String commitUser) {
-        this.opened = new OpenedWrite(context, table, mode, commitUser);
+    private GovernedTableWrite(
+            ResourceContext context, FileStoreTable table, Mode mode, String commitUser, WriteChannels channels, boolean overwrite) {
+        this.opened = new OpenedWrite(context, table, mode, commitUser, channels, overwrite);
         try {
             WeakReference<OpenedWrite> self = new WeakReference<>(opened);
             this.orphanSweep = OrphanSweep.sweep(table, context.options().orphansOlderThan(), () -> {
@@ -90,7 +91,25 @@ public final class GovernedTableWrite implements AutoCloseable {
      *     and one writer (the message names them); the context is closed
      */
     public static GovernedTableWrite batch(FileStoreTable table, ResourceContext context) {
-        return new GovernedTableWrite(context, table, Mode.BATCH, UUID.randomUUID().toString());
+        return batch(table, context, WriteChannels.single(table), false);
+    }
+
+    /**
+     * A batch write of one channel's rows of a write spread over {@code channels} (every row given to
+     * this write must have one of the channel values that the engine sends here, see {@link
+     * WriteChannels}). With {@code overwrite} the write is the data of an {@code INSERT OVERWRITE}:
+     * it ignores the files the table has (new files are numbered from scratch, nothing is compacted
+     * with them) and dynamic buckets are assigned from empty indexes, as Paimon's overwriting write
+     * does; committing them as an overwrite is the committer's part ({@code
+     * BatchWriteBuilder.withOverwrite}). Takes the context over.
+     *
+     * @throws UnsupportedTableModeException when {@code overwrite} is asked of a cross-partition
+     *     update table
+     */
+    public static GovernedTableWrite batch(
+            FileStoreTable table, ResourceContext context, WriteChannels channels, boolean overwrite) {
+        return new GovernedTableWrite(
+                context, table, Mode.BATCH, UUID.randomUUID().toString(), Objects.requireNonNull(channels, "channels"), overwrite);
     }
 
     /**
@@ -98,7 +117,14 @@ public final class GovernedTableWrite implements AutoCloseable {
      * checkpoint, writers kept across checkpoints. Takes the context over.
      */
     public static GovernedTableWrite stream(FileStoreTable table, String commitUser, ResourceContext context) {
-        return new GovernedTableWrite(context, table, Mode.STREAM, Objects.requireNonNull(commitUser, "commitUser"));
+        return stream(table, commitUser, context, WriteChannels.single(table));
+    }
+
+    /** A streaming write of one channel's rows of a write spread over {@code channels}; see {@link #batch(FileStoreTable, ResourceContext, WriteChannels, boolean)}. */
+    public static GovernedTableWrite stream(
+            FileStoreTable table, String commitUser, ResourceContext context, WriteChannels channels) {
+        return new GovernedTableWrite(context, table, Mode.STREAM, Objects.requireNonNull(commitUser, "commitUser"),
+                Objects.requireNonNull(channels, "channels"), false);
     }
 
     /** The table as this write writes it (governed options and FileIO). */

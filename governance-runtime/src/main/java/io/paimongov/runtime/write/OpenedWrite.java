@@ -60,6 +60,10 @@ final class OpenedWrite {
     final MemoryBudget budget;
     final Mode mode;
     final String commitUser;
+    /** How the engine spreads the table's rows over writes; this write gets some channels' rows. */
+    final WriteChannels channels;
+    /** Whether the write is an overwrite's data: the table's files are ignored. */
+    final boolean overwrite;
     final WriteFootprint footprint;
     /** The table's bucket mode and features ({@link TableMode}); refused modes fail the opening. */
     final TableMode tableMode;
@@ -92,11 +96,14 @@ final class OpenedWrite {
     /** Guarded by callLock. */
     boolean paimonClosed;
 
-    OpenedWrite(ResourceContext context, FileStoreTable table, Mode mode, String commitUser) {
+    OpenedWrite(
+            ResourceContext context, FileStoreTable table, Mode mode, String commitUser, WriteChannels channels, boolean overwrite) {
         this.context = Objects.requireNonNull(context, "context");
         this.budget = context.budget();
         this.mode = mode;
         this.commitUser = commitUser;
+        this.channels = channels;
+        this.overwrite = overwrite;
         context.ensureOpen();
         try {
             this.tableMode = TableMode.of(table);
@@ -159,6 +166,7 @@ final class OpenedWrite {
                         ? (TableWriteImpl<?>) table.newBatchWriteBuilder().newWrite()
                         : (TableWriteImpl<?>) table.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
         w.withIOManager(context.ioManager());
+        w.withIgnorePreviousFiles(overwrite);
         w.withMemoryPoolFactory(poolFactory);
         w.withCompactExecutor(context.compactionExecutor());
         w.withMetricRegistry(paimonMetrics);

@@ -28,7 +28,7 @@ final class RowBuckets {
         if (opened.tableMode.kind() == TableMode.Kind.PRIMARY_KEY_DYNAMIC) {
             long bytesPerKey = MeasuredFootprints.get()
                     .bytes("pk", DynamicBuckets.FORMAT, DynamicBuckets.STAGE, opened.context.pool().pageSize());
-            dynamic = new DynamicBuckets(opened.table, opened.budget, bytesPerKey);
+            dynamic = new DynamicBuckets(opened.table, opened.budget, bytesPerKey, opened.channels, opened.overwrite);
         }
         return new RowBuckets(RowKeys.install(opened.write), dynamic);
     }

@@ -1,0 +1,196 @@
+package io.paimongov.runtime.write;
+
+import java.io.Serializable;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.index.BucketAssigner;
+import org.apache.paimon.schema.TableSchema;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.ChannelComputer;
+import org.apache.paimon.table.sink.KeyAndBucketExtractor;
+import org.apache.paimon.table.sink.PartitionKeyExtractor;
+import org.apache.paimon.table.sink.PostponeBucketRowKeyExtractor;
+import org.apache.paimon.table.sink.RowPartitionAllPrimaryKeyExtractor;
+import org.apache.paimon.table.sink.RowPartitionKeyExtractor;
+
+/**
+ * How an engine spreads the rows of one table write over its writer channels (Flink writer
+ * subtasks, Spark write tasks), each channel running one {@link GovernedTableWrite}, so that every
+ * (partition, bucket) is written by one channel only, as Paimon's own connectors spread them: two
+ * writers of one primary-key bucket would number their rows from the same sequence, and two
+ * assigners of one dynamic bucket would each keep half its key index.
+ *
+ * <p>Per bucket mode, the channel of a row (what {@link Router#channel} returns, in {@code [0,
+ * count())}):
+ *
+ * <ul>
+ *   <li>fixed buckets: {@code ChannelComputer.select(partition, bucket, count)}, the bucket from the
+ *       table's own bucket function (Paimon's writer shuffle);
+ *   <li>dynamic buckets ({@code bucket = -1}, the key contains every partition field): {@code
+ *       BucketAssigner.computeAssigner(partitionHash, keyHash, count, assigners)}, Paimon's assigner
+ *       shuffle, with {@link #assigners()} = {@code dynamic-bucket.initial-buckets} capped at {@code
+ *       count} (all channels when unset). The channel's write assigns buckets with Paimon's {@code
+ *       HashBucketAssigner} rules for that assigner, so the buckets of one partition are owned by
+ *       one channel each ({@link #ownsBucket});
+ *   <li>cross-partition update (dynamic buckets, the key lacks a partition field): {@code
+ *       |hash(primary key) % assigners|}, Paimon's global-index shuffle; each channel keeps the key
+ *       index of its assigners ({@code GlobalIndexAssigner}, bootstrapped from the table);
+ *   <li>postpone bucket ({@code bucket = -2}): {@code |(partitionHash + keyHash) % count|}, as
+ *       Paimon's postpone sink;
+ *   <li>bucket-unaware append: any channel ({@link #keyed()} is false; the router answers 0).
+ * </ul>
+ *
+ * <p>A channel may receive the rows of several channel values (an engine that maps {@code count}
+ * values onto fewer tasks): its write then serves each value's assigner. What must hold is that
+ * all rows of one value reach one write. A table written by Paimon's connectors with the same
+ * parallelism and one written through these channels are interchangeable: same bucket for the same
+ * key with fixed buckets, the same key index and bucket ownership with dynamic ones.
+ *
+ * <p>Immutable, serializable (Flink ships it to the tasks); {@link #router()} makes the
+ * per-thread part.
+ */
+public final class WriteChannels implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final TableSchema schema;
+    private final BucketMode mode;
+    private final int count;
+    private final int assigners;
+
+    private WriteChannels(TableSchema schema, BucketMode mode, int count, int assigners) {
+        this.schema = schema;
+        this.mode = mode;
+        this.count = count;
+        this.assigners = assigners;
+    }
+
+    /**
+     * The channels of a write of {@code table} over {@code count} writers.
+     *
+     * @throws IllegalArgumentException when {@code count} is below 1, naming it
+     */
+    public static WriteChannels of(FileStoreTable table, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a write needs at least one channel (writer); got " + count);
+        }
+        BucketMode mode = table.bucketMode();
+        return new WriteChannels(table.schema(), mode, count, assignersOf(table.coreOptions(), mode, count));
+    }
+
+    /** One channel: one write gets every row (a write outside an engine, a job of parallelism 1). */
+    public static WriteChannels single(FileStoreTable table) {
+        return of(table, 1);
+    }
+
+    /**
+     * Paimon's assigner count: for dynamic buckets {@code dynamic-bucket.initial-buckets} capped at
+     * the channels ({@code HashBucketAssignerOperator}); for cross-partition update the larger of
+     * that and {@code dynamic-bucket.assigner-parallelism}, else the channels ({@code
+     * GlobalDynamicBucketSink}), capped at the channels because here the assigners run in the
+     * writers.
+     */
+    private static int assignersOf(CoreOptions options, BucketMode mode, int count) {
+        Integer initial = options.dynamicBucketInitialBuckets();
+        if (mode == BucketMode.HASH_DYNAMIC) {
+            return initial == null ? count : Math.max(1, Math.min(initial.intValue(), count));
+        }
+        if (mode == BucketMode.KEY_DYNAMIC) {
+            Integer parallelism = options.dynamicBucketAssignerParallelism();
+            int wanted = Math.max(initial == null ? 0 : initial, parallelism == null ? 0 : parallelism);
+            return wanted == 0 ? count : Math.max(1, Math.min(wanted, count));
+        }
+        return 1;
+    }
+
+    /** The channel values, {@code [0, count)}. */
+    public int count() {
+        return count;
+    }
+
+    /** The dynamic-bucket or global-index assigners the channels run; 1 for other modes. */
+    public int assigners() {
+        return assigners;
+    }
+
+    /** Whether the channel of a row matters: false for bucket-unaware append tables. */
+    public boolean keyed() {
+        return mode != BucketMode.BUCKET_UNAWARE;
+    }
+
+    /**
+     * Whether the dynamic-bucket assigner {@code assigner} (a channel value) creates and fills {@code
+     * bucket} of the partition whose hash is {@code partitionHash}. With as many assigners as
+     * channels this is Paimon's rule, {@code bucket % assigners == assigner % assigners}. With fewer
+     * ({@code dynamic-bucket.initial-buckets} below the channels) Paimon's rule lets two assigners of
+     * one partition own the same bucket, which its separate writer shuffle tolerates and a write that
+     * assigns and writes in one channel does not; then the partition's assigners ({@code start ..
+     * start + assigners - 1} modulo the channels) own the buckets by their place in that run: {@code
+     * bucket % assigners == (assigner - start) mod channels}, where {@code start = |partitionHash %
+     * channels|}, Paimon's first channel of the partition.
+     */
+    public boolean ownsBucket(int assigner, int partitionHash, int bucket) {
+        if (assigners == count) {
+            return BucketAssigner.isMyBucket(bucket, assigners, assigner);
+        }
+        int start = Math.abs(partitionHash % count);
+        return bucket % assigners == Math.floorMod(assigner - start, count);
+    }
+
+    /** The table's bucket mode. */
+    public BucketMode bucketMode() {
+        return mode;
+    }
+
+    /** A router for one thread. */
+    public Router router() {
+        return switch (mode) {
+            case HASH_FIXED -> fixed(new org.apache.paimon.table.sink.FixedBucketRowKeyExtractor(schema));
+            case HASH_DYNAMIC -> dynamic(new RowPartitionKeyExtractor(schema));
+            case KEY_DYNAMIC -> crossPartition(new RowPartitionAllPrimaryKeyExtractor(schema));
+            case POSTPONE_MODE -> postpone(new PostponeBucketRowKeyExtractor(schema));
+            case BUCKET_UNAWARE -> row -> 0;
+            default -> throw new UnsupportedTableModeException(schema.toString(), "bucket mode " + mode,
+                    "the governed write knows no such bucket mode");
+        };
+    }
+
+    private Router fixed(KeyAndBucketExtractor<InternalRow> extractor) {
+        return row -> {
+            extractor.setRecord(row);
+            return ChannelComputer.select(extractor.partition(), extractor.bucket(), count);
+        };
+    }
+
+    private Router dynamic(PartitionKeyExtractor<InternalRow> extractor) {
+        return row -> BucketAssigner.computeAssigner(
+                extractor.partition(row).hashCode(), extractor.trimmedPrimaryKey(row).hashCode(), count, assigners);
+    }
+
+    private Router crossPartition(PartitionKeyExtractor<InternalRow> extractor) {
+        return row -> Math.abs(extractor.trimmedPrimaryKey(row).hashCode() % assigners);
+    }
+
+    private Router postpone(KeyAndBucketExtractor<InternalRow> extractor) {
+        return row -> {
+            extractor.setRecord(row);
+            return Math.abs((extractor.partition().hashCode() + extractor.trimmedPrimaryKey().hashCode()) % count);
+        };
+    }
+
+    /**
+     * Computes the channel of rows. <b>Thread-safety:</b> one thread; make one per thread with {@link
+     * #router()}.
+     */
+    @FunctionalInterface
+    public interface Router {
+        /** The channel of {@code row}, in {@code [0, count())}. */
+        int channel(InternalRow row);
+    }
+
+    @Override
+    public String toString() {
+        return "WriteChannels{" + mode + ", count=" + count + ", assigners=" + assigners + "}";
+    }
+}
