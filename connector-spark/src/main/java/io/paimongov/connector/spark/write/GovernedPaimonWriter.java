@@ -1,10 +1,6 @@
 package io.paimongov.connector.spark.write;
 
-import io.paimongov.spark.SparkGovernanceProvider;
-import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.write.GovernedTableWrite;
-import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.runtime.write.WriteChannels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -23,7 +19,6 @@ import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageSerializer;
 import org.apache.spark.TaskContext;
-import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The drop-in for Spark jobs: each task writes its partition's rows through a governed write on
@@ -36,10 +31,11 @@ import org.apache.spark.util.TaskCompletionListener;
  * GovernedPaimonWriter.commit(table, messages);
  * }</pre>
  *
- * <p>In the task: the write is opened with provider {@code spark} and the task's {@link
- * TaskContext}, fed every row, prepared and handed off ({@code prepareCommit().handOff()}), then
- * closed; a task completion listener closes it should the task end first (a failure in the row
- * iterator, a kill), which deletes its new files and its spill scope and gives its memory back.
+ * <p>In the task: a {@link GovernedTaskWrite} is opened with provider {@code spark} and the task's
+ * {@link TaskContext}, fed every row, prepared and handed off, then closed; a task completion
+ * listener closes it should the task end first (a failure in the row iterator, a kill), which
+ * deletes its new files and its spill scope and gives its memory back. The write is one channel of
+ * its own ({@link WriteChannels#single}): the caller routes rows so that no two tasks write one key.
  * Nothing is visible until the driver commits; a failed task's output is never committed. Files of a
  * task that handed off but whose result the driver never commits (a lost speculative attempt) stay
  * until Paimon's orphan-file cleanup.
@@ -63,22 +59,12 @@ public final class GovernedPaimonWriter {
      */
     public static byte[] writePartition(Iterator<InternalRow> rows, String tableLocation, Map<String, String> governance)
             throws Exception {
-        TaskContext task = TaskContext.get();
-        if (task == null) {
-            throw new IllegalStateException("GovernedPaimonWriter.writePartition runs inside a Spark task (TaskContext.get() is null)");
-        }
         FileStoreTable table = load(tableLocation);
-        GovernanceOptions options = GovernanceOptions.of(governance).with(GovernanceOptions.PROVIDER, SparkGovernanceProvider.NAME);
-        String name = "spark-stage-" + task.stageId() + "-part-" + task.partitionId() + "-task-" + task.taskAttemptId();
-        ResourceContext context = ResourceContext.open(
-                name, new SparkGovernanceProvider(), options, EngineEnvironment.builder().with(TaskContext.class, task).build());
-        GovernedTableWrite write = GovernedTableWrite.batch(table, context);
-        task.addTaskCompletionListener((TaskCompletionListener) ended -> closeQuietly(write));
-        try (write) {
+        try (GovernedTaskWrite write = GovernedTaskWrite.open(table, governance, WriteChannels.single(table), false)) {
             while (rows.hasNext()) {
                 write.write(rows.next());
             }
-            return serialize(write.prepareCommit().handOff());
+            return serialize(write.handOff());
         }
     }
 
@@ -103,7 +89,8 @@ public final class GovernedPaimonWriter {
         }
     }
 
-    static byte[] serialize(List<CommitMessage> messages) throws IOException {
+    /** {@code messages} as bytes (Paimon's {@code CommitMessageSerializer}: its version, then the list). */
+    public static byte[] serialize(List<CommitMessage> messages) throws IOException {
         CommitMessageSerializer serializer = new CommitMessageSerializer();
         DataOutputSerializer out = new DataOutputSerializer(1024);
         out.writeInt(serializer.getVersion());
@@ -111,18 +98,10 @@ public final class GovernedPaimonWriter {
         return out.getCopyOfBuffer();
     }
 
-    static List<CommitMessage> deserialize(byte[] bytes) throws IOException {
+    /** The messages {@link #serialize} made. */
+    public static List<CommitMessage> deserialize(byte[] bytes) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(bytes);
         int version = in.readInt();
         return new CommitMessageSerializer().deserializeList(version, in);
-    }
-
-    /** A write already closed closes again harmlessly; a failing close must not mask the task's error. */
-    private static void closeQuietly(GovernedTableWrite write) {
-        try {
-            write.close();
-        } catch (Exception e) {
-            org.slf4j.LoggerFactory.getLogger(GovernedPaimonWriter.class).warn("closing the governed write at task end failed", e);
-        }
     }
 }

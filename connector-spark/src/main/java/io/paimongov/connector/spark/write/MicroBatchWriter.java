@@ -11,7 +11,6 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.RowKeyExtractor;
-import org.apache.paimon.table.sink.StreamTableCommit;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkContext;
 import org.apache.spark.TaskContext;
@@ -20,8 +19,6 @@ import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import scala.Tuple2;
 import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag$;
@@ -40,7 +37,6 @@ import scala.runtime.BoxedUnit;
 final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
 
     private static final long serialVersionUID = 1L;
-    private static final Logger LOG = LoggerFactory.getLogger(MicroBatchWriter.class);
 
     private final String location;
     private final boolean routeByBucket;
@@ -90,25 +86,12 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
             }
             throw e;
         }
-        commit(table, user, batchId, messages(finished));
-    }
-
-    /**
-     * Commits the micro-batch unless the user's snapshots already hold its identifier; then its new
-     * files are aborted. A commit that throws aborts nothing: it may have published its snapshot.
-     */
-    private static void commit(FileStoreTable table, String user, long batchId, List<CommitMessage> messages) throws Exception {
-        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
-            if (commit.filterAndCommit(Map.of(batchId, messages)) == 0) {
-                commit.abort(messages);
-                LOG.info("micro-batch {} of commit user {} was committed before: {} messages aborted", batchId, user, messages.size());
-            }
-        }
+        EpochCommits.commit(table, user, batchId, messages(finished));
     }
 
     private static void abortQuietly(FileStoreTable table, String user, List<byte[]> finished, Throwable cause) {
-        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
-            commit.abort(messages(finished));
+        try {
+            EpochCommits.abort(table, user, messages(finished));
         } catch (Exception e) {
             cause.addSuppressed(e);
         }
@@ -132,7 +115,7 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
                     + "' is not set on this thread; call the function from DataStreamWriter.foreachBatch, or set '"
                     + GovernedStreamingWriter.COMMIT_USER + "'");
         }
-        return "spark-query-" + queryId;
+        return EpochCommits.commitUser(queryId);
     }
 
     /** Map side: each row keyed by its (partition, bucket), so one task gets every row of a bucket. */

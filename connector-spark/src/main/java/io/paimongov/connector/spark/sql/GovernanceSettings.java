@@ -1,0 +1,110 @@
+package io.paimongov.connector.spark.sql;
+
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.spark.SparkGovernanceProvider;
+import java.io.Serializable;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The {@code governance.*} settings of one write through the catalog, merged from three places,
+ * later ones winning: the catalog's defaults ({@code spark.sql.catalog.<name>.governance.*}), the
+ * table's options ({@code governance.*} in {@code TBLPROPERTIES}, stored with the table's Paimon
+ * options), and the write's options ({@code df.writeTo(..).option("governance.*", ..)}).
+ *
+ * <p>Checked where they are given (catalog start, {@code CREATE}/{@code ALTER TABLE}, every write)
+ * and again merged, on the driver, before any task runs: a key the runtime does not know, a bad
+ * value, a {@code governance.provider} other than {@code spark} or a provider key (the Spark
+ * provider has none) is an {@link IllegalArgumentException} naming the key. One key is the
+ * catalog's own and never reaches the runtime: {@value #WRITE_CHANNELS}.
+ *
+ * <p>Immutable; serializable into tasks.
+ */
+final class GovernanceSettings implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    static final String PREFIX = "governance.";
+    /**
+     * How many writer channels (and so write tasks) a keyed table's write is spread over; default
+     * {@code spark.sql.shuffle.partitions}.
+     */
+    static final String WRITE_CHANNELS = "governance.spark.write-channels";
+
+    private final Map<String, String> governance;
+    private final int channels;
+
+    private GovernanceSettings(Map<String, String> governance, int channels) {
+        this.governance = governance;
+        this.channels = channels;
+    }
+
+    /** The {@code governance.*} entries of {@code options}, keys as given. */
+    static Map<String, String> governanceKeys(Map<String, String> options) {
+        Map<String, String> out = new TreeMap<>();
+        options.forEach((k, v) -> {
+            if (k.startsWith(PREFIX)) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Checks {@code options} (the {@code governance.*} keys of one place) on their own.
+     *
+     * @throws IllegalArgumentException naming the first bad key
+     */
+    static void check(Map<String, String> options) {
+        of(governanceKeys(options));
+    }
+
+    /** The settings of a write: {@code catalog}, then {@code table}, then {@code write}, later winning. */
+    static GovernanceSettings merge(Map<String, String> catalog, Map<String, String> table, Map<String, String> write) {
+        Map<String, String> merged = new TreeMap<>(governanceKeys(catalog));
+        merged.putAll(governanceKeys(table));
+        merged.putAll(governanceKeys(write));
+        return of(merged);
+    }
+
+    private static GovernanceSettings of(Map<String, String> given) {
+        Map<String, String> governance = new TreeMap<>(given);
+        String channelsText = governance.remove(WRITE_CHANNELS);
+        int channels = channelsText == null ? 0 : positive(WRITE_CHANNELS, channelsText);
+        String provider = governance.get(GovernanceOptions.PROVIDER);
+        if (provider != null && !provider.trim().equals(SparkGovernanceProvider.NAME)) {
+            throw new IllegalArgumentException("'" + GovernanceOptions.PROVIDER + "' = '" + provider + "': writes through the"
+                    + " governed Spark catalog take Spark task memory, provider '" + SparkGovernanceProvider.NAME + "' only");
+        }
+        GovernanceOptions options = GovernanceOptions.of(governance);
+        options.providerOptions().providerKeys().keySet().stream().findFirst().ifPresent(key -> {
+            throw new IllegalArgumentException("unknown option '" + key + "'; the governed Spark catalog takes the runtime's"
+                    + " governance.memory.*, governance.spill.*, governance.compaction.*, governance.write.*,"
+                    + " governance.orphans.* keys and '" + WRITE_CHANNELS + "'");
+        });
+        return new GovernanceSettings(Collections.unmodifiableMap(governance), channels);
+    }
+
+    private static int positive(String key, String value) {
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below with the key
+        }
+        throw new IllegalArgumentException("'" + key + "' = '" + value + "' is not a positive integer");
+    }
+
+    /** The options for the runtime (without the catalog's own key); the provider is set by the task write. */
+    Map<String, String> governance() {
+        return governance;
+    }
+
+    /** {@value #WRITE_CHANNELS}, or 0 when not set. */
+    int channels() {
+        return channels;
+    }
+}

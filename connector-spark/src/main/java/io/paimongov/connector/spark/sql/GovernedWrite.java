@@ -1,0 +1,173 @@
+package io.paimongov.connector.spark.sql;
+
+import io.paimongov.connector.spark.write.EpochCommits;
+import io.paimongov.runtime.write.WriteChannels;
+import java.util.List;
+import java.util.Map;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.distributions.Distributions;
+import org.apache.spark.sql.connector.expressions.Expression;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory;
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
+
+/**
+ * One write of a table through the catalog, batch ({@code INSERT}, {@code INSERT OVERWRITE}, {@code
+ * df.writeTo}) or a streaming query's micro-batch.
+ *
+ * <p>Distribution: rows of a keyed table (fixed, dynamic or postpone buckets, cross-partition
+ * update) are clustered by {@link ChannelFunction} over {@link WriteChannels} of {@code channels}
+ * channels, into exactly {@code channels} write tasks, so that every row of one channel reaches one
+ * governed write, as Paimon's own connectors shuffle them; rows of a bucket-unaware append table
+ * are written where they are. Every task writes through {@link TaskWriters}.
+ *
+ * <p>Commit, on the driver: a batch write commits every task's messages in one Paimon commit: an
+ * append, or an overwrite of a static partition spec ({@code dynamic-partition-overwrite = false},
+ * the empty spec being the whole table) or of the partitions the write touched ({@code true});
+ * Spark's abort deletes the files of the tasks that finished. A micro-batch commits exactly once
+ * ({@link EpochCommits}) under the user of the query id Spark keeps in the checkpoint.
+ *
+ * <p>Immutable; built and committed on the driver.
+ */
+final class GovernedWrite implements Write, RequiresDistributionAndOrdering {
+
+    /** What a write does to the rows the table has: null for an append. */
+    record Overwrite(Map<String, String> partition, boolean dynamic) {}
+
+    private final FileStoreTable table;
+    private final GovernanceSettings settings;
+    private final WriteChannels channels;
+    private final Overwrite overwrite;
+    private final String queryId;
+
+    GovernedWrite(FileStoreTable table, GovernanceSettings settings, int channels, Overwrite overwrite, String queryId) {
+        this.table = table;
+        this.settings = settings;
+        this.channels = WriteChannels.of(table, channels);
+        this.overwrite = overwrite;
+        this.queryId = queryId;
+    }
+
+    @Override
+    public Distribution requiredDistribution() {
+        if (!channels.keyed()) {
+            return Distributions.unspecified();
+        }
+        return Distributions.clustered(
+                new Expression[] {Expressions.apply(ChannelFunction.NAME, ChannelRouting.arguments(table, channels))});
+    }
+
+    @Override
+    public int requiredNumPartitions() {
+        return channels.keyed() ? channels.count() : 0;
+    }
+
+    @Override
+    public SortOrder[] requiredOrdering() {
+        return new SortOrder[0];
+    }
+
+    @Override
+    public String description() {
+        return "GovernedPaimonWrite(" + table.fullName() + ", " + channels.bucketMode() + ", channels=" + channels.count()
+                + (overwrite == null ? "" : overwrite.dynamic() ? ", overwrite=dynamic" : ", overwrite=" + overwrite.partition()) + ")";
+    }
+
+    @Override
+    public String toString() {
+        return description();
+    }
+
+    @Override
+    public BatchWrite toBatch() {
+        return new Batch();
+    }
+
+    @Override
+    public StreamingWrite toStreaming() {
+        if (overwrite != null) {
+            throw new UnsupportedOperationException("a streaming write to " + table.fullName() + " appends: output mode"
+                    + " 'complete' (which overwrites the table at every micro-batch) is not supported");
+        }
+        return new Streaming(EpochCommits.commitUser(queryId));
+    }
+
+    private TaskWriters writers() {
+        return new TaskWriters(table, settings.governance(), channels, overwrite != null);
+    }
+
+    private final class Batch implements BatchWrite {
+        @Override
+        public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
+            return writers();
+        }
+
+        @Override
+        public void commit(WriterCommitMessage[] results) {
+            List<CommitMessage> messages = TaskWriters.TaskMessages.all(results);
+            FileStoreTable target = overwrite == null ? table
+                    : table.copy(Map.of(CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(), Boolean.toString(overwrite.dynamic())));
+            BatchWriteBuilder builder = target.newBatchWriteBuilder();
+            if (overwrite != null) {
+                builder = builder.withOverwrite(overwrite.partition());
+            }
+            try (BatchTableCommit commit = builder.newCommit()) {
+                commit.commit(messages);
+            } catch (Exception e) {
+                throw new IllegalStateException("committing the write to " + table.fullName() + " failed", e);
+            }
+        }
+
+        @Override
+        public void abort(WriterCommitMessage[] results) {
+            try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
+                commit.abort(TaskWriters.TaskMessages.all(results));
+            } catch (Exception e) {
+                throw new IllegalStateException("aborting the write to " + table.fullName() + " failed", e);
+            }
+        }
+    }
+
+    private final class Streaming implements StreamingWrite {
+        private final String user;
+
+        Streaming(String user) {
+            this.user = user;
+        }
+
+        @Override
+        public StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo info) {
+            return writers();
+        }
+
+        @Override
+        public void commit(long epochId, WriterCommitMessage[] results) {
+            try {
+                EpochCommits.commit(table, user, epochId, TaskWriters.TaskMessages.all(results));
+            } catch (Exception e) {
+                throw new IllegalStateException("committing micro-batch " + epochId + " to " + table.fullName() + " failed", e);
+            }
+        }
+
+        @Override
+        public void abort(long epochId, WriterCommitMessage[] results) {
+            try {
+                EpochCommits.abort(table, user, TaskWriters.TaskMessages.all(results));
+            } catch (Exception e) {
+                throw new IllegalStateException("aborting micro-batch " + epochId + " of " + table.fullName() + " failed", e);
+            }
+        }
+    }
+}
