@@ -7,7 +7,6 @@ import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.MeasuredFootprints;
-import io.paimongov.runtime.write.UnsupportedTableModeException;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
@@ -18,18 +17,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.apache.paimon.catalog.Catalog;
-import org.apache.paimon.catalog.CatalogContext;
-import org.apache.paimon.catalog.CatalogFactory;
-import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.io.DataFileMeta;
-import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessageImpl;
-import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,8 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Every table mode through the governed write, each compared with an independent model of its
  * input: primary keys (last write wins per key, deletes remove) with fixed and dynamic buckets,
  * deletion vectors and the lookup changelog producer; append tables (every row kept) without and
- * with buckets of any count; the postpone bucket (every row kept in the postpone bucket);
- * cross-partition updates refused.
+ * with buckets of any count; the postpone bucket (every row kept in the postpone bucket).
+ * Cross-partition updates: {@link HeapCrossPartitionTest}.
  */
 class HeapTableModesTest {
 
@@ -198,26 +191,6 @@ class HeapTableModesTest {
         assertThat(table.snapshotManager().latestSnapshot()).isNotNull();
         assertThat(h.context.snapshot().reservedBytes()).isZero();
         assertThat(h.spillScopes()).isEmpty();
-    }
-
-    @Test
-    void aCrossPartitionUpdateTableIsRefusedAtOpenWithItsName() throws Exception {
-        WriteHarness h = new WriteHarness(dir);
-        FileStoreTable table;
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(dir.resolve("wh").toUri().toString())))) {
-            catalog.createDatabase("db", true);
-            Schema schema = Schema.newBuilder()
-                    .column("p", DataTypes.INT().notNull()).column("k", DataTypes.INT().notNull()).column("v", DataTypes.STRING())
-                    .partitionKeys("p").primaryKey("k").option("bucket", "-1").build();
-            catalog.createTable(Identifier.create("db", "cross"), schema, false);
-            table = (FileStoreTable) catalog.getTable(Identifier.create("db", "cross"));
-        }
-        assertThatThrownBy(() -> h.batch(table, h.options("8m")))
-                .isInstanceOfSatisfying(UnsupportedTableModeException.class, e -> {
-                    assertThat(e.table()).isEqualTo("db.cross");
-                    assertThat(e.getMessage()).contains("cross-partition update").contains("[k]").contains("[p]");
-                });
-        h.assertNothingLeft(table);
     }
 
     private static long readAll(FileStoreTable table) throws Exception {

@@ -5,19 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
-import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.WriteChannels;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.BatchTableCommit;
-import org.apache.paimon.table.sink.BatchWriteBuilder;
-import org.apache.paimon.table.sink.CommitMessage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,10 +41,9 @@ class HeapWriteChannelsTest {
         Workload first = Workload.random(11, 6_000, 3_000, 3, 24);
         Workload second = Workload.random(12, 6_000, 4_000, 3, 24);
 
-        Map<BinaryRow, Map<Integer, Integer>> owners = new HashMap<>();
-        commit(table, writeChannels(table, channels, first.rows(), false, owners), null);
-        commit(TestTables.open(dir.resolve("wh").toUri().toString(), "t"),
-                writeChannels(table, channels, second.rows(), false, owners), null);
+        ChannelWrites writes = new ChannelWrites(dir);
+        writes.writeAndCommit(table, channels, first.rows(), "8m", null);
+        writes.writeAndCommit(TestTables.open(dir.resolve("wh").toUri().toString(), "t"), channels, second.rows(), "8m", null);
 
         Map<List<Integer>, String> model = TestTables.emptyModel();
         first.rows().forEach(r -> TestTables.apply(model, r));
@@ -59,7 +52,7 @@ class HeapWriteChannelsTest {
         if (bucket == -1) {
             int assigners = channels.assigners();
             assertThat(assigners).isEqualTo(initialBuckets == null ? count : Math.min(initialBuckets, count));
-            owners.forEach((partition, byBucket) -> byBucket.forEach((b, channel) -> {
+            writes.owners.forEach((partition, byBucket) -> byBucket.forEach((b, channel) -> {
                 int expected = assigners == count ? channel % assigners
                         : Math.floorMod(channel - Math.abs(partition.hashCode() % count), count);
                 assertThat(b % assigners).as("bucket %s written by channel %s", b, channel).isEqualTo(expected);
@@ -73,11 +66,12 @@ class HeapWriteChannelsTest {
                 Map.of("bucket", "-1", "dynamic-bucket.target-row-num", "200"), true);
         WriteChannels channels = WriteChannels.of(table, 2);
         Workload first = Workload.random(21, 4_000, 2_000, 3, 16);
-        commit(table, writeChannels(table, channels, first.rows(), false, new HashMap<>()), null);
+        ChannelWrites writes = new ChannelWrites(dir);
+        writes.writeAndCommit(table, channels, first.rows(), "8m", null);
 
         List<InternalRow> partitionOne = Workload.random(22, 1_000, 300, 3, 16).rows().stream()
                 .filter(r -> r.getInt(0) == 1).toList();
-        commit(table, writeChannels(table, channels, partitionOne, true, new HashMap<>()), Map.of("p", "1"));
+        writes.writeAndCommit(table, channels, partitionOne, "8m", Map.of("p", "1"));
 
         Map<List<Integer>, String> model = TestTables.emptyModel();
         first.rows().stream().filter(r -> r.getInt(0) != 1).forEach(r -> TestTables.apply(model, r));
@@ -91,48 +85,5 @@ class HeapWriteChannelsTest {
         assertThatThrownBy(() -> WriteChannels.of(table, 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at least one channel");
-    }
-
-    /**
-     * Routes {@code rows} to {@code channels}, writes each channel's rows through its own governed
-     * write and returns every message; records which channel wrote each (partition, bucket) in
-     * {@code owners} and checks no two channels share one.
-     */
-    private List<CommitMessage> writeChannels(FileStoreTable table, WriteChannels channels, List<InternalRow> rows,
-            boolean overwrite, Map<BinaryRow, Map<Integer, Integer>> owners) throws Exception {
-        List<List<InternalRow>> byChannel = new ArrayList<>();
-        for (int c = 0; c < channels.count(); c++) {
-            byChannel.add(new ArrayList<>());
-        }
-        WriteChannels.Router router = channels.router();
-        rows.forEach(r -> byChannel.get(router.channel(r)).add(r));
-        List<CommitMessage> messages = new ArrayList<>();
-        for (int c = 0; c < channels.count(); c++) {
-            WriteHarness h = new WriteHarness(dir.resolve("channel-" + c + "-" + System.nanoTime()));
-            try (GovernedTableWrite write = h.batch(table, h.options("8m"), channels, overwrite)) {
-                for (InternalRow row : byChannel.get(c)) {
-                    write.write(row);
-                }
-                for (CommitMessage m : write.prepareCommit().handOff()) {
-                    Integer before = owners.computeIfAbsent(m.partition().copy(), p -> new HashMap<>()).putIfAbsent(m.bucket(), c);
-                    assertThat(before).as("owner of partition %s bucket %s", m.partition(), m.bucket()).isIn(null, c);
-                    messages.add(m);
-                }
-            }
-            assertThat(h.context.snapshot().reservedBytes()).isZero();
-            assertThat(h.provider.lastOpened().usedAtClose()).isZero();
-            assertThat(h.spillScopes()).isEmpty();
-        }
-        return messages;
-    }
-
-    private static void commit(FileStoreTable table, List<CommitMessage> messages, Map<String, String> overwrite) throws Exception {
-        BatchWriteBuilder builder = table.newBatchWriteBuilder();
-        if (overwrite != null) {
-            builder = builder.withOverwrite(overwrite);
-        }
-        try (BatchTableCommit commit = builder.newCommit()) {
-            commit.commit(messages);
-        }
     }
 }

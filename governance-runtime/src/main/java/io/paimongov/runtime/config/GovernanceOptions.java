@@ -131,6 +131,43 @@ public final class GovernanceOptions {
         return new GovernanceOptions(Collections.unmodifiableMap(copy));
     }
 
+    /**
+     * The {@code governance.*} keys of {@code values} (other keys are ignored: table options, engine
+     * settings), validated for a write that runs on {@code provider}: as {@link #of}, and besides a
+     * {@code governance.*} key that is neither the runtime's nor under {@code governance.<provider>.}
+     * is refused, and so is a {@code governance.provider} other than {@code provider}. Connectors,
+     * which know their provider, call this: a misspelt key fails instead of passing to no one.
+     *
+     * @throws IllegalArgumentException naming the key
+     */
+    public static GovernanceOptions forProvider(String provider, Map<String, String> values) {
+        Map<String, String> governance = new TreeMap<>();
+        String own = "governance." + provider + ".";
+        values.forEach((k, v) -> {
+            String key = k.trim();
+            if (!key.startsWith("governance.")) {
+                return;
+            }
+            if (!RuntimeOptions.owns(key) && !key.startsWith(own)) {
+                throw new IllegalArgumentException("unknown option '" + key + "': a write on provider '" + provider
+                        + "' takes the runtime's keys (" + String.join(", ", RuntimeOptions.ALL.stream().map(ConfigOption::key).toList())
+                        + ") and the provider's (" + own + "*)");
+            }
+            governance.put(key, v);
+        });
+        String asked = governance.get(PROVIDER);
+        if (asked != null && !asked.trim().equals(provider)) {
+            throw new IllegalArgumentException("'" + PROVIDER + "' = '" + asked.trim() + "', but this write runs on provider '"
+                    + provider + "'; leave the key out");
+        }
+        return of(governance);
+    }
+
+    /** The options as the keys and values they were given with (trimmed); the map to pass on. */
+    public Map<String, String> asMap() {
+        return values;
+    }
+
     /** A copy with {@code key} set to {@code value}, validated again. */
     public GovernanceOptions with(String key, String value) {
         Map<String, String> copy = new TreeMap<>(values);

@@ -117,14 +117,19 @@ public final class GovernedTableWrite implements AutoCloseable {
      * checkpoint, writers kept across checkpoints. Takes the context over.
      */
     public static GovernedTableWrite stream(FileStoreTable table, String commitUser, ResourceContext context) {
-        return stream(table, commitUser, context, WriteChannels.single(table));
+        return stream(table, commitUser, context, WriteChannels.single(table), false);
     }
 
-    /** A streaming write of one channel's rows of a write spread over {@code channels}; see {@link #batch(FileStoreTable, ResourceContext, WriteChannels, boolean)}. */
+    /**
+     * A streaming write of one channel's rows of a write spread over {@code channels}, overwriting
+     * or not; see {@link #batch(FileStoreTable, ResourceContext, WriteChannels, boolean)}. An engine
+     * that runs bounded jobs through stream writes (Flink's batch mode) overwrites with it; the
+     * write does not check that its input is bounded.
+     */
     public static GovernedTableWrite stream(
-            FileStoreTable table, String commitUser, ResourceContext context, WriteChannels channels) {
+            FileStoreTable table, String commitUser, ResourceContext context, WriteChannels channels, boolean overwrite) {
         return new GovernedTableWrite(context, table, Mode.STREAM, Objects.requireNonNull(commitUser, "commitUser"),
-                Objects.requireNonNull(channels, "channels"), false);
+                Objects.requireNonNull(channels, "channels"), overwrite);
     }
 
     /** The table as this write writes it (governed options and FileIO). */

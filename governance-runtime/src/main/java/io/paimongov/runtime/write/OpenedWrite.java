@@ -76,6 +76,8 @@ final class OpenedWrite {
     final TableWriteImpl<?> write;
     /** Writers waiting in the shared sort. Guarded by callLock. */
     final SortedWriters sorted;
+    /** The key index of a cross-partition update table; null for other modes. Guarded by callLock. */
+    final CrossPartitionIndex crossPartition;
     /** Held by every call of the write, by commit and hand-off, and by the release. */
     final ReentrantLock callLock = new ReentrantLock();
     /** The fixed estimate reservations. Guarded by callLock (after the opening). */
@@ -107,6 +109,11 @@ final class OpenedWrite {
         context.ensureOpen();
         try {
             this.tableMode = TableMode.of(table);
+            if (overwrite && tableMode.kind() == TableMode.Kind.PRIMARY_KEY_CROSS_PARTITION) {
+                throw new UnsupportedTableModeException(table.fullName(), "an overwrite of a cross-partition update table",
+                        "a key of the overwritten partitions may live in a partition the overwrite keeps, and the governed"
+                                + " write does not decide which copy wins; delete the partitions and insert instead");
+            }
             this.footprint = WriteFootprint.plan(table, budget.capacityBytes(), context.pool().pageSize());
             this.files = new DataFileListener(context);
             this.fileIO = new TrackingFileIO(table.fileIO(), files);
@@ -136,6 +143,8 @@ final class OpenedWrite {
             chargeLookupCache(write);
             writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
             this.sorted = new SortedWriters(this);
+            this.crossPartition =
+                    tableMode.kind() == TableMode.Kind.PRIMARY_KEY_CROSS_PARTITION ? new CrossPartitionIndex(this) : null;
         } catch (RuntimeException | Error e) {
             abandon(e);
             throw e;

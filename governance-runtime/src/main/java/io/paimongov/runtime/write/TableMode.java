@@ -13,9 +13,8 @@ import org.apache.paimon.table.FileStoreTable;
  * once when it opens and, from it,
  *
  * <ul>
- *   <li>refuses what it cannot govern ({@link UnsupportedTableModeException}): cross-partition
- *       updates (a primary key without every partition field), whose global index Paimon keeps in
- *       RocksDB outside any budget and which Paimon's single-writer path does not offer;
+ *   <li>refuses what it cannot govern ({@link UnsupportedTableModeException}): a bucket mode it
+ *       does not know;
  *   <li>sets the table options that bound the mode's heap: the lookup cache ({@code
  *       lookup.cache-max-memory-size}, Paimon's default 256 MB) from the budget, and a write buffer for
  *       Parquet and ORC append tables ({@code write-buffer-for-append}) so that an append writer
@@ -27,7 +26,8 @@ import org.apache.paimon.table.FileStoreTable;
  *       does not buffer them behind the admission's back);
  *   <li>charges what Paimon keeps outside pages for the mode: the lookup cache as a fixed
  *       reservation, an open postpone-bucket file per writer, the dynamic-bucket hash index per key
- *       ({@link DynamicBuckets}).
+ *       ({@link DynamicBuckets}), the cross-partition key index per assigner ({@link
+ *       CrossPartitionIndex}).
  * </ul>
  *
  * <p>Immutable; thread-safe.
@@ -40,6 +40,11 @@ public final class TableMode {
         PRIMARY_KEY_FIXED,
         /** Primary key, {@code bucket = -1} (Paimon's default): the write assigns buckets itself. */
         PRIMARY_KEY_DYNAMIC,
+        /**
+         * Primary key without every partition field, {@code bucket = -1}: a key may move between
+         * partitions; the write keeps a global key index ({@link CrossPartitionIndex}).
+         */
+        PRIMARY_KEY_CROSS_PARTITION,
         /** Primary key, {@code bucket = -2}: files go to the postpone bucket until a rescale. */
         PRIMARY_KEY_POSTPONE,
         /** No primary key, {@code bucket = -1}. */
@@ -81,17 +86,10 @@ public final class TableMode {
         BucketMode bucketMode = table.bucketMode();
         String name = table.fullName();
         String producer = options.changelogProducer().toString();
-        if (bucketMode == BucketMode.KEY_DYNAMIC) {
-            throw new UnsupportedTableModeException(name, "primary key " + table.primaryKeys()
-                    + " without every partition field " + table.partitionKeys() + ", bucket = " + options.bucket(),
-                    "a cross-partition update needs Paimon's global index (GlobalIndexAssigner), which keeps every key"
-                            + " of the table in RocksDB on local disk and heap outside any budget, and which Paimon"
-                            + " runs only inside its Flink and Spark sinks; make every partition field part of the"
-                            + " primary key");
-        }
         Kind kind = switch (bucketMode) {
             case HASH_FIXED -> primaryKey ? Kind.PRIMARY_KEY_FIXED : Kind.APPEND_BUCKETED;
             case HASH_DYNAMIC -> Kind.PRIMARY_KEY_DYNAMIC;
+            case KEY_DYNAMIC -> Kind.PRIMARY_KEY_CROSS_PARTITION;
             case POSTPONE_MODE -> Kind.PRIMARY_KEY_POSTPONE;
             case BUCKET_UNAWARE -> Kind.APPEND;
             default -> throw new UnsupportedTableModeException(name, "bucket mode " + bucketMode,

@@ -55,30 +55,39 @@ final class WritePath {
         try {
             check(State.OPEN, "write");
             w.serveCompaction();
-            BinaryRow partition = buckets.partition(row);
-            int bucket = buckets.bucket(row, partition);
             long bytes = rowSize.of(row);
-            // Before routing: the route admits a new writer.
-            int before = w.writers.size();
-            WriterAdmission.Route route = w.writers.route(partition, bucket, bytes);
-            if (route == WriterAdmission.Route.SORTED && !w.sorted.ready()) {
-                // No room for the shared sort either: close writers whatever they took.
-                w.writers.admitClosingAny(partition, bucket, bytes);
-                route = WriterAdmission.Route.DIRECT;
-            }
-            if (route == WriterAdmission.Route.SORTED) {
-                w.sorted.add(partition, bucket, row);
+            if (w.crossPartition != null) {
+                w.crossPartition.assign(row, (assigned, bucket) ->
+                        writeAssigned(assigned, buckets.partition(assigned), bucket, assigned == row ? bytes : rowSize.of(assigned)));
             } else {
-                w.write.write(row, bucket);
-            }
-            if (w.writers.size() != before) {
-                w.context.compactionExecutor().bucketsActive(w.writers.size());
+                BinaryRow partition = buckets.partition(row);
+                writeAssigned(row, partition, buckets.bucket(row, partition), bytes);
             }
             w.context.recorder().recordInput(1, bytes);
         } catch (Throwable t) {
             throw failures.fail(t);
         } finally {
             w.leave();
+        }
+    }
+
+    /** Admits the writer of ({@code partition}, {@code bucket}) and hands {@code row} to it. */
+    private void writeAssigned(InternalRow row, BinaryRow partition, int bucket, long bytes) throws Exception {
+        // Before routing: the route admits a new writer.
+        int before = w.writers.size();
+        WriterAdmission.Route route = w.writers.route(partition, bucket, bytes);
+        if (route == WriterAdmission.Route.SORTED && !w.sorted.ready()) {
+            // No room for the shared sort either: close writers whatever they took.
+            w.writers.admitClosingAny(partition, bucket, bytes);
+            route = WriterAdmission.Route.DIRECT;
+        }
+        if (route == WriterAdmission.Route.SORTED) {
+            w.sorted.add(partition, bucket, row);
+        } else {
+            w.write.write(row, bucket);
+        }
+        if (w.writers.size() != before) {
+            w.context.compactionExecutor().bucketsActive(w.writers.size());
         }
     }
 

@@ -90,6 +90,9 @@ final class WriteRelease {
         w.pending.clear();
         steps.run("delete uncommitted data files", () -> throwIfAny(deleteFiles(w.fileIO, w.fileIO.uncommitted(), null)));
         steps.run("close the shared sort", w.sorted::close);
+        if (w.crossPartition != null) {
+            steps.run("close the cross-partition index", w.crossPartition::close);
+        }
         steps.run("close the writers", w.writers::releaseAll);
         for (MemoryReservation r : w.fixed) {
             steps.run("give reservation '" + r.consumer() + "' back", r::close);

@@ -4,6 +4,7 @@ import io.paimongov.flink.FlinkGovernanceProvider;
 import io.paimongov.flink.FlinkSlot;
 import io.paimongov.flink.FlinkTaskCancellation;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -56,6 +57,7 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
     private final FileStoreTable table;
     private final String initialCommitUser;
     private final boolean checkpointAfterEndInput;
+    private final HashMap<String, String> overwrite;
     private transient String commitUser;
     private transient NavigableMap<Long, List<Committable>> pending;
     private transient ListState<Committable> state;
@@ -67,9 +69,19 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
      *     are committed with it
      */
     GovernedCommitterOperator(FileStoreTable table, String commitUser, boolean checkpointAfterEndInput) {
+        this(table, commitUser, checkpointAfterEndInput, null);
+    }
+
+    /**
+     * @param overwrite the partitions an overwrite replaces (see {@link
+     *     GovernedPaimonSink.Builder#overwrite}); null for a plain write. An overwrite commits at
+     *     the end of input also when nothing was written, so that the partitions are emptied.
+     */
+    GovernedCommitterOperator(FileStoreTable table, String commitUser, boolean checkpointAfterEndInput, Map<String, String> overwrite) {
         this.table = table;
         this.initialCommitUser = commitUser;
         this.checkpointAfterEndInput = checkpointAfterEndInput;
+        this.overwrite = overwrite == null ? null : new HashMap<>(overwrite);
     }
 
     @Override
@@ -78,7 +90,9 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
         commitUser = CommitUserState.restoreOrKeep(context, initialCommitUser);
         pending = new TreeMap<>();
         state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("paimon-gov-pending", Committable.class));
-        commit = table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit();
+        commit = overwrite == null
+                ? table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit()
+                : table.newCommit(commitUser).withOverwrite(overwrite).ignoreEmptyCommit(false);
         for (Committable restored : state.get()) {
             add(restored);
         }
@@ -124,6 +138,9 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
 
     @Override
     public void endInput() throws Exception {
+        if (overwrite != null) {
+            pending.computeIfAbsent(GovernedWriterOperator.END_INPUT, id -> new ArrayList<>());
+        }
         if (!checkpointAfterEndInput) {
             commitUpTo(Long.MAX_VALUE);
         }

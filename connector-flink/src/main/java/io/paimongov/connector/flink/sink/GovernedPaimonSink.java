@@ -1,9 +1,9 @@
 package io.paimongov.connector.flink.sink;
 
 import io.paimongov.flink.FlinkGovernanceProvider;
-import io.paimongov.flink.FlinkSlot;
-import io.paimongov.flink.FlinkTaskCancellation;
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.WriteChannels;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -25,30 +25,136 @@ import org.apache.paimon.table.FileStoreTable;
  * <pre>{@code
  * GovernedPaimonSink.write(orders, order -> GenericRow.of(...), table,
  *         Map.of("governance.flink.managed-memory-weight", "100"));
+ * GovernedPaimonSink.into(table).options(governance).overwrite(Map.of("dt", "2026-12-06")).write(orders, converter);
  * }</pre>
  *
- * <p>The elements are routed by (partition, bucket) to a writer operator with the stream's
- * parallelism (one {@link io.paimongov.runtime.write.GovernedTableWrite} per subtask, on the {@code
- * flink} provider); the writer declares operator-scope managed memory with the weight {@code
+ * <p>The elements are routed to a writer operator as Paimon's own sinks route them ({@link
+ * WriteChannels}: by (partition, bucket) for fixed buckets, by assigner for dynamic buckets and
+ * cross-partition updates, by key for the postpone bucket, not at all for bucket-unaware append
+ * tables), one {@link io.paimongov.runtime.write.GovernedTableWrite} per subtask on the {@code
+ * flink} provider, with the input's parallelism unless {@link Builder#parallelism} says otherwise.
+ * The writer declares operator-scope managed memory with the weight {@code
  * governance.flink.managed-memory-weight} (default {@value
  * FlinkGovernanceProvider#DEFAULT_MANAGED_MEMORY_WEIGHT}) and its budget is its slot share unless
  * {@code governance.memory.budget} is smaller. A committer with parallelism 1 commits on completed
  * checkpoints, and at the end of a bounded input when no checkpoint follows it (else with that
- * checkpoint); configure checkpointing and the runtime mode before calling {@link #write}. The
- * writer, the committer and the sink's end have fixed uids ({@code paimon-gov-writer-}, {@code
+ * checkpoint); configure checkpointing and the runtime mode before calling {@link Builder#write}.
+ * The writer, the committer and the sink's end have fixed uids ({@code paimon-gov-writer-}, {@code
  * paimon-gov-committer-}, {@code paimon-gov-end-} followed by the table's full name) and the
  * committer starts its own chain, so a savepoint restores into a job whose writer parallelism
  * changed; one sink per table in a job. The commit user made here is kept in both operators'
  * state, so a job restored from a checkpoint or a savepoint commits under it and never commits a
  * checkpoint twice; a restore that committed checkpoints fails once on purpose ({@link
  * RestoredCommitException}) so the writers restart from the new snapshot. See {@code
- * docs/allocators/flink.md}.
+ * docs/flink.md}.
  *
- * <p>Stateless; call it on the thread building the job. It validates {@code options} at once.
+ * <p>Stateless; call it on the thread building the job. It validates the options at once.
  */
 public final class GovernedPaimonSink {
 
     private GovernedPaimonSink() {}
+
+    /** A sink for {@code table}, to configure and {@link Builder#write}. */
+    public static Builder into(FileStoreTable table) {
+        return new Builder(table);
+    }
+
+    /**
+     * Adds the writer and the committer for {@code table} to {@code input}'s job: {@code into(table)
+     * .options(options).write(input, converter)}.
+     *
+     * @param options {@code governance.*} options for every write; a budget or page size left out
+     *     is taken from the slot
+     * @throws IllegalArgumentException for a bad option, naming the key
+     */
+    public static <T> DataStreamSink<Void> write(
+            DataStream<T> input, RowConverter<T> converter, FileStoreTable table, Map<String, String> options) {
+        return into(table).options(options).write(input, converter);
+    }
+
+    /**
+     * What one sink writes and how. Not thread-safe; used on the thread building the job.
+     */
+    public static final class Builder {
+        private final FileStoreTable table;
+        private Map<String, String> options = Map.of();
+        private Map<String, String> overwrite;
+        private Integer parallelism;
+
+        private Builder(FileStoreTable table) {
+            this.table = table;
+        }
+
+        /** {@code governance.*} options for every write of the sink. */
+        public Builder options(Map<String, String> governance) {
+            this.options = new HashMap<>(governance);
+            return this;
+        }
+
+        /**
+         * Makes the sink an {@code INSERT OVERWRITE}: the partitions given ({@code partition} key to
+         * value; empty: every partition the rows touch when the table's {@code
+         * dynamic-partition-overwrite} is on, as it is by default, else the whole table) are replaced
+         * by the rows written, in one commit at the end of the input, also when there are no rows.
+         * Bounded input only.
+         */
+        public Builder overwrite(Map<String, String> partition) {
+            this.overwrite = new HashMap<>(partition);
+            return this;
+        }
+
+        /** The writers' parallelism; the input's when not set. */
+        public Builder parallelism(int writers) {
+            if (writers < 1) {
+                throw new IllegalArgumentException("a sink needs at least one writer; got parallelism " + writers);
+            }
+            this.parallelism = writers;
+            return this;
+        }
+
+        /**
+         * Adds the writer and the committer to {@code input}'s job.
+         *
+         * @throws IllegalArgumentException for a bad option, naming the key
+         */
+        public <T> DataStreamSink<Void> write(DataStream<T> input, RowConverter<T> converter) {
+            int weight = FlinkGovernanceProvider.managedMemoryWeight(GovernanceOptions.of(options).providerOptions());
+            StreamExecutionEnvironment env = input.getExecutionEnvironment();
+            if (overwrite != null && env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.STREAMING
+                    && env.getCheckpointConfig().isCheckpointingEnabled()) {
+                throw new UnsupportedOperationException("an overwrite of '" + table.fullName() + "' commits once, at the end of"
+                        + " its input: run it in batch mode ('execution.runtime-mode' = 'batch'), not as a checkpointed"
+                        + " streaming job");
+            }
+            int writers = parallelism != null ? parallelism : input.getParallelism();
+            WriteChannels channels = WriteChannels.of(table, writers);
+            String commitUser = UUID.randomUUID().toString();
+            DataStream<T> routed = channels.keyed()
+                    ? input.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.ChannelKey<>(channels, converter))
+                    : input;
+            SingleOutputStreamOperator<Committable> written =
+                    routed.transform(
+                                    "paimon-gov writer " + table.name(),
+                                    TypeInformation.of(Committable.class),
+                                    new GovernedWriterOperator<>(table, options, converter, commitUser, overwrite))
+                            .uid("paimon-gov-writer-" + table.fullName())
+                            .setParallelism(writers);
+            written.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight);
+            return written.transform("paimon-gov committer " + table.name(), Types.VOID,
+                            new GovernedCommitterOperator(
+                                    table, commitUser, checkpointAfterEndInput(env), overwrite))
+                    .uid("paimon-gov-committer-" + table.fullName())
+                    // Never chained to a writer of parallelism 1: the chain would take the writer's
+                    // max parallelism, and a savepoint of it could not be restored with more writers.
+                    .startNewChain()
+                    .setParallelism(1)
+                    .setMaxParallelism(1)
+                    .sinkTo(new DiscardingSink<>())
+                    .name("paimon-gov end " + table.name())
+                    .uid("paimon-gov-end-" + table.fullName())
+                    .setParallelism(1);
+        }
+    }
 
     /**
      * Whether a checkpoint follows the end of input, as the job is configured when the sink is
@@ -58,38 +164,5 @@ public final class GovernedPaimonSink {
         return env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.STREAMING
                 && env.getCheckpointConfig().isCheckpointingEnabled()
                 && env.getConfiguration().get(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH);
-    }
-
-    /**
-     * Adds the writer and the committer for {@code table} to {@code input}'s job.
-     *
-     * @param options {@code governance.*} options for every write; a budget or page size left out
-     *     is taken from the slot
-     * @throws IllegalArgumentException for a bad option, naming the key
-     */
-    public static <T> DataStreamSink<Void> write(
-            DataStream<T> input, RowConverter<T> converter, FileStoreTable table, Map<String, String> options) {
-        int weight = FlinkGovernanceProvider.managedMemoryWeight(GovernanceOptions.of(options).providerOptions());
-        String commitUser = UUID.randomUUID().toString();
-        SingleOutputStreamOperator<Committable> written =
-                input.partitionCustom(new BucketRouting.ToWriter(), new BucketRouting.BucketKey<>(table, converter))
-                        .transform(
-                                "paimon-gov writer " + table.name(),
-                                TypeInformation.of(Committable.class),
-                                new GovernedWriterOperator<>(table, options, converter, commitUser))
-                        .uid("paimon-gov-writer-" + table.fullName());
-        written.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight);
-        return written.transform("paimon-gov committer " + table.name(), Types.VOID,
-                        new GovernedCommitterOperator(table, commitUser, checkpointAfterEndInput(input.getExecutionEnvironment())))
-                .uid("paimon-gov-committer-" + table.fullName())
-                // Never chained to a writer of parallelism 1: the chain would take the writer's
-                // max parallelism, and a savepoint of it could not be restored with more writers.
-                .startNewChain()
-                .setParallelism(1)
-                .setMaxParallelism(1)
-                .sinkTo(new DiscardingSink<>())
-                .name("paimon-gov end " + table.name())
-                .uid("paimon-gov-end-" + table.fullName())
-                .setParallelism(1);
     }
 }

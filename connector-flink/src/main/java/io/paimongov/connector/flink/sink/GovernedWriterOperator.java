@@ -8,6 +8,7 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.runtime.write.WriteChannels;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,7 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     private final HashMap<String, String> options;
     private final RowConverter<T> converter;
     private final String initialCommitUser;
+    private final boolean overwrite;
     private transient String commitUser;
     private transient GovernedTableWrite write;
     private transient FlinkTaskCancellation cancellation;
@@ -71,10 +73,21 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     private transient Integer fullCompactionDeltaCommits;
 
     GovernedWriterOperator(FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser) {
+        this(table, options, converter, commitUser, null);
+    }
+
+    /**
+     * @param overwrite the partitions an overwrite replaces (see {@link
+     *     GovernedPaimonSink.Builder#overwrite}); null for a plain write
+     */
+    GovernedWriterOperator(
+            FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser,
+            Map<String, String> overwrite) {
         this.table = table;
         this.options = new HashMap<>(options);
         this.converter = converter;
         this.initialCommitUser = commitUser;
+        this.overwrite = overwrite != null;
     }
 
     @Override
@@ -114,8 +127,10 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
                         .with(MetricGroup.class, getMetricGroup())
                         .build();
         String name = table.name() + "-writer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        // As many channels as writers: the routing in front of this operator used the same count.
+        WriteChannels channels = WriteChannels.of(table, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
         ResourceContext context = ResourceContext.open(name, new FlinkGovernanceProvider(), governance(manager, share), engine);
-        write = GovernedTableWrite.stream(table, commitUser, context);
+        write = GovernedTableWrite.stream(table, commitUser, context, channels, overwrite);
     }
 
     /** The job's options; without a budget the write may use its whole share, in the slot's pages. */
