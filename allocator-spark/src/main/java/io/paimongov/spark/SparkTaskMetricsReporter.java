@@ -14,9 +14,12 @@ import org.slf4j.LoggerFactory;
  * MetricsSnapshot#spillBytes()}, exact) and {@code memoryBytesSpilled} += the bytes this write gave
  * back to Spark when Spark asked it to spill (exact), so the stage page and {@code
  * SparkListenerTaskEnd} show them; and one executor log line (INFO, logger {@code
- * io.paimongov.spark.SparkTaskMetricsReporter}) carries the whole snapshot. Peak execution memory
- * needs nothing here: the pages are acquired through the task's memory manager, which tracks it.
- * The engine's own reporter, if the environment has one, gets every call too.
+ * io.paimongov.spark.SparkTaskMetricsReporter}) carries the whole snapshot. The task's {@code
+ * peakExecutionMemory} += the write's peak accounted memory ({@link
+ * MetricsSnapshot#peakReservedBytes()}), as Spark's own sorters and aggregations report theirs, so
+ * the write shows in the stage page's "Peak Execution Memory"; Spark 4's {@code
+ * peakOnHeapExecutionMemory} needs nothing here, the task's memory manager tracks it. The engine's
+ * own reporter, if the environment has one, gets every call too.
  *
  * <p><b>Thread-safety:</b> called on the opening and the cleanup thread; Spark's task metrics
  * accumulators are thread-safe. The cleanup may run on the runtime's cancel thread, so the task is
@@ -48,6 +51,7 @@ final class SparkTaskMetricsReporter implements MetricsReporter {
             TaskMetrics metrics = task.taskMetrics();
             metrics.incDiskBytesSpilled(last.spillBytes());
             metrics.incMemoryBytesSpilled(memory.givenBackBySpill());
+            metrics.incPeakExecutionMemory(last.peakReservedBytes());
         }
         LOG.info("paimon-governance write '{}'{} closed: {}", writeName,
                 task == null ? "" : " (stage " + task.stageId() + ", partition " + task.partitionId() + ", task " + task.taskAttemptId() + ")",

@@ -4,6 +4,7 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spark.SparkGovernanceProvider;
 import java.io.Serializable;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -14,10 +15,11 @@ import java.util.TreeMap;
  * options), and the write's options ({@code df.writeTo(..).option("governance.*", ..)}).
  *
  * <p>Checked where they are given (catalog start, {@code CREATE}/{@code ALTER TABLE}, every write)
- * and again merged, on the driver, before any task runs: a key the runtime does not know, a bad
- * value, a {@code governance.provider} other than {@code spark} or a provider key (the Spark
- * provider has none) is an {@link IllegalArgumentException} naming the key. One key is the
- * catalog's own and never reaches the runtime: {@value #WRITE_CHANNELS}.
+ * and again merged, on the driver, before any task runs ({@link GovernanceOptions#forProvider} for
+ * provider {@code spark}): a key the runtime does not know, a bad value, a {@code
+ * governance.provider} other than {@code spark} or a {@code governance.spark.*} key other than the
+ * catalog's own {@value #WRITE_CHANNELS} (the Spark provider has none) is an {@link
+ * IllegalArgumentException} naming the key. {@value #WRITE_CHANNELS} never reaches the runtime.
  *
  * <p>Immutable; serializable into tasks.
  */
@@ -69,20 +71,12 @@ final class GovernanceSettings implements Serializable {
     }
 
     private static GovernanceSettings of(Map<String, String> given) {
-        Map<String, String> governance = new TreeMap<>(given);
+        GovernanceOptions options = GovernanceOptions.forProvider(SparkGovernanceProvider.NAME, given);
+        // The Spark provider has no keys of its own: under governance.spark. only the catalog's.
+        options.providerOptions().rejectUnknownKeys(SparkGovernanceProvider.NAME, List.of(WRITE_CHANNELS));
+        Map<String, String> governance = new TreeMap<>(options.asMap());
         String channelsText = governance.remove(WRITE_CHANNELS);
         int channels = channelsText == null ? 0 : positive(WRITE_CHANNELS, channelsText);
-        String provider = governance.get(GovernanceOptions.PROVIDER);
-        if (provider != null && !provider.trim().equals(SparkGovernanceProvider.NAME)) {
-            throw new IllegalArgumentException("'" + GovernanceOptions.PROVIDER + "' = '" + provider + "': writes through the"
-                    + " governed Spark catalog take Spark task memory, provider '" + SparkGovernanceProvider.NAME + "' only");
-        }
-        GovernanceOptions options = GovernanceOptions.of(governance);
-        options.providerOptions().providerKeys().keySet().stream().findFirst().ifPresent(key -> {
-            throw new IllegalArgumentException("unknown option '" + key + "'; the governed Spark catalog takes the runtime's"
-                    + " governance.memory.*, governance.spill.*, governance.compaction.*, governance.write.*,"
-                    + " governance.orphans.* keys and '" + WRITE_CHANNELS + "'");
-        });
         return new GovernanceSettings(Collections.unmodifiableMap(governance), channels);
     }
 

@@ -103,7 +103,8 @@ final class GovernedWriteBuilder implements SupportsOverwrite, SupportsDynamicOv
         if (overwrite != null && table.bucketMode() == BucketMode.KEY_DYNAMIC) {
             throw new IllegalArgumentException("cannot overwrite " + table.fullName() + ": it is a cross-partition update table"
                     + " (primary key " + table.primaryKeys() + " without every partition field " + table.partitionKeys()
-                    + "), which the governed write only appends to");
+                    + "); a key of the overwritten partitions may live in a partition the overwrite keeps, and the governed"
+                    + " write does not decide which copy wins; delete the partitions and insert instead");
         }
         checkColumns(info.schema());
         int channels = settings.channels() > 0 ? settings.channels() : SparkSession.active().sessionState().conf().numShufflePartitions();
