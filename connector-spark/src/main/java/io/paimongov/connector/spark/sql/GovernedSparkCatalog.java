@@ -242,10 +242,21 @@ public final class GovernedSparkCatalog implements TableCatalog, SupportsNamespa
         }
     }
 
+    /**
+     * Renames within the catalog. Spark passes the new name as written: {@code RENAME TO t2} keeps
+     * the database, {@code RENAME TO db.t2} names it, and {@code RENAME TO g.db.t2} (this catalog's
+     * name first) is taken as {@code db.t2}.
+     */
     @Override
     public void renameTable(Identifier from, Identifier to) throws NoSuchTableException, TableAlreadyExistsException {
+        String[] namespace = to.namespace();
+        if (namespace.length == 0) {
+            namespace = from.namespace();
+        } else if (namespace.length == 2 && namespace[0].equals(name)) {
+            namespace = new String[] {namespace[1]};
+        }
         try {
-            catalog.renameTable(paimon(from), paimon(to), false);
+            catalog.renameTable(paimon(from), paimon(Identifier.of(namespace, to.name())), false);
         } catch (Catalog.TableNotExistException e) {
             throw new NoSuchTableException(from);
         } catch (Catalog.TableAlreadyExistException e) {
