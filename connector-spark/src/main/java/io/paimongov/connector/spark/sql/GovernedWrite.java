@@ -110,6 +110,11 @@ final class GovernedWrite implements Write, RequiresDistributionAndOrdering {
 
     private final class Batch implements BatchWrite {
         @Override
+        public String toString() {
+            return description();
+        }
+
+        @Override
         public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
             return writers();
         }
@@ -145,6 +150,11 @@ final class GovernedWrite implements Write, RequiresDistributionAndOrdering {
 
         Streaming(String user) {
             this.user = user;
+        }
+
+        @Override
+        public String toString() {
+            return description() + " as " + user;
         }
 
         @Override
