@@ -1,10 +1,11 @@
 package io.paimongov.connector.spark.write;
 
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.write.TableMode;
+import io.paimongov.spark.SparkGovernanceProvider;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
@@ -21,11 +22,12 @@ import org.apache.spark.sql.Row;
  *         .start();
  * }</pre>
  *
- * <p>Each micro-batch is one Spark job and at most one commit. The job's tasks write with {@link
- * GovernedPaimonWriter#writePartition} (provider {@code spark}, Spark task memory, the task's kill
- * and failure handling); rows of a fixed-bucket table are first routed so that each (partition,
- * bucket) is written by one task; a bucket-unaware append table is written where the rows are. The
- * driver then commits the tasks' messages with Paimon's {@code StreamTableCommit.filterAndCommit}
+ * <p>Each micro-batch is one Spark job and at most one commit. The job's tasks write with a {@link
+ * GovernedTaskWrite} each (provider {@code spark}, Spark task memory, the task's kill and failure
+ * handling); rows of a keyed table (fixed or dynamic buckets, cross-partition update, postpone
+ * bucket) are first routed by their {@link io.paimongov.runtime.write.WriteChannels} channel, as
+ * Paimon's own connectors route them, so that each channel is written by one task; a bucket-unaware
+ * append table is written where the rows are. The driver then commits the tasks' messages with Paimon's {@code StreamTableCommit.filterAndCommit}
  * under the micro-batch's {@code batchId} as commit identifier and a commit user that stays the same
  * across restarts of the query from its checkpoint: {@code spark-query-<query id>}, the id Spark
  * keeps in the checkpoint's metadata (or {@value #COMMIT_USER}). A micro-batch Spark runs again
@@ -42,8 +44,9 @@ import org.apache.spark.sql.Row;
  *
  * <p><b>Thread-safety:</b> the function is called by Spark on the query's stream-execution thread,
  * one micro-batch at a time; it keeps no state between calls. <b>May throw:</b> from {@code
- * foreachBatch}, {@link IllegalArgumentException} for a location that holds no Paimon table, a bucket
- * mode it cannot route, a column type it cannot convert, or an unknown setting; from the function,
+ * foreachBatch}, {@link IllegalArgumentException} for a location that holds no Paimon table, a table
+ * mode the governed write cannot run, a column type it cannot convert, or an unknown setting; from
+ * the function,
  * {@link IllegalArgumentException} when the micro-batch's columns do not match the table, {@link
  * IllegalStateException} when there is no streaming query id and no {@value #COMMIT_USER}, and what
  * the job or the commit throws, so the query fails and can be restarted from its checkpoint.
@@ -57,9 +60,9 @@ public final class GovernedStreamingWriter {
     public static final String COMMIT_USER = "streaming.commit-user";
 
     /**
-     * Setting: how many tasks write a fixed-bucket table's micro-batch (rows are routed to them by
-     * partition and bucket); default Spark's default parallelism. Bucket-unaware tables are written by
-     * the micro-batch's own partitions.
+     * Setting: how many tasks (write channels) write a keyed table's micro-batch; default Spark's
+     * default parallelism. Bucket-unaware append tables are written by the micro-batch's own
+     * partitions.
      */
     public static final String WRITE_PARALLELISM = "streaming.write-parallelism";
 
@@ -86,12 +89,7 @@ public final class GovernedStreamingWriter {
 
     static VoidFunction2<Dataset<Row>, Long> foreachBatch(String tableLocation, Map<String, String> settings, BatchFaults faults) {
         FileStoreTable table = open(tableLocation);
-        BucketMode mode = table.bucketMode();
-        if (mode != BucketMode.HASH_FIXED && mode != BucketMode.BUCKET_UNAWARE) {
-            throw new IllegalArgumentException("table " + table.fullName() + " has bucket mode " + mode + " ('bucket' = "
-                    + table.coreOptions().bucket() + "): the streaming writer routes rows to tasks by a fixed bucket, or"
-                    + " writes a bucket-unaware append table (no primary key, 'bucket' = -1) as it comes; set a fixed 'bucket'");
-        }
+        TableMode.of(table);
         List<String> unsupported = SparkRows.unsupportedColumns(table.rowType());
         if (!unsupported.isEmpty()) {
             throw new IllegalArgumentException("table " + table.fullName() + " has columns of types the streaming writer does"
@@ -113,8 +111,8 @@ public final class GovernedStreamingWriter {
                         + COMMIT_USER + "' and '" + WRITE_PARALLELISM + "'");
             }
         }
-        GovernanceOptions.of(governance);
-        return new MicroBatchWriter(tableLocation, mode == BucketMode.HASH_FIXED, governance, commitUser, parallelism, faults);
+        GovernanceOptions.forProvider(SparkGovernanceProvider.NAME, governance);
+        return new MicroBatchWriter(tableLocation, governance, commitUser, parallelism, faults);
     }
 
     /** The table at {@code location}; a location without one is an {@link IllegalArgumentException}. */

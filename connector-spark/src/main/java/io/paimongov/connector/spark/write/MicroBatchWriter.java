@@ -1,16 +1,14 @@
 package io.paimongov.connector.spark.write;
 
 import io.paimongov.connector.spark.write.GovernedStreamingWriter.BatchFaults;
+import io.paimongov.runtime.write.WriteChannels;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
-import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
-import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkContext;
 import org.apache.spark.TaskContext;
@@ -29,6 +27,11 @@ import scala.runtime.BoxedUnit;
  * The function {@link GovernedStreamingWriter#foreachBatch} returns: one micro-batch = route, write
  * in tasks, commit once on the driver (contract there).
  *
+ * <p>Routing: rows of a keyed table are keyed by their channel of {@link WriteChannels} (Paimon's
+ * own channel of the row: fixed bucket, dynamic-bucket assigner, cross-partition assigner, postpone
+ * spread) and partitioned by it, so task {@code c} writes exactly channel {@code c}; a
+ * bucket-unaware append table is written where its rows are.
+ *
  * <p>How: the job runs through {@code SparkContext.runJob} with a result handler rather than {@code
  * collect}, so the driver holds the messages of every task that finished even when another task
  * fails the job, and can abort them. The messages are kept serialized until the commit; Paimon's
@@ -39,16 +42,13 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
     private static final long serialVersionUID = 1L;
 
     private final String location;
-    private final boolean routeByBucket;
     private final Map<String, String> governance;
     private final String commitUser;
     private final int parallelism;
     private final BatchFaults faults;
 
-    MicroBatchWriter(String location, boolean routeByBucket, Map<String, String> governance, String commitUser, int parallelism,
-            BatchFaults faults) {
+    MicroBatchWriter(String location, Map<String, String> governance, String commitUser, int parallelism, BatchFaults faults) {
         this.location = location;
-        this.routeByBucket = routeByBucket;
         this.governance = governance;
         this.commitUser = commitUser;
         this.parallelism = parallelism;
@@ -61,16 +61,18 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         String user = commitUser(spark);
         FileStoreTable table = GovernedStreamingWriter.open(location);
         SparkRows rows = SparkRows.of(batch.schema(), table.rowType());
-        RDD<Row> input = routeByBucket
+        WriteChannels channels = WriteChannels.of(table, parallelism > 0 ? parallelism : spark.defaultParallelism());
+        // An Integer key below the partition count is its own HashPartitioner partition.
+        RDD<Row> input = channels.keyed()
                 ? batch.javaRDD()
-                        .mapPartitionsToPair(new BucketKeys(location, rows))
-                        .partitionBy(new HashPartitioner(parallelism > 0 ? parallelism : spark.defaultParallelism()))
+                        .mapPartitionsToPair(new ChannelKeys(rows, channels))
+                        .partitionBy(new HashPartitioner(channels.count()))
                         .values()
                         .rdd()
                 : batch.rdd();
         List<byte[]> finished = new ArrayList<>();
         try {
-            spark.runJob(input, new WriteTask(location, rows, governance, faults, batchId), new AbstractFunction2<Object, byte[], BoxedUnit>() {
+            spark.runJob(input, new WriteTask(location, rows, governance, channels, faults, batchId), new AbstractFunction2<Object, byte[], BoxedUnit>() {
                 @Override
                 public BoxedUnit apply(Object partition, byte[] messages) {
                     synchronized (finished) {
@@ -118,20 +120,20 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         return EpochCommits.commitUser(queryId);
     }
 
-    /** Map side: each row keyed by its (partition, bucket), so one task gets every row of a bucket. */
-    private static final class BucketKeys implements PairFlatMapFunction<Iterator<Row>, Integer, Row> {
+    /** Map side: each row keyed by its write channel, so one task gets every row of a channel. */
+    private static final class ChannelKeys implements PairFlatMapFunction<Iterator<Row>, Integer, Row> {
         private static final long serialVersionUID = 1L;
-        private final String location;
         private final SparkRows rows;
+        private final WriteChannels channels;
 
-        BucketKeys(String location, SparkRows rows) {
-            this.location = location;
+        ChannelKeys(SparkRows rows, WriteChannels channels) {
             this.rows = rows;
+            this.channels = channels;
         }
 
         @Override
         public Iterator<Tuple2<Integer, Row>> call(Iterator<Row> input) {
-            RowKeyExtractor keys = GovernedPaimonWriter.load(location).createRowKeyExtractor();
+            WriteChannels.Router router = channels.router();
             return new Iterator<>() {
                 @Override
                 public boolean hasNext() {
@@ -141,8 +143,7 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
                 @Override
                 public Tuple2<Integer, Row> next() {
                     Row row = input.next();
-                    keys.setRecord(rows.toPaimon(row));
-                    return new Tuple2<>(31 * keys.partition().hashCode() + keys.bucket(), row);
+                    return new Tuple2<>(router.channel(rows.toPaimon(row)), row);
                 }
             };
         }
@@ -155,13 +156,16 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         private final String location;
         private final SparkRows rows;
         private final Map<String, String> governance;
+        private final WriteChannels channels;
         private final BatchFaults faults;
         private final long batchId;
 
-        WriteTask(String location, SparkRows rows, Map<String, String> governance, BatchFaults faults, long batchId) {
+        WriteTask(String location, SparkRows rows, Map<String, String> governance, WriteChannels channels, BatchFaults faults,
+                long batchId) {
             this.location = location;
             this.rows = rows;
             this.governance = governance;
+            this.channels = channels;
             this.faults = faults;
             this.batchId = batchId;
         }
@@ -174,20 +178,12 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
                 if (!source.hasNext()) {
                     return GovernedPaimonWriter.serialize(List.of());
                 }
-                return GovernedPaimonWriter.writePartition(new Iterator<InternalRow>() {
-                    @Override
-                    public boolean hasNext() {
-                        return source.hasNext();
+                try (GovernedTaskWrite write = GovernedTaskWrite.open(GovernedPaimonWriter.load(location), governance, channels, false)) {
+                    while (source.hasNext()) {
+                        write.write(rows.toPaimon(source.next()));
                     }
-
-                    @Override
-                    public InternalRow next() {
-                        if (!source.hasNext()) {
-                            throw new NoSuchElementException();
-                        }
-                        return rows.toPaimon(source.next());
-                    }
-                }, location, governance);
+                    return GovernedPaimonWriter.serialize(write.handOff());
+                }
             } catch (Exception e) {
                 throw MicroBatchWriter.<RuntimeException>sneaky(e);
             }

@@ -3,34 +3,24 @@ package io.paimongov.connector.spark.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.connector.spark.LocalSpark;
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.spark.SparkGovernanceProvider;
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.spark.SparkConf;
-import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerTaskEnd;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,8 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SparkLocalJobTest {
 
     private static JavaSparkContext spark;
-    private static final AtomicLong MEMORY_SPILLED = new AtomicLong();
-    private static final AtomicLong DISK_SPILLED = new AtomicLong();
     /** Counted down by a task of the cancel test once it has written rows; static: local mode shares the JVM. */
     private static volatile CountDownLatch writing;
 
@@ -54,38 +42,13 @@ class SparkLocalJobTest {
 
     @BeforeAll
     static void startSpark() {
-        SparkConf conf = new SparkConf()
-                // local[threads, maxFailures]: a task may fail once and run again (the fail-once test).
-                .setMaster("local[2,2]")
-                .setAppName("paimon-governance-spark-test")
-                .set("spark.testing.memory", Long.toString(600L << 20))
-                .set("spark.driver.bindAddress", "127.0.0.1")
-                .set("spark.driver.host", "127.0.0.1")
-                .set("spark.ui.enabled", "false")
-                .set("spark.unsafe.exceptionOnMemoryLeak", "true");
-        spark = new JavaSparkContext(conf);
-        spark.sc().addSparkListener(new SparkListener() {
-            @Override
-            public void onTaskEnd(SparkListenerTaskEnd end) {
-                if (end.taskMetrics() != null) {
-                    MEMORY_SPILLED.addAndGet(end.taskMetrics().memoryBytesSpilled());
-                    DISK_SPILLED.addAndGet(end.taskMetrics().diskBytesSpilled());
-                }
-            }
-        });
-    }
-
-    @AfterAll
-    static void stopSpark() {
-        if (spark != null) {
-            spark.stop();
-        }
+        // A task may fail once and run again (the fail-once test).
+        spark = new JavaSparkContext(LocalSpark.session(LocalSpark.LOCAL_2_RETRY).sparkContext());
     }
 
     @BeforeEach
     void resetCounters() {
-        MEMORY_SPILLED.set(0);
-        DISK_SPILLED.set(0);
+        LocalSpark.metrics().reset();
     }
 
     @Test
@@ -95,9 +58,9 @@ class SparkLocalJobTest {
         Map<String, String> governance = Map.of("governance.memory.budget", "3m", "governance.memory.page-size", "16k");
 
         writeReadBackAndWait(table, ops, governance, -1);
-        assertThat(DISK_SPILLED.get()).as("diskBytesSpilled of the job's tasks").isPositive();
+        assertThat(LocalSpark.metrics().diskBytesSpilled()).as("diskBytesSpilled of the job's tasks").isPositive();
         assertThat(SparkGovernanceProvider.heldBytes()).isZero();
-        assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+        assertThat(LocalSpark.spillScopesInSparkLocalDirs()).isEmpty();
     }
 
     @Test
@@ -107,8 +70,8 @@ class SparkLocalJobTest {
         Map<String, String> governance = Map.of("governance.memory.budget", "64m", "governance.memory.page-size", "32k");
 
         writeReadBackAndWait(table, ops, governance, ops.rowsPerPartition / 2);
-        assertThat(MEMORY_SPILLED.get()).as("memoryBytesSpilled: what the write gave back when Spark asked").isPositive();
-        assertThat(DISK_SPILLED.get()).as("diskBytesSpilled").isPositive();
+        assertThat(LocalSpark.metrics().memoryBytesSpilled()).as("memoryBytesSpilled: what the write gave back when Spark asked").isPositive();
+        assertThat(LocalSpark.metrics().diskBytesSpilled()).as("diskBytesSpilled").isPositive();
         assertThat(SparkGovernanceProvider.heldBytes()).isZero();
     }
 
@@ -145,11 +108,11 @@ class SparkLocalJobTest {
 
         assertThat(table.snapshotManager().latestSnapshot()).isNull();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while ((SparkGovernanceProvider.heldBytes() != 0 || !spillScopesInSparkLocalDirs().isEmpty()) && System.nanoTime() < deadline) {
+        while ((SparkGovernanceProvider.heldBytes() != 0 || !LocalSpark.spillScopesInSparkLocalDirs().isEmpty()) && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
         assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark after the kill").isZero();
-        assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+        assertThat(LocalSpark.spillScopesInSparkLocalDirs()).isEmpty();
     }
 
     /**
@@ -176,7 +139,7 @@ class SparkLocalJobTest {
         assertThat(INJECTED.get()).as("injected failures").isEqualTo(1);
         assertThat(TestTables.read(table)).isEqualTo(ops.expected());
         assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark").isZero();
-        assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+        assertThat(LocalSpark.spillScopesInSparkLocalDirs()).isEmpty();
     }
 
     /** Failures {@link #failFirstAttemptOfSlice0} injected; static: local mode shares the JVM. */
@@ -210,7 +173,7 @@ class SparkLocalJobTest {
         GovernedPaimonWriter.commit(table, messages);
 
         assertThat(TestTables.read(table)).isEqualTo(ops.expected());
-        waitForListenerBus();
+        LocalSpark.awaitListeners();
     }
 
     private static List<Integer> slices(Ops ops) {
@@ -283,23 +246,5 @@ class SparkLocalJobTest {
         public long spill(long size, MemoryConsumer trigger) {
             return 0;
         }
-    }
-
-    private static void waitForListenerBus() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (DISK_SPILLED.get() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        Thread.sleep(200);
-    }
-
-    private static List<Path> spillScopesInSparkLocalDirs() throws IOException {
-        List<Path> scopes = new ArrayList<>();
-        for (File local : SparkEnv.get().blockManager().diskBlockManager().localDirs()) {
-            try (Stream<Path> children = Files.list(local.toPath())) {
-                children.filter(p -> p.getFileName().toString().startsWith("paimon-gov-")).forEach(scopes::add);
-            }
-        }
-        return scopes;
     }
 }

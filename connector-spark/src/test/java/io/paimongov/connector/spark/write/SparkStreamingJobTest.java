@@ -3,10 +3,10 @@ package io.paimongov.connector.spark.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.connector.spark.LocalSpark;
 import io.paimongov.fixtures.TableFiles;
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.spark.SparkGovernanceProvider;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +19,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.io.DataFileMeta;
@@ -29,7 +28,6 @@ import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.ScanMode;
 import org.apache.paimon.table.source.Split;
-import org.apache.spark.SparkEnv;
 import org.apache.spark.Success$;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.scheduler.SparkListener;
@@ -82,33 +80,24 @@ class SparkStreamingJobTest {
 
     @TempDir Path dir;
 
+    private static final SparkListener WRITING_TASKS = new SparkListener() {
+        @Override
+        public void onTaskEnd(SparkListenerTaskEnd end) {
+            if ("ResultTask".equals(end.taskType()) && end.reason() instanceof Success$) {
+                writingTaskDone.countDown();
+            }
+        }
+    };
+
     @BeforeAll
     static void startSpark() {
-        spark = SparkSession.builder()
-                .master("local[2]")
-                .appName("paimon-governance-streaming-test")
-                .config("spark.testing.memory", Long.toString(600L << 20))
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.ui.enabled", "false")
-                .config("spark.sql.shuffle.partitions", "2")
-                .config("spark.unsafe.exceptionOnMemoryLeak", "true")
-                .getOrCreate();
-        spark.sparkContext().addSparkListener(new SparkListener() {
-            @Override
-            public void onTaskEnd(SparkListenerTaskEnd end) {
-                if ("ResultTask".equals(end.taskType()) && end.reason() instanceof Success$) {
-                    writingTaskDone.countDown();
-                }
-            }
-        });
+        spark = LocalSpark.session(LocalSpark.LOCAL_2);
+        spark.sparkContext().addSparkListener(WRITING_TASKS);
     }
 
     @AfterAll
-    static void stopSpark() {
-        if (spark != null) {
-            spark.stop();
-        }
+    static void removeListener() {
+        spark.sparkContext().removeSparkListener(WRITING_TASKS);
     }
 
     @Test
@@ -151,12 +140,28 @@ class SparkStreamingJobTest {
     }
 
     @Test
-    void aDynamicBucketTableAndAnUnknownSettingAreRefusedNamingTheKey() throws Exception {
-        FileStoreTable dynamic = TestTables.createTable(dir, "dyn", Map.of("bucket", "-1"), true);
-        assertThatThrownBy(() -> GovernedStreamingWriter.foreachBatch(dynamic, GOVERNANCE))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("bucket mode HASH_DYNAMIC ('bucket' = -1)");
+    void aDynamicBucketTableIsRoutedByItsAssignersAndEqualsTheFold() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir, "dyn", Map.of("bucket", "-1", "dynamic-bucket.target-row-num", "300",
+                "file.format", "parquet"), true);
+        List<String> users = runRoundsWithFailures(table);
+
+        Map<List<Integer>, String> model = TestTables.emptyModel();
+        for (int round = 0; round < ROUNDS; round++) {
+            for (String[] row : rows(round)) {
+                model.put(List.of(Integer.parseInt(row[0]), Integer.parseInt(row[1])), row[2]);
+            }
+        }
+        assertThat(TestTables.read(table)).isEqualTo(model);
+        assertCommittedOncePerBatchByTheQuery(table, users);
+        assertOneWriterPerBucketAndCommit(table);
+    }
+
+    @Test
+    void anUnknownSettingOrGovernanceKeyIsRefusedNamingTheKey() throws Exception {
         FileStoreTable table = TestTables.primaryKeyTable(dir, "pk", 1, "parquet");
+        assertThatThrownBy(() -> GovernedStreamingWriter.foreachBatch(table, Map.of("governance.memroy.budget", "1m")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("unknown option 'governance.memroy.budget'");
         assertThatThrownBy(() -> GovernedStreamingWriter.foreachBatch(table, Map.of("streaming.commit-usr", "u")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("unknown setting 'streaming.commit-usr'");
@@ -222,7 +227,7 @@ class SparkStreamingJobTest {
         }
         assertThat(INJECTED.get()).as("injected failures").isEqualTo(3);
         assertThat(TableFiles.unreferenced(table)).as("files no snapshot references").isEmpty();
-        assertThat(spillScopesInSparkLocalDirs()).isEmpty();
+        assertThat(LocalSpark.spillScopesInSparkLocalDirs()).isEmpty();
         return users;
     }
 
@@ -350,15 +355,5 @@ class SparkStreamingJobTest {
             reader.forEachRemaining(row -> rows.add(row.getInt(0) + "|" + row.getInt(1) + "|" + row.getString(2)));
         }
         return rows;
-    }
-
-    private static List<Path> spillScopesInSparkLocalDirs() throws IOException {
-        List<Path> scopes = new ArrayList<>();
-        for (File local : SparkEnv.get().blockManager().diskBlockManager().localDirs()) {
-            try (Stream<Path> children = Files.list(local.toPath())) {
-                children.filter(p -> p.getFileName().toString().startsWith("paimon-gov-")).forEach(scopes::add);
-            }
-        }
-        return scopes;
     }
 }
