@@ -23,14 +23,25 @@ public final class JobGauges {
 
     private JobGauges() {}
 
-    /** The gauge {@code paimonGovernance.<name>} of every writer subtask of {@code job}, by metric identifier. */
+    /** The gauge {@code paimonGovernance.<name>} of every governed operator subtask of {@code job}, by metric identifier. */
     public static Map<String, Long> of(InMemoryReporter reporter, JobID job, String name) {
+        return of(reporter, job, name, "paimon-gov ");
+    }
+
+    /** As {@link #of(InMemoryReporter, JobID, String)}, of the writers only (not the assigners). */
+    public static Map<String, Long> ofWriters(InMemoryReporter reporter, JobID job, String name) {
+        return of(reporter, job, name, "paimon-gov writer ");
+    }
+
+    private static Map<String, Long> of(InMemoryReporter reporter, JobID job, String name, String operatorPrefix) {
         Map<String, Long> values = new TreeMap<>();
         for (Map.Entry<MetricGroup, Map<String, Metric>> group : reporter.getMetricsByGroup().entrySet()) {
             String identifier = group.getKey().getMetricIdentifier(name);
             Metric metric = group.getValue().get(name);
+            Map<String, String> variables = group.getKey().getAllVariables();
             if (metric != null
-                    && job.toString().equals(group.getKey().getAllVariables().get("<job_id>"))
+                    && job.toString().equals(variables.get("<job_id>"))
+                    && variables.getOrDefault("<operator_name>", "").startsWith(operatorPrefix)
                     && identifier.endsWith("." + FlinkMetricGroupReporter.GROUP + "." + name)) {
                 values.put(identifier, ((Number) ((Gauge<?>) metric).getValue()).longValue());
             }
