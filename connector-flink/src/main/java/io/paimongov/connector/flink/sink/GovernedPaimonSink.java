@@ -37,7 +37,7 @@ import org.apache.paimon.table.FileStoreTable;
  * all for bucket-unaware append tables; dynamic buckets and cross-partition updates go through an
  * assigner operator first, {@link GovernedAssignerOperator}, then by (partition, bucket)), one
  * {@link io.paimongov.runtime.write.GovernedTableWrite} per subtask on the {@code flink} provider,
- * with the input's parallelism unless {@link Builder#parallelism} says otherwise. The assigner and
+ * with the job's default parallelism unless {@link Builder#parallelism} says otherwise. The assigner and
  * the writer each declare managed memory with the same weight.
  * The writer declares operator-scope managed memory with the weight {@code
  * governance.flink.managed-memory-weight} (default {@value
@@ -109,7 +109,7 @@ public final class GovernedPaimonSink {
             return this;
         }
 
-        /** The writers' parallelism; the input's when not set. */
+        /** The writers' parallelism; the job's default parallelism when not set. */
         public Builder parallelism(int writers) {
             if (writers < 1) {
                 throw new IllegalArgumentException("a sink needs at least one writer; got parallelism " + writers);
@@ -142,7 +142,7 @@ public final class GovernedPaimonSink {
                         + " its input: run it in batch mode ('execution.runtime-mode' = 'batch'), not as a checkpointed"
                         + " streaming job");
             }
-            int writers = parallelism != null ? parallelism : input.getParallelism();
+            int writers = parallelism != null ? parallelism : env.getParallelism();
             WriteChannels channels = WriteChannels.of(table, writers);
             String commitUser = UUID.randomUUID().toString();
             SingleOutputStreamOperator<Committable> written;
