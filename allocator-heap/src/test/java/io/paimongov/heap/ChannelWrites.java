@@ -2,8 +2,11 @@ package io.paimongov.heap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paimongov.runtime.write.GovernedAssigner;
 import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.WriteChannels;
+import io.paimongov.spi.EngineEnvironment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,16 +20,17 @@ import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
 
 /**
- * One table write spread over governed writes as an engine's shuffle spreads it: the rows routed by
- * {@link WriteChannels}, each channel written by its own write on its own heap context, the
- * messages committed once, as a Flink committer or a Spark driver does.
+ * One table write spread over governed writes as an engine's shuffles spread it: the rows routed by
+ * {@link WriteChannels}, for dynamic-bucket and cross-partition tables first to assigners ({@link
+ * GovernedAssigner}) and then, with their buckets, to the writers; each assigner and each writer on
+ * its own heap context; the messages committed once, as a Flink committer or a Spark driver does.
  */
 final class ChannelWrites {
 
-    /** Which channel wrote each (partition, bucket), over every round of one test. */
-    final Map<BinaryRow, Map<Integer, Integer>> owners = new HashMap<>();
     private final Path dir;
     private int round;
+    /** Assigners opened over every round (each left nothing: checked). */
+    int assignersOpened;
 
     ChannelWrites(Path dir) {
         this.dir = dir;
@@ -35,23 +39,30 @@ final class ChannelWrites {
     /**
      * Writes {@code rows} through one governed write per channel of {@code channels} (budget {@code
      * budget}) and commits their messages once, overwriting {@code overwrite} when it is not null;
-     * checks that no two channels wrote one (partition, bucket) and that each write left nothing.
+     * checks that no two channels of the round wrote one (partition, bucket) and that each write and
+     * assigner left nothing.
      */
     void writeAndCommit(FileStoreTable table, WriteChannels channels, List<InternalRow> rows, String budget,
             Map<String, String> overwrite) throws Exception {
-        List<List<InternalRow>> byChannel = new ArrayList<>();
-        for (int c = 0; c < channels.count(); c++) {
-            byChannel.add(new ArrayList<>());
-        }
-        WriteChannels.Router router = channels.router();
-        rows.forEach(r -> byChannel.get(router.channel(r)).add(r));
-        List<CommitMessage> messages = new ArrayList<>();
         round++;
+        List<List<InternalRow>> byChannel = route(channels.router(), channels.count(), rows);
+        boolean assigned = channels.assigned() && channels.count() > 1;
+        List<List<Integer>> bucketsByChannel = new ArrayList<>();
+        if (assigned) {
+            byChannel = assign(table, channels, byChannel, budget, overwrite != null, bucketsByChannel);
+        }
+        List<CommitMessage> messages = new ArrayList<>();
+        Map<BinaryRow, Map<Integer, Integer>> owners = new HashMap<>();
         for (int c = 0; c < channels.count(); c++) {
             WriteHarness h = new WriteHarness(dir.resolve("round-" + round + "-channel-" + c));
             try (GovernedTableWrite write = h.batch(table, h.options(budget), channels, overwrite != null)) {
-                for (InternalRow row : byChannel.get(c)) {
-                    write.write(row);
+                List<InternalRow> mine = byChannel.get(c);
+                for (int i = 0; i < mine.size(); i++) {
+                    if (assigned) {
+                        write.write(mine.get(i), bucketsByChannel.get(c).get(i));
+                    } else {
+                        write.write(mine.get(i));
+                    }
                 }
                 for (CommitMessage m : write.prepareCommit().handOff()) {
                     Integer before = owners.computeIfAbsent(m.partition().copy(), p -> new HashMap<>()).putIfAbsent(m.bucket(), c);
@@ -63,6 +74,7 @@ final class ChannelWrites {
             assertThat(h.provider.lastOpened().usedAtClose()).isZero();
             assertThat(h.spillScopes()).isEmpty();
         }
+        assignersOpened += assigned ? channels.count() : 0;
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         if (overwrite != null) {
             builder = builder.withOverwrite(overwrite);
@@ -70,5 +82,46 @@ final class ChannelWrites {
         try (BatchTableCommit commit = builder.newCommit()) {
             commit.commit(messages);
         }
+    }
+
+    private static List<List<InternalRow>> route(WriteChannels.Router router, int count, List<InternalRow> rows) {
+        List<List<InternalRow>> byChannel = new ArrayList<>();
+        for (int c = 0; c < count; c++) {
+            byChannel.add(new ArrayList<>());
+        }
+        rows.forEach(r -> byChannel.get(router.channel(r)).add(r));
+        return byChannel;
+    }
+
+    /**
+     * Stage one: each assigner channel's rows through its own {@link GovernedAssigner}; returns the
+     * assigned rows routed to their writers, and their buckets in {@code buckets} (same order).
+     */
+    private List<List<InternalRow>> assign(FileStoreTable table, WriteChannels channels, List<List<InternalRow>> byAssigner,
+            String budget, boolean overwrite, List<List<Integer>> buckets) throws Exception {
+        List<List<InternalRow>> byWriter = new ArrayList<>();
+        for (int c = 0; c < channels.count(); c++) {
+            byWriter.add(new ArrayList<>());
+            buckets.add(new ArrayList<>());
+        }
+        var keys = table.createRowKeyExtractor();
+        for (int a = 0; a < channels.count(); a++) {
+            WriteHarness h = new WriteHarness(dir.resolve("round-" + round + "-assigner-" + a));
+            ResourceContext context = ResourceContext.open("assigner-" + a, h.provider, h.options(budget), EngineEnvironment.standalone());
+            try (GovernedAssigner assigner = GovernedAssigner.open(table, context, channels, overwrite)) {
+                for (InternalRow row : byAssigner.get(a)) {
+                    assigner.assign(row, (assigned, bucket) -> {
+                        keys.setRecord(assigned);
+                        int writer = channels.writerChannel(keys.partition(), bucket);
+                        byWriter.get(writer).add(assigned);
+                        buckets.get(writer).add(bucket);
+                    });
+                }
+            }
+            assertThat(context.snapshot().reservedBytes()).isZero();
+            assertThat(h.provider.lastOpened().usedAtClose()).isZero();
+            assertThat(h.spillScopes()).isEmpty();
+        }
+        return byWriter;
     }
 }

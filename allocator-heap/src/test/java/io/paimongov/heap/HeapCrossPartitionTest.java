@@ -30,7 +30,7 @@ import org.apache.paimon.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Cross-partition update tables (primary key {@code k}, partitioned by {@code p}, {@code bucket =
@@ -87,20 +87,20 @@ class HeapCrossPartitionTest {
         return content;
     }
 
-    @ParameterizedTest(name = "{0} channels")
-    @ValueSource(ints = {1, 3})
-    void keysMoveBetweenPartitionsAndASecondWriteFindsThemInTheIndex(int count) throws Exception {
+    /** Rounds of different channel counts: each finds the keys of the one before through the index it bootstraps. */
+    @ParameterizedTest(name = "{0} then {1} channels")
+    @CsvSource({"1, 1", "1, 3", "3, 2", "2, 1"})
+    void keysMoveBetweenPartitionsAndTheNextWriteFindsThemInTheIndex(int first, int second) throws Exception {
         FileStoreTable table = createTable("cross", Map.of("dynamic-bucket.target-row-num", "300"));
-        WriteChannels channels = WriteChannels.of(table, count);
-        assertThat(channels.assigners()).isEqualTo(count);
-        List<InternalRow> first = rows(1, 5_000, 1_500);
-        List<InternalRow> second = rows(2, 5_000, 2_000);
+        assertThat(WriteChannels.of(table, first).assigners()).isEqualTo(first);
+        List<InternalRow> one = rows(1, 5_000, 1_500);
+        List<InternalRow> two = rows(2, 5_000, 2_000);
 
         ChannelWrites writes = new ChannelWrites(dir);
-        writes.writeAndCommit(table, channels, first, "16m", null);
-        assertThat(TestTables.read(table)).isEqualTo(model(List.of(first)));
-        writes.writeAndCommit(table, channels, second, "16m", null);
-        assertThat(TestTables.read(table)).isEqualTo(model(List.of(first, second)));
+        writes.writeAndCommit(table, WriteChannels.of(table, first), one, "16m", null);
+        assertThat(TestTables.read(table)).isEqualTo(model(List.of(one)));
+        writes.writeAndCommit(table, WriteChannels.of(table, second), two, "16m", null);
+        assertThat(TestTables.read(table)).isEqualTo(model(List.of(one, two)));
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.crosspartition.GlobalIndexAssigner;
 import org.apache.paimon.crosspartition.IndexBootstrap;
+import org.apache.paimon.crosspartition.KeyPartPartitionKeyExtractor;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.lookup.rocksdb.RocksDBOptions;
@@ -25,9 +26,10 @@ import org.apache.paimon.table.sink.RowPartitionAllPrimaryKeyExtractor;
  * the key lives in, in a local RocksDB, bootstrapped from the table; a key that moves to another
  * partition is retracted from the old one (or kept there, or the new row dropped, by the merge
  * engine), a new key goes to one of the assigner's buckets of its partition. A row's assigner is
- * {@code |hash(primary key) % assigners|} ({@link WriteChannels}); this write opens the assigners of
- * the rows it is given, each on its first row: the assigner reads the keys of its buckets from the
- * table's latest snapshot ({@link IndexBootstrap}, one reader at a time) before it assigns anything.
+ * {@code |hash(primary key) % assigners|} ({@link WriteChannels}); the assigners of the rows given
+ * are opened each on its first row: the assigner reads every key of the table's latest snapshot
+ * ({@link IndexBootstrap}, one reader at a time) and keeps those it routes, before it assigns
+ * anything.
  *
  * <p>Memory. Everything an assigner holds is charged to the write's budget before it is opened, as
  * the reservation {@value #CONSUMER}, from the sizes this class sets on the assigner's copy of the
@@ -71,14 +73,18 @@ final class CrossPartitionIndex {
     private final MemoryReservation reservation;
     private Output current;
 
-    CrossPartitionIndex(OpenedWrite w) {
-        long budgetBytes = w.budget.capacityBytes();
-        int page = w.context.pool().pageSize();
+    /**
+     * The index of {@code table} (the table as the write writes it) for a write or an assigner on
+     * {@code context}, whose rows are spread as {@code channels} says.
+     */
+    CrossPartitionIndex(FileStoreTable writtenTable, ResourceContext context, WriteFootprint footprint, WriteChannels channels) {
+        long budgetBytes = context.budget().capacityBytes();
+        int page = context.pool().pageSize();
         this.blockCacheBytes = clamp(budgetBytes / 32, 1L << 20, 64L << 20);
         long rocksWriteBuffer = clamp(budgetBytes / 64, 1L << 20, 16L << 20);
         this.writeBufferBytes = 2 * rocksWriteBuffer;
         long sorterBytes = Math.max(4L * page, clamp(budgetBytes / 16, 1L << 20, 64L << 20) / page * page);
-        this.bootstrapBytes = sorterBytes + w.footprint.readerBytes() + w.footprint.formatBufferBytes();
+        this.bootstrapBytes = sorterBytes + footprint.readerBytes() + footprint.formatBufferBytes();
         Map<String, String> options = new HashMap<>();
         options.put(RocksDBOptions.BLOCK_CACHE_SIZE.key(), Long.toString(blockCacheBytes));
         options.put(RocksDBOptions.WRITE_BUFFER_SIZE.key(), Long.toString(rocksWriteBuffer));
@@ -88,11 +94,11 @@ final class CrossPartitionIndex {
         // (rows are assigned only after the bootstrap) and allocated lazily.
         options.put(CoreOptions.WRITE_BUFFER_SIZE.key(), Long.toString(2 * sorterBytes));
         options.put(CoreOptions.CROSS_PARTITION_UPSERT_BOOTSTRAP_PARALLELISM.key(), "1");
-        this.table = w.table.copy(options);
-        this.ioManager = w.context.ioManager();
-        this.budget = w.budget;
-        this.token = w.context.token();
-        this.assigners = w.channels.assigners();
+        this.table = writtenTable.copy(options);
+        this.ioManager = context.ioManager();
+        this.budget = context.budget();
+        this.token = context.token();
+        this.assigners = channels.assigners();
         this.keys = new RowPartitionAllPrimaryKeyExtractor(table.schema());
         this.reservation = budget.newReservation(CONSUMER);
     }
@@ -167,13 +173,19 @@ final class CrossPartitionIndex {
                 reservation.shrink(blockCacheBytes + writeBufferBytes + bootstrapBytes);
             }
         }
+        // Every bucket is read and the keys this assigner routes are kept: an earlier write with
+        // another assigner count put keys in buckets whatever their hash says now (Paimon's own
+        // bootstrap reads every bucket too, and shuffles the keys to their assigners).
+        KeyPartPartitionKeyExtractor keyOf = new KeyPartPartitionKeyExtractor(table.schema());
         long keysRead = 0;
-        try (RecordReader<InternalRow> existing = new IndexBootstrap(table).bootstrap(assigners, assigner)) {
+        try (RecordReader<InternalRow> existing = new IndexBootstrap(table).bootstrap(1, 0)) {
             RecordReader.RecordIterator<InternalRow> batch;
             while ((batch = existing.readBatch()) != null) {
                 InternalRow key;
                 while ((key = batch.next()) != null) {
-                    index.bootstrapKey(key);
+                    if (Math.abs(keyOf.trimmedPrimaryKey(key).hashCode() % assigners) == assigner) {
+                        index.bootstrapKey(key);
+                    }
                     if ((++keysRead & 1023) == 0) {
                         token.throwIfCancelled();
                     }

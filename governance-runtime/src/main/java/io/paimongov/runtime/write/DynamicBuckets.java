@@ -56,6 +56,7 @@ final class DynamicBuckets {
     private final long bytesPerKey;
     private final RowKeyExtractor extractor;
     private final IndexFileHandler indexFiles;
+    private final org.apache.paimon.utils.SnapshotManager snapshots;
     private final long targetRowsPerBucket;
     private final int maxBuckets;
     private final WriteChannels layout;
@@ -79,6 +80,7 @@ final class DynamicBuckets {
         this.overwrite = overwrite;
         this.extractor = table.createRowKeyExtractor();
         this.indexFiles = table.store().newIndexFileHandler();
+        this.snapshots = table.snapshotManager();
         this.targetRowsPerBucket = options.dynamicBucketTargetRowNum();
         Integer max = options.dynamicBucketMaxBuckets();
         this.maxBuckets = max == null ? -1 : max;
@@ -110,6 +112,44 @@ final class DynamicBuckets {
         keys += index.hash2Bucket.size() - before;
         maxBucketIds.put(assigner, Math.max(maxBucketId, bucket));
         return bucket;
+    }
+
+    /**
+     * At a stream write's commit {@code identifier}: drops the indexes of partitions no row touched
+     * since the last commit once that commit's snapshot is in (Paimon's {@code
+     * HashBucketAssigner.prepareCommit}), and gives back their keys' charge, so a stream that moves
+     * on to new partitions does not keep the old ones' keys.
+     */
+    void prepareCommit(long identifier, String commitUser) {
+        long latestCommitted = Long.MIN_VALUE;
+        boolean anyCommitted = indexes.values().stream()
+                .flatMap(m -> m.values().stream())
+                .anyMatch(i -> i.lastAccessedCommitIdentifier != Long.MIN_VALUE);
+        if (anyCommitted) {
+            latestCommitted = snapshots.latestSnapshotOfUserFromFilesystem(commitUser)
+                    .map(org.apache.paimon.Snapshot::commitIdentifier)
+                    .orElse(Long.MIN_VALUE);
+        }
+        long dropped = 0;
+        for (Map<BinaryRow, PartitionIndex> ofAssigner : indexes.values()) {
+            var it = ofAssigner.values().iterator();
+            while (it.hasNext()) {
+                PartitionIndex index = it.next();
+                if (index.accessed) {
+                    index.lastAccessedCommitIdentifier = identifier;
+                } else if (index.lastAccessedCommitIdentifier <= latestCommitted) {
+                    dropped += index.hash2Bucket.size();
+                    it.remove();
+                }
+                index.accessed = false;
+            }
+        }
+        if (dropped > 0) {
+            keys -= dropped;
+            long free = chargedKeys - keys;
+            reservation.shrink(free * bytesPerKey);
+            chargedKeys = keys;
+        }
     }
 
     /** Key hashes the index holds now (exact). */

@@ -156,9 +156,28 @@ public final class GovernedTableWrite implements AutoCloseable {
      * @throws ResourceExhaustedException when a new writer cannot be admitted even after making room
      *     (everything already undone)
      * @throws GovernanceClosedException after prepareCommit (batch), failure or close
+     * @throws IllegalStateException for a dynamic-bucket or cross-partition table written by one of
+     *     several channels, whose rows come with their buckets ({@link #write(InternalRow, int)}); the
+     *     write stays usable
      */
     public void write(InternalRow row) throws Exception {
         path.write(row);
+    }
+
+    /**
+     * Writes one row whose bucket was assigned before it reached this write: the rows of a
+     * dynamic-bucket or cross-partition update table written by one of several channels ({@link
+     * WriteChannels#count()} above 1), assigned by a {@link GovernedAssigner} and routed to this write
+     * by {@link WriteChannels#writerChannel}. The writers' key hashes of a dynamic-bucket table are
+     * charged to the budget.
+     *
+     * @throws IllegalStateException when this write picks buckets itself (other table modes, or one
+     *     channel); the write stays usable
+     * @throws WriteCancelledException, ResourceExhaustedException, GovernanceClosedException as
+     *     {@link #write(InternalRow)}
+     */
+    public void write(InternalRow row, int bucket) throws Exception {
+        path.write(row, bucket);
     }
 
     /**

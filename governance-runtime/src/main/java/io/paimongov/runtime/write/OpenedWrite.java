@@ -64,6 +64,15 @@ final class OpenedWrite {
     final WriteChannels channels;
     /** Whether the write is an overwrite's data: the table's files are ignored. */
     final boolean overwrite;
+
+    /**
+     * Whether this write picks the buckets of a dynamic-bucket or cross-partition table itself: when
+     * it gets every row (one channel). A write of one of several channels gets its rows with their
+     * buckets, assigned before the writers' shuffle ({@link GovernedAssigner}).
+     */
+    boolean assignsBuckets() {
+        return channels.count() == 1;
+    }
     final WriteFootprint footprint;
     /** The table's bucket mode and features ({@link TableMode}); refused modes fail the opening. */
     final TableMode tableMode;
@@ -143,8 +152,9 @@ final class OpenedWrite {
             chargeLookupCache(write);
             writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
             this.sorted = new SortedWriters(this);
-            this.crossPartition =
-                    tableMode.kind() == TableMode.Kind.PRIMARY_KEY_CROSS_PARTITION ? new CrossPartitionIndex(this) : null;
+            this.crossPartition = tableMode.kind() == TableMode.Kind.PRIMARY_KEY_CROSS_PARTITION && assignsBuckets()
+                    ? new CrossPartitionIndex(this.table, context, footprint, channels)
+                    : null;
         } catch (RuntimeException | Error e) {
             abandon(e);
             throw e;

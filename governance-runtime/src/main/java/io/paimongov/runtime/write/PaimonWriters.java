@@ -19,6 +19,7 @@ import org.apache.paimon.operation.FileStoreWrite;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.utils.CommitIncrement;
+import org.apache.paimon.utils.IntHashSet;
 
 /**
  * Closes one (partition, bucket) writer of a Paimon write before the write's prepareCommit, and
@@ -49,6 +50,10 @@ final class PaimonWriters {
     record Closed(CommitMessage message, int newFiles, FileStoreWrite.State<?> state) {}
 
     private static final Field BASE_SNAPSHOT = field("baseSnapshotId");
+    /** {@code DynamicBucketIndexMaintainer.hashcode}: the bucket's key hashes. */
+    private static final Field MAINTAINED_HASHES = declared(DynamicBucketIndexMaintainer.class, "hashcode");
+    /** {@code FileStoreWrite.State.indexMaintainer}: what a closed writer's maintainer keeps. */
+    private static final Field STATE_MAINTAINER = declared(FileStoreWrite.State.class, "indexMaintainer");
     private static final Field LAST_MODIFIED = field("lastModifiedCommitIdentifier");
     private static final Constructor<?> STATE = stateConstructor();
 
@@ -122,6 +127,33 @@ final class PaimonWriters {
         return new Closed(message, newFiles.newFiles().size() + compact.compactAfter().size(), state);
     }
 
+    /**
+     * The key hashes Paimon's dynamic-bucket writers of {@code write} keep ({@code
+     * DynamicBucketIndexMaintainer}: every hash of its bucket, restored ones included), over its open
+     * writers and the writers closed early whose states are {@code closed}. 0 for tables without
+     * dynamic buckets.
+     */
+    static long maintainedHashes(AbstractFileStoreWrite<?> write, Collection<Closed> closed) {
+        long hashes = 0;
+        try {
+            for (Map<Integer, ? extends WriterContainer<?>> buckets : write.writers().values()) {
+                for (WriterContainer<?> container : buckets.values()) {
+                    hashes += hashes(container.dynamicBucketMaintainer);
+                }
+            }
+            for (Closed c : closed) {
+                hashes += hashes((DynamicBucketIndexMaintainer) STATE_MAINTAINER.get(c.state()));
+            }
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("cannot read the key hashes of Paimon's dynamic-bucket writers", e);
+        }
+        return hashes;
+    }
+
+    private static long hashes(DynamicBucketIndexMaintainer maintainer) throws IllegalAccessException {
+        return maintainer == null ? 0 : ((IntHashSet) MAINTAINED_HASHES.get(maintainer)).size();
+    }
+
     /** Opens the writer {@code closed} came from again, with its files and sequence number. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static void reopen(AbstractFileStoreWrite<?> write, Closed closed) {
@@ -151,6 +183,17 @@ final class PaimonWriters {
                         index,
                         deletionVectors,
                         null);
+    }
+
+    private static Field declared(Class<?> type, String name) {
+        try {
+            Field f = type.getDeclaredField(name);
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("this Paimon's " + type.getSimpleName() + " has no field " + name
+                    + "; charging dynamic-bucket writers needs Paimon 1.4", e);
+        }
     }
 
     private static Field field(String name) {

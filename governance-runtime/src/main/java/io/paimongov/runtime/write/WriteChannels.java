@@ -2,6 +2,7 @@ package io.paimongov.runtime.write;
 
 import java.io.Serializable;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.index.BucketAssigner;
 import org.apache.paimon.schema.TableSchema;
@@ -18,34 +19,36 @@ import org.apache.paimon.table.sink.RowPartitionKeyExtractor;
  * How an engine spreads the rows of one table write over its writer channels (Flink writer
  * subtasks, Spark write tasks), each channel running one {@link GovernedTableWrite}, so that every
  * (partition, bucket) is written by one channel only, as Paimon's own connectors spread them: two
- * writers of one primary-key bucket would number their rows from the same sequence, and two
- * assigners of one dynamic bucket would each keep half its key index.
+ * writers of one primary-key bucket would number their rows from the same sequence, and two writers
+ * of one dynamic bucket would each replace its key index with half of it.
  *
- * <p>Per bucket mode, the channel of a row (what {@link Router#channel} returns, in {@code [0,
- * count())}):
+ * <p>Per bucket mode, what the engine does (channel values in {@code [0, count())}):
  *
  * <ul>
- *   <li>fixed buckets: {@code ChannelComputer.select(partition, bucket, count)}, the bucket from the
- *       table's own bucket function (Paimon's writer shuffle);
- *   <li>dynamic buckets ({@code bucket = -1}, the key contains every partition field): {@code
- *       BucketAssigner.computeAssigner(partitionHash, keyHash, count, assigners)}, Paimon's assigner
- *       shuffle, with {@link #assigners()} = {@code dynamic-bucket.initial-buckets} capped at {@code
- *       count} (all channels when unset). The channel's write assigns buckets with Paimon's {@code
- *       HashBucketAssigner} rules for that assigner, so the buckets of one partition are owned by
- *       one channel each ({@link #ownsBucket});
- *   <li>cross-partition update (dynamic buckets, the key lacks a partition field): {@code
- *       |hash(primary key) % assigners|}, Paimon's global-index shuffle; each channel keeps the key
- *       index of its assigners ({@code GlobalIndexAssigner}, bootstrapped from the table);
- *   <li>postpone bucket ({@code bucket = -2}): {@code |(partitionHash + keyHash) % count|}, as
- *       Paimon's postpone sink;
- *   <li>bucket-unaware append: any channel ({@link #keyed()} is false; the router answers 0).
+ *   <li>fixed buckets: routes each row by {@link Router#channel} = {@code
+ *       ChannelComputer.select(partition, bucket, count)}, the bucket from the table's own bucket
+ *       function (Paimon's writer shuffle);
+ *   <li>postpone bucket ({@code bucket = -2}): routes by {@link Router#channel} = {@code
+ *       |(partitionHash + keyHash) % count|}, as Paimon's postpone sink;
+ *   <li>bucket-unaware append: any channel ({@link #keyed()} is false);
+ *   <li>dynamic buckets and cross-partition update ({@link #assigned()}): two stages, as Paimon's
+ *       sinks. First the rows are routed by {@link Router#channel} to an assigner ({@link
+ *       GovernedAssigner}): for dynamic buckets {@code BucketAssigner.computeAssigner(partitionHash,
+ *       keyHash, count, assigners)}, for cross-partition update {@code |hash(primary key) %
+ *       assigners|}, with {@link #assigners()} from {@code dynamic-bucket.initial-buckets} (and
+ *       {@code dynamic-bucket.assigner-parallelism}) capped at {@code count}, all channels when unset.
+ *       The assigner gives each row its bucket (and, for a key that moved partitions, the retraction
+ *       of its old row); then the rows are routed by {@link #writerChannel} ({@code
+ *       ChannelComputer.select(partition, bucket, count)}) to the writers, which take them with
+ *       {@link GovernedTableWrite#write(InternalRow, int)}. Tables written by Paimon's own connectors
+ *       with any parallelism and tables written this way are interchangeable: each stage finds what
+ *       the other wrote through the table's index, not through where it was written.
  * </ul>
  *
- * <p>A channel may receive the rows of several channel values (an engine that maps {@code count}
- * values onto fewer tasks): its write then serves each value's assigner. What must hold is that
- * all rows of one value reach one write. A table written by Paimon's connectors with the same
- * parallelism and one written through these channels are interchangeable: same bucket for the same
- * key with fixed buckets, the same key index and bucket ownership with dynamic ones.
+ * <p>One channel ({@link #single}) needs no stage: the one write gets every row and assigns
+ * buckets itself. A channel may receive the rows of several channel values (an engine that maps
+ * {@code count} values onto fewer tasks): its write or assigner then serves each of them. What must
+ * hold is that all rows of one value reach one write or assigner.
  *
  * <p>Immutable, serializable (Flink ships it to the tasks); {@link #router()} makes the
  * per-thread part.
@@ -136,6 +139,20 @@ public final class WriteChannels implements Serializable {
         }
         int start = Math.abs(partitionHash % count);
         return bucket % assigners == Math.floorMod(assigner - start, count);
+    }
+
+    /**
+     * The writer channel of a row whose bucket an assigner picked (dynamic buckets, cross-partition
+     * update): Paimon's writer shuffle, {@code ChannelComputer.select(partition, bucket, count)}, so
+     * every (partition, bucket) reaches one writer whatever assigner picked it.
+     */
+    public int writerChannel(BinaryRow partition, int bucket) {
+        return ChannelComputer.select(partition, bucket, count);
+    }
+
+    /** Whether rows need an assigner stage before the writers ({@link GovernedAssigner}): dynamic buckets, cross-partition update. */
+    public boolean assigned() {
+        return mode == BucketMode.HASH_DYNAMIC || mode == BucketMode.KEY_DYNAMIC;
     }
 
     /** The table's bucket mode. */

@@ -48,8 +48,13 @@ final class WritePath {
         this.tableWaits = write.table.coreOptions().prepareCommitWaitCompaction();
     }
 
-    /** See {@link GovernedTableWrite#write}. */
+    /** See {@link GovernedTableWrite#write(InternalRow)}. */
     void write(InternalRow row) throws Exception {
+        if (buckets.preAssigned()) {
+            throw new IllegalStateException("the rows of " + w.tableMode.describe() + ", written by one of "
+                    + w.channels.count() + " writers, come with their buckets: assign them with GovernedAssigner before"
+                    + " the writers' shuffle and write them with write(row, bucket)");
+        }
         rowShape.check(row);
         w.enter();
         try {
@@ -63,6 +68,29 @@ final class WritePath {
                 BinaryRow partition = buckets.partition(row);
                 writeAssigned(row, partition, buckets.bucket(row, partition), bytes);
             }
+            w.context.recorder().recordInput(1, bytes);
+        } catch (Throwable t) {
+            throw failures.fail(t);
+        } finally {
+            w.leave();
+        }
+    }
+
+    /** See {@link GovernedTableWrite#write(InternalRow, int)}. */
+    void write(InternalRow row, int bucket) throws Exception {
+        if (!buckets.preAssigned()) {
+            throw new IllegalStateException(w.tableMode.describe() + " picks the bucket of each row itself"
+                    + (w.channels.count() == 1 ? " (this write gets every row)" : " (its bucket function)")
+                    + ": write rows with write(row)");
+        }
+        rowShape.check(row);
+        w.enter();
+        try {
+            check(State.OPEN, "write");
+            w.serveCompaction();
+            long bytes = rowSize.of(row);
+            buckets.beforeAssignedRow();
+            writeAssigned(row, buckets.partition(row), bucket, bytes);
             w.context.recorder().recordInput(1, bytes);
         } catch (Throwable t) {
             throw failures.fail(t);
@@ -125,6 +153,7 @@ final class WritePath {
             if (w.mode == Mode.BATCH) {
                 w.writers.forgetClosed();
             }
+            buckets.afterPrepare(w.mode == Mode.STREAM, identifier, w.commitUser);
             Handoff prepared = new Handoff(w, cancellation, settlement, messages, w.fileIO.drain(), identifier);
             w.pending.add(prepared);
             w.context.token().throwIfCancelled();

@@ -430,6 +430,13 @@ final class WriterAdmission {
         }
     }
 
+    /** The states of the writers closed early and kept to reopen (read-only view). */
+    List<PaimonWriters.Closed> closedStates() {
+        List<PaimonWriters.Closed> all = new ArrayList<>();
+        closed.values().forEach(all::addAll);
+        return all;
+    }
+
     /** Takes the messages of writers closed since the last call; their charge goes with them. */
     List<CommitMessage> takeClosedMessages() {
         List<CommitMessage> taken = new ArrayList<>(closedMessages);

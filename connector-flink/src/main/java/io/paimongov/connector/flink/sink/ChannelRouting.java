@@ -3,13 +3,18 @@ package io.paimongov.connector.flink.sink;
 import io.paimongov.runtime.write.WriteChannels;
 import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.RowKeyExtractor;
 
 /**
- * Sends the rows of one table to the writer subtasks as Paimon's own sinks do ({@link
- * WriteChannels}): every (partition, bucket) to one writer, dynamic-bucket keys to the writer that
- * runs their assigner, cross-partition keys to the writer that keeps their index. The key is the
- * row's channel value, computed with the table's own bucket function and assigner rules for as many
- * channels as the writer has subtasks; the partitioner maps value {@code c} to subtask {@code c}.
+ * Sends the rows of one table to the writer (or assigner) subtasks as Paimon's own sinks do ({@link
+ * WriteChannels}): every (partition, bucket) to one writer; for dynamic buckets and cross-partition
+ * update first every key to the assigner that owns it ({@link ChannelKey}), then every assigned row
+ * to the writer of its (partition, bucket) ({@link AssignedKey}). The key is the row's channel value
+ * for as many channels as the next operator has subtasks; the partitioner maps value {@code c} to
+ * subtask {@code c}.
  *
  * <p>Both run on Flink's task threads, each instance on one thread.
  */
@@ -36,6 +41,29 @@ final class ChannelRouting {
                 router = channels.router();
             }
             return router.channel(converter.toRow(element));
+        }
+    }
+
+    /** The writer channel of an assigned row: its (partition, bucket), as Paimon's writer shuffle. */
+    static final class AssignedKey implements KeySelector<Tuple2<InternalRow, Integer>, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        private final FileStoreTable table;
+        private final WriteChannels channels;
+        private transient RowKeyExtractor keys;
+
+        AssignedKey(FileStoreTable table, WriteChannels channels) {
+            this.table = table;
+            this.channels = channels;
+        }
+
+        @Override
+        public Integer getKey(Tuple2<InternalRow, Integer> assigned) {
+            if (keys == null) {
+                keys = table.createRowKeyExtractor();
+            }
+            keys.setRecord(assigned.f0);
+            return channels.writerChannel(keys.partition(), assigned.f1);
         }
     }
 

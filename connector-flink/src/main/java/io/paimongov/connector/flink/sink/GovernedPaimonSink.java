@@ -9,6 +9,8 @@ import java.util.UUID;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.core.memory.ManagedMemoryUseCase;
@@ -17,6 +19,8 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.flink.utils.InternalTypeInfo;
 import org.apache.paimon.table.FileStoreTable;
 
 /**
@@ -29,10 +33,12 @@ import org.apache.paimon.table.FileStoreTable;
  * }</pre>
  *
  * <p>The elements are routed to a writer operator as Paimon's own sinks route them ({@link
- * WriteChannels}: by (partition, bucket) for fixed buckets, by assigner for dynamic buckets and
- * cross-partition updates, by key for the postpone bucket, not at all for bucket-unaware append
- * tables), one {@link io.paimongov.runtime.write.GovernedTableWrite} per subtask on the {@code
- * flink} provider, with the input's parallelism unless {@link Builder#parallelism} says otherwise.
+ * WriteChannels}: by (partition, bucket) for fixed buckets, by key for the postpone bucket, not at
+ * all for bucket-unaware append tables; dynamic buckets and cross-partition updates go through an
+ * assigner operator first, {@link GovernedAssignerOperator}, then by (partition, bucket)), one
+ * {@link io.paimongov.runtime.write.GovernedTableWrite} per subtask on the {@code flink} provider,
+ * with the job's default parallelism unless {@link Builder#parallelism} says otherwise. The assigner and
+ * the writer each declare managed memory with the same weight.
  * The writer declares operator-scope managed memory with the weight {@code
  * governance.flink.managed-memory-weight} (default {@value
  * FlinkGovernanceProvider#DEFAULT_MANAGED_MEMORY_WEIGHT}) and its budget is its slot share unless
@@ -103,13 +109,23 @@ public final class GovernedPaimonSink {
             return this;
         }
 
-        /** The writers' parallelism; the input's when not set. */
+        /** The writers' parallelism; the job's default parallelism when not set. */
         public Builder parallelism(int writers) {
             if (writers < 1) {
                 throw new IllegalArgumentException("a sink needs at least one writer; got parallelism " + writers);
             }
             this.parallelism = writers;
             return this;
+        }
+
+        private <E> SingleOutputStreamOperator<Committable> writer(
+                DataStream<E> routed, GovernedWriterOperator.Feeder<E> feeder, String commitUser, int writers) {
+            return routed.transform(
+                            "paimon-gov writer " + table.name(),
+                            TypeInformation.of(Committable.class),
+                            new GovernedWriterOperator<>(table, options, feeder, commitUser, overwrite))
+                    .uid("paimon-gov-writer-" + table.fullName())
+                    .setParallelism(writers);
         }
 
         /**
@@ -126,19 +142,29 @@ public final class GovernedPaimonSink {
                         + " its input: run it in batch mode ('execution.runtime-mode' = 'batch'), not as a checkpointed"
                         + " streaming job");
             }
-            int writers = parallelism != null ? parallelism : input.getParallelism();
+            int writers = parallelism != null ? parallelism : env.getParallelism();
             WriteChannels channels = WriteChannels.of(table, writers);
             String commitUser = UUID.randomUUID().toString();
-            DataStream<T> routed = channels.keyed()
-                    ? input.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.ChannelKey<>(channels, converter))
-                    : input;
-            SingleOutputStreamOperator<Committable> written =
-                    routed.transform(
-                                    "paimon-gov writer " + table.name(),
-                                    TypeInformation.of(Committable.class),
-                                    new GovernedWriterOperator<>(table, options, converter, commitUser, overwrite))
-                            .uid("paimon-gov-writer-" + table.fullName())
-                            .setParallelism(writers);
+            SingleOutputStreamOperator<Committable> written;
+            if (channels.assigned() && writers > 1) {
+                SingleOutputStreamOperator<Tuple2<InternalRow, Integer>> assigned =
+                        input.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.ChannelKey<>(channels, converter))
+                                .transform(
+                                        "paimon-gov assigner " + table.name(),
+                                        new TupleTypeInfo<>(InternalTypeInfo.fromRowType(table.rowType()), Types.INT),
+                                        new GovernedAssignerOperator<>(table, options, converter, commitUser, overwrite != null))
+                                .uid("paimon-gov-assigner-" + table.fullName())
+                                .setParallelism(writers);
+                assigned.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight);
+                written = writer(
+                        assigned.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.AssignedKey(table, channels)),
+                        GovernedWriterOperator.Feeder.assigned(), commitUser, writers);
+            } else {
+                DataStream<T> routed = channels.keyed()
+                        ? input.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.ChannelKey<>(channels, converter))
+                        : input;
+                written = writer(routed, GovernedWriterOperator.Feeder.rows(converter), commitUser, writers);
+            }
             written.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight);
             return written.transform("paimon-gov committer " + table.name(), Types.VOID,
                             new GovernedCommitterOperator(

@@ -1,21 +1,13 @@
 package io.paimongov.connector.flink.sink;
 
-import io.paimongov.flink.FlinkGovernanceProvider;
-import io.paimongov.flink.FlinkSlot;
 import io.paimongov.flink.FlinkTaskCancellation;
-import io.paimongov.spi.CancellationSignal;
-import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
-import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.WriteChannels;
+import java.io.Serializable;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.core.memory.ManagedMemoryUseCase;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -23,16 +15,17 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageSerializer;
 
 /**
- * One governed stream write per subtask. In {@code open()} it takes the slot's
- * {@link MemoryManager}, its share of managed memory (the fraction Flink computed for this
- * operator's declared use case; no declaration fails with a message saying what to add), the task
- * manager's spilling directories, the task's cancel flag and the operator's metric group, and opens
- * a {@link GovernedTableWrite} through the {@code flink} provider.
+ * One governed stream write per subtask. In {@code open()} it takes the slot's memory manager, its
+ * share of managed memory (the fraction Flink computed for this operator's declared use case; no
+ * declaration fails with a message saying what to add), the task manager's spilling directories,
+ * the task's cancel flag and the operator's metric group ({@link SlotMemory}), and opens a {@link
+ * GovernedTableWrite} through the {@code flink} provider.
  *
  * <p>State: only the commit user ({@link CommitUserState}); a restored subtask writes for the user
  * the job had. The write itself keeps no state, so any parallelism can restore.
@@ -53,6 +46,23 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
 final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable>
         implements OneInputStreamOperator<T, Committable>, BoundedOneInput {
 
+    /**
+     * How an element reaches the write: converted to a row whose bucket the write picks, or, after an
+     * assigner ({@link GovernedAssignerOperator}), a row with its bucket. Shipped with the job.
+     */
+    @FunctionalInterface
+    interface Feeder<T> extends Serializable {
+        void feed(GovernedTableWrite write, T element) throws Exception;
+
+        static <T> Feeder<T> rows(RowConverter<T> converter) {
+            return (write, element) -> write.write(converter.toRow(element));
+        }
+
+        static Feeder<Tuple2<InternalRow, Integer>> assigned() {
+            return (write, element) -> write.write(element.f0, element.f1);
+        }
+    }
+
     private static final long serialVersionUID = 1L;
 
     /** The commit identifier of what a bounded input wrote after its last checkpoint. */
@@ -60,7 +70,7 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
 
     private final FileStoreTable table;
     private final HashMap<String, String> options;
-    private final RowConverter<T> converter;
+    private final Feeder<T> feeder;
     private final String initialCommitUser;
     private final boolean overwrite;
     private transient String commitUser;
@@ -73,7 +83,7 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     private transient Integer fullCompactionDeltaCommits;
 
     GovernedWriterOperator(FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser) {
-        this(table, options, converter, commitUser, null);
+        this(table, options, Feeder.rows(converter), commitUser, null);
     }
 
     /**
@@ -81,11 +91,11 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
      *     GovernedPaimonSink.Builder#overwrite}); null for a plain write
      */
     GovernedWriterOperator(
-            FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser,
+            FileStoreTable table, Map<String, String> options, Feeder<T> feeder, String commitUser,
             Map<String, String> overwrite) {
         this.table = table;
         this.options = new HashMap<>(options);
-        this.converter = converter;
+        this.feeder = feeder;
         this.initialCommitUser = commitUser;
         this.overwrite = overwrite != null;
     }
@@ -108,42 +118,16 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
         CoreOptions core = CoreOptions.fromMap(table.options());
         waitAtCheckpoint = core.prepareCommitWaitCompaction();
         fullCompactionDeltaCommits = core.fullCompactionDeltaCommits();
-        Environment task = getContainingTask().getEnvironment();
-        MemoryManager manager = task.getMemoryManager();
-        double fraction =
-                getOperatorConfig()
-                        .getManagedMemoryFractionOperatorUseCaseOfSlot(
-                                ManagedMemoryUseCase.OPERATOR,
-                                task.getJobConfiguration(),
-                                task.getTaskManagerInfo().getConfiguration(),
-                                getUserCodeClassloader());
-        long share = SlotMemory.share(manager, fraction, getOperatorName());
         cancellation = new FlinkTaskCancellation(getContainingTask()::isCanceled);
-        EngineEnvironment engine =
-                EngineEnvironment.builder()
-                        .with(MemoryManager.class, manager)
-                        .with(FlinkSlot.class, FlinkSlot.of(share, task.getIOManager().getSpillingDirectoriesPaths()))
-                        .with(CancellationSignal.class, cancellation)
-                        .with(MetricGroup.class, getMetricGroup())
-                        .build();
         String name = table.name() + "-writer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         // As many channels as writers: the routing in front of this operator used the same count.
         WriteChannels channels = WriteChannels.of(table, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
-        ResourceContext context = ResourceContext.open(name, new FlinkGovernanceProvider(), governance(manager, share), engine);
-        write = GovernedTableWrite.stream(table, commitUser, context, channels, overwrite);
-    }
-
-    /** The job's options; without a budget the write may use its whole share, in the slot's pages. */
-    private GovernanceOptions governance(MemoryManager manager, long share) {
-        Map<String, String> values = new HashMap<>(options);
-        values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(share));
-        values.putIfAbsent(GovernanceOptions.PAGE_SIZE, Integer.toString(manager.getPageSize()));
-        return GovernanceOptions.of(values);
+        write = GovernedTableWrite.stream(table, commitUser, SlotMemory.open(this, name, options, cancellation), channels, overwrite);
     }
 
     @Override
     public void processElement(StreamRecord<T> element) throws Exception {
-        write.write(converter.toRow(element.getValue()));
+        feeder.feed(write, element.getValue());
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.paimongov.connector.flink.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.connector.flink.JobGauges;
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
 import io.paimongov.flink.FlinkGovernanceProvider;
@@ -221,29 +222,11 @@ class FlinkSinkJobTest {
         throw new AssertionError("the writers did not spill within 60 s: " + gauges(job, "spillCount"));
     }
 
-    /** The gauge {@code paimonGovernance.<name>} of every writer subtask of {@code job}, by metric identifier. */
     private static Map<String, Long> gauges(JobID job, String name) {
-        Map<String, Long> values = new java.util.TreeMap<>();
-        for (Map.Entry<MetricGroup, Map<String, Metric>> group : REPORTER.getMetricsByGroup().entrySet()) {
-            String identifier = group.getKey().getMetricIdentifier(name);
-            Metric metric = group.getValue().get(name);
-            if (metric != null
-                    && job.toString().equals(group.getKey().getAllVariables().get("<job_id>"))
-                    && identifier.endsWith("." + FlinkMetricGroupReporter.GROUP + "." + name)) {
-                values.put(identifier, ((Number) ((Gauge<?>) metric).getValue()).longValue());
-            }
-        }
-        return values;
+        return JobGauges.of(REPORTER, job, name);
     }
 
-    /** Spill scopes of governed writes (and Paimon spill dirs) anywhere under Flink's temp dirs. */
     private List<Path> scopesLeft() throws IOException {
-        try (Stream<Path> walk = Files.walk(flinkTmp)) {
-            return walk.filter(p -> {
-                        String name = p.getFileName().toString();
-                        return name.startsWith("paimon-gov-") || name.startsWith("paimon-io-");
-                    })
-                    .toList();
-        }
+        return JobGauges.scopesLeft(flinkTmp);
     }
 }

@@ -1,0 +1,36 @@
+package io.paimongov.connector.flink.sql;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+/**
+ * The MiniCluster of the SQL tests: one task manager with 2 slots and {@code managed} of managed
+ * memory, Flink's metrics in an {@link InMemoryReporter}, one restart allowed (a job that fails once
+ * on purpose recovers).
+ */
+final class SqlCluster {
+
+    private SqlCluster() {}
+
+    static MiniClusterExtension extension(InMemoryReporter reporter, String managed) {
+        return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(2)
+                .setConfiguration(config(reporter, managed))
+                .build());
+    }
+
+    private static Configuration config(InMemoryReporter reporter, String managed) {
+        Configuration config = new Configuration();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse(managed));
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(100));
+        return reporter.addToConfiguration(config);
+    }
+}
