@@ -73,11 +73,17 @@ final class GovernedTable implements SupportsRead, SupportsWrite {
 
     @Override
     public Set<TableCapability> capabilities() {
-        if (!(table instanceof FileStoreTable)) {
+        if (!(table instanceof FileStoreTable data)) {
             return EnumSet.of(TableCapability.BATCH_READ);
         }
-        return EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE,
-                TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER, TableCapability.OVERWRITE_DYNAMIC);
+        Set<TableCapability> capabilities = EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+                TableCapability.STREAMING_WRITE, TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER,
+                TableCapability.OVERWRITE_DYNAMIC);
+        if (GovernedWrite.needsAssigners(data)) {
+            // Appends and overwrites by filter then reach GovernedWrite.toInsertableRelation.
+            capabilities.add(TableCapability.V1_BATCH_WRITE);
+        }
+        return capabilities;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.paimongov.connector.spark.sql;
 
+import io.paimongov.connector.spark.write.ChannelJob;
 import io.paimongov.connector.spark.write.EpochCommits;
 import io.paimongov.runtime.write.WriteChannels;
 import java.util.List;
@@ -9,6 +10,7 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.distributions.Distribution;
 import org.apache.spark.sql.connector.distributions.Distributions;
 import org.apache.spark.sql.connector.expressions.Expression;
@@ -18,20 +20,28 @@ import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
-import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.V1Write;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory;
 import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
+import org.apache.spark.sql.sources.InsertableRelation;
 
 /**
  * One write of a table through the catalog, batch ({@code INSERT}, {@code INSERT OVERWRITE}, {@code
  * df.writeTo}) or a streaming query's micro-batch.
  *
- * <p>Distribution: rows of a keyed table (fixed, dynamic or postpone buckets, cross-partition
- * update) are clustered by {@link ChannelFunction} over {@link WriteChannels} of {@code channels}
- * channels, into exactly {@code channels} write tasks, so that every row of one channel reaches one
- * governed write, as Paimon's own connectors shuffle them; rows of a bucket-unaware append table
- * are written where they are. Every task writes through {@link TaskWriters}.
+ * <p>Distribution: rows of a fixed-bucket or postpone-bucket table are clustered by {@link
+ * ChannelFunction} over {@link WriteChannels} of {@code channels} channels, into exactly {@code
+ * channels} write tasks, so that every row of one channel reaches one governed write, as Paimon's
+ * own connectors shuffle them; rows of a bucket-unaware append table are written where they are.
+ * Every task writes through {@link TaskWriters}.
+ *
+ * <p>Dynamic-bucket and cross-partition update tables need two shuffles (to assigners, then to the
+ * writers of the assigned buckets), which a DataSource V2 write cannot ask for: their tables declare
+ * {@code V1_BATCH_WRITE}, and Spark hands appends and overwrites by filter to {@link
+ * #toInsertableRelation}, which runs a {@link ChannelJob} over {@code channels} channels. The two
+ * plans Spark only runs as DataSource V2 writes, a dynamic partition overwrite and a streaming
+ * micro-batch, write such a table through one channel: one task assigns and writes every row.
  *
  * <p>Commit, on the driver: a batch write commits every task's messages in one Paimon commit: an
  * append, or an overwrite of a static partition spec ({@code dynamic-partition-overwrite = false},
@@ -41,14 +51,17 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
  *
  * <p>Immutable; built and committed on the driver.
  */
-final class GovernedWrite implements Write, RequiresDistributionAndOrdering {
+final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
 
     /** What a write does to the rows the table has: null for an append. */
     record Overwrite(Map<String, String> partition, boolean dynamic) {}
 
     private final FileStoreTable table;
     private final GovernanceSettings settings;
+    /** The channels of a job ({@link #toInsertableRelation}). */
     private final WriteChannels channels;
+    /** The channels of a DataSource V2 write: one for tables whose rows need an assigner stage. */
+    private final WriteChannels v2Channels;
     private final Overwrite overwrite;
     private final String queryId;
 
@@ -56,22 +69,28 @@ final class GovernedWrite implements Write, RequiresDistributionAndOrdering {
         this.table = table;
         this.settings = settings;
         this.channels = WriteChannels.of(table, channels);
+        this.v2Channels = this.channels.assigned() ? WriteChannels.single(table) : this.channels;
         this.overwrite = overwrite;
         this.queryId = queryId;
     }
 
+    /** Whether {@code table}'s rows need an assigner stage, and so its batch writes run as jobs ({@code V1_BATCH_WRITE}). */
+    static boolean needsAssigners(FileStoreTable table) {
+        return WriteChannels.single(table).assigned();
+    }
+
     @Override
     public Distribution requiredDistribution() {
-        if (!channels.keyed()) {
+        if (!v2Channels.keyed()) {
             return Distributions.unspecified();
         }
         return Distributions.clustered(
-                new Expression[] {Expressions.apply(ChannelFunction.NAME, ChannelRouting.arguments(table, channels))});
+                new Expression[] {Expressions.apply(ChannelFunction.NAME, ChannelRouting.arguments(table, v2Channels))});
     }
 
     @Override
     public int requiredNumPartitions() {
-        return channels.keyed() ? channels.count() : 0;
+        return v2Channels.keyed() ? v2Channels.count() : 0;
     }
 
     @Override
@@ -105,7 +124,46 @@ final class GovernedWrite implements Write, RequiresDistributionAndOrdering {
     }
 
     private TaskWriters writers() {
-        return new TaskWriters(table, settings.governance(), channels, overwrite != null);
+        return new TaskWriters(table, settings.governance(), v2Channels, overwrite != null);
+    }
+
+    /**
+     * The batch write as one {@link ChannelJob} over the query's rows, then the commit; Spark's
+     * {@code overwrite} flag is unused (the overwrite is what the builder was told).
+     */
+    @Override
+    public InsertableRelation toInsertableRelation() {
+        return (data, ignored) -> {
+            CatalystToPaimon rows = CatalystToPaimon.of(table.rowType());
+            ChannelJob<InternalRow> job = ChannelJob.of(table, settings.governance(), channels, overwrite != null, rows::toPaimon);
+            List<CommitMessage> messages;
+            try {
+                messages = job.run(data.queryExecution().toRdd().toJavaRDD().map(InternalRow::copy).rdd());
+            } catch (Exception e) {
+                throw new IllegalStateException("the write to " + table.fullName() + " failed", e);
+            }
+            commitOrAbort(messages);
+        };
+    }
+
+    /** Commits a batch write's messages as the builder said (append or overwrite); aborts them when that fails. */
+    private void commitOrAbort(List<CommitMessage> messages) {
+        FileStoreTable target = overwrite == null ? table
+                : table.copy(Map.of(CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(), Boolean.toString(overwrite.dynamic())));
+        BatchWriteBuilder builder = target.newBatchWriteBuilder();
+        if (overwrite != null) {
+            builder = builder.withOverwrite(overwrite.partition());
+        }
+        try (BatchTableCommit commit = builder.newCommit()) {
+            commit.commit(messages);
+        } catch (Exception e) {
+            try {
+                ChannelJob.abort(table, messages);
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new IllegalStateException("committing the write to " + table.fullName() + " failed", e);
+        }
     }
 
     private final class Batch implements BatchWrite {
@@ -119,26 +177,16 @@ final class GovernedWrite implements Write, RequiresDistributionAndOrdering {
             return writers();
         }
 
+        /** Spark calls {@link #abort} too when this throws; the abort then finds the files already gone. */
         @Override
         public void commit(WriterCommitMessage[] results) {
-            List<CommitMessage> messages = TaskWriters.TaskMessages.all(results);
-            FileStoreTable target = overwrite == null ? table
-                    : table.copy(Map.of(CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(), Boolean.toString(overwrite.dynamic())));
-            BatchWriteBuilder builder = target.newBatchWriteBuilder();
-            if (overwrite != null) {
-                builder = builder.withOverwrite(overwrite.partition());
-            }
-            try (BatchTableCommit commit = builder.newCommit()) {
-                commit.commit(messages);
-            } catch (Exception e) {
-                throw new IllegalStateException("committing the write to " + table.fullName() + " failed", e);
-            }
+            commitOrAbort(TaskWriters.TaskMessages.all(results));
         }
 
         @Override
         public void abort(WriterCommitMessage[] results) {
-            try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
-                commit.abort(TaskWriters.TaskMessages.all(results));
+            try {
+                ChannelJob.abort(table, TaskWriters.TaskMessages.all(results));
             } catch (Exception e) {
                 throw new IllegalStateException("aborting the write to " + table.fullName() + " failed", e);
             }

@@ -55,22 +55,40 @@ public final class GovernedTaskWrite implements AutoCloseable {
      */
     public static GovernedTaskWrite open(
             FileStoreTable table, Map<String, String> governance, WriteChannels channels, boolean overwrite) {
+        TaskContext task = currentTask();
+        GovernedTableWrite write = GovernedTableWrite.batch(table, context(task, "write", governance), channels, overwrite);
+        task.addTaskCompletionListener((TaskCompletionListener) ended -> closeQuietly(write));
+        return new GovernedTaskWrite(write);
+    }
+
+    /** The task the calling thread runs. */
+    static TaskContext currentTask() {
         TaskContext task = TaskContext.get();
         if (task == null) {
             throw new IllegalStateException("a governed Spark write runs inside a Spark task (TaskContext.get() is null)");
         }
+        return task;
+    }
+
+    /** A resource context on provider {@code spark} for a {@code role} ("write", "assigner") of {@code task}. */
+    static ResourceContext context(TaskContext task, String role, Map<String, String> governance) {
         GovernanceOptions options = GovernanceOptions.of(governance).with(GovernanceOptions.PROVIDER, SparkGovernanceProvider.NAME);
-        String name = "spark-stage-" + task.stageId() + "-part-" + task.partitionId() + "-task-" + task.taskAttemptId();
-        ResourceContext context = ResourceContext.open(
+        String name = "spark-" + role + "-stage-" + task.stageId() + "-part-" + task.partitionId() + "-task-" + task.taskAttemptId();
+        return ResourceContext.open(
                 name, new SparkGovernanceProvider(), options, EngineEnvironment.builder().with(TaskContext.class, task).build());
-        GovernedTableWrite write = GovernedTableWrite.batch(table, context, channels, overwrite);
-        task.addTaskCompletionListener((TaskCompletionListener) ended -> closeQuietly(write));
-        return new GovernedTaskWrite(write);
     }
 
     /** Writes one row (an insert; an upsert for a primary-key table, or what its row kind says). */
     public void write(InternalRow row) throws Exception {
         write.write(row);
+    }
+
+    /**
+     * Writes one row whose bucket an assigner picked (dynamic buckets or cross-partition update over
+     * several channels; see {@link GovernedTableWrite#write(InternalRow, int)}).
+     */
+    public void write(InternalRow row, int bucket) throws Exception {
+        write.write(row, bucket);
     }
 
     /**
@@ -95,12 +113,12 @@ public final class GovernedTaskWrite implements AutoCloseable {
         write.close();
     }
 
-    /** A write already closed closes again harmlessly; a failing close must not mask the task's error. */
-    private static void closeQuietly(GovernedTableWrite write) {
+    /** What is already closed closes again harmlessly; a failing close must not mask the task's error. */
+    static void closeQuietly(AutoCloseable closeable) {
         try {
-            write.close();
+            closeable.close();
         } catch (Exception e) {
-            LoggerFactory.getLogger(GovernedTaskWrite.class).warn("closing the governed write at task end failed", e);
+            LoggerFactory.getLogger(GovernedTaskWrite.class).warn("closing {} at task end failed", closeable, e);
         }
     }
 }

@@ -34,6 +34,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code writeStream().toTable("g.db.t")} through the catalog, exactly once across failures: JSON
@@ -47,6 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * once. The table must equal the fold of the rounds, every
  * snapshot must be the query's (one commit user, {@code spark-query-<query id>}, over every start),
  * each micro-batch one APPEND snapshot, and no file may be left that no snapshot references.
+ * Primary-key tables with fixed buckets, dynamic buckets and cross-partition update, and an append
+ * table.
  */
 class StreamingToTableTest {
 
@@ -75,7 +79,7 @@ class StreamingToTableTest {
     static void catalog() {
         spark = LocalSpark.session(LocalSpark.LOCAL_2);
         spark.sparkContext().addSparkListener(WRITE_TASKS);
-        Tables.register(spark, "st", warehouse, Map.of("governance.memory.budget", "4m"));
+        Tables.register(spark, "st", warehouse, Map.of("governance.memory.budget", "16m"));
         spark.sql("CREATE DATABASE IF NOT EXISTS st.db");
         spark.udf().register("fail_once", (UDF1<Integer, Integer>) StreamingToTableTest::failOnce, DataTypes.IntegerType);
     }
@@ -85,12 +89,16 @@ class StreamingToTableTest {
         spark.sparkContext().removeSparkListener(WRITE_TASKS);
     }
 
-    @Test
-    void aPrimaryKeyTableHoldsTheFoldOfTheRoundsWrittenOnceEach() throws Exception {
-        spark.sql("CREATE TABLE st.db.pk (k INT, v STRING, d STRING) PARTITIONED BY (d)"
-                + " TBLPROPERTIES ('primary-key' = 'k,d', 'bucket' = '2')");
+    /** Fixed buckets over the micro-batch's channels; dynamic buckets and cross-partition update through one channel. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "pk_fixed; 'primary-key' = 'k,d', 'bucket' = '2'",
+        "pk_dynamic; 'primary-key' = 'k,d', 'bucket' = '-1', 'dynamic-bucket.target-row-num' = '200'",
+        "pk_cross_partition; 'primary-key' = 'k', 'bucket' = '-1'"})
+    void aPrimaryKeyTableHoldsTheFoldOfTheRoundsWrittenOnceEach(String name, String properties) throws Exception {
+        spark.sql("CREATE TABLE st.db." + name + " (k INT, v STRING, d STRING) PARTITIONED BY (d) TBLPROPERTIES (" + properties + ")");
         failAfterAWriteTask = false;
-        List<String> users = runRounds("st.db.pk");
+        List<String> users = runRounds("st.db." + name);
         Map<String, String> model = new TreeMap<>();
         for (int round = 0; round < ROUNDS; round++) {
             for (String[] row : rows(round)) {
@@ -99,7 +107,7 @@ class StreamingToTableTest {
         }
         List<String> expected = new ArrayList<>(model.values());
         expected.sort(null);
-        FileStoreTable table = Tables.paimon(warehouse, "db", "pk");
+        FileStoreTable table = Tables.paimon(warehouse, "db", name);
         assertThat(Tables.readPaimon(table)).isEqualTo(expected);
         assertCommittedOncePerMicroBatchByTheQuery(table, users);
         TableModesTest.assertOneWriterPerBucketAndCommit(table, ROUNDS);
