@@ -79,13 +79,14 @@ class FlinkSqlStreamingTest {
         JobID job = result.getJobClient().orElseThrow().getJobID();
 
         assertThat(FAILED).as("the job failed once and recovered").isTrue();
+        SqlSession read = SqlSession.batch(dir.resolve("wh"));
         List<Row> input = new ArrayList<>();
         for (long i = 0; i < ROWS; i++) {
             input.add(row(i));
         }
-        assertThat(SqlRows.sorted(s.query("SELECT * FROM log"))).as("the append table: each row once").isEqualTo(SqlRows.all(List.of(input)));
-        assertThat(SqlRows.sorted(s.query("SELECT * FROM fixed_t"))).isEqualTo(SqlRows.byKey(List.of(input), 0));
-        assertThat(SqlRows.sorted(s.query("SELECT * FROM dyn"))).isEqualTo(SqlRows.byPartitionAndKey(List.of(input), 0));
+        assertThat(SqlRows.sorted(read.query("SELECT * FROM log"))).as("the append table: each row once").isEqualTo(SqlRows.all(List.of(input)));
+        assertThat(SqlRows.sorted(read.query("SELECT * FROM fixed_t"))).isEqualTo(SqlRows.byKey(List.of(input), 0));
+        assertThat(SqlRows.sorted(read.query("SELECT * FROM dyn"))).isEqualTo(SqlRows.byPartitionAndKey(List.of(input), 0));
         assertThat(JobGauges.of(REPORTER, job, "reservedBytes").values()).isNotEmpty().containsOnly(0L);
     }
 }

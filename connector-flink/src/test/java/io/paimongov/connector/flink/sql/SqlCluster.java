@@ -10,7 +10,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /**
  * The MiniCluster of the SQL tests: one task manager with 2 slots and {@code managed} of managed
- * memory, Flink's metrics in an {@link InMemoryReporter}, one restart allowed (a job that fails once
+ * memory, Flink's metrics in an {@link InMemoryReporter}, three restarts allowed (a job that fails once
  * on purpose recovers).
  */
 final class SqlCluster {
@@ -29,7 +29,7 @@ final class SqlCluster {
         Configuration config = new Configuration();
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse(managed));
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(100));
         return reporter.addToConfiguration(config);
     }
