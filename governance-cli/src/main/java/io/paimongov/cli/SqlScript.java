@@ -1,0 +1,113 @@
+package io.paimongov.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Splits a SQL script into statements at the semicolons that end them, as the engines' own SQL
+ * clients do: a semicolon inside a quoted string ({@code '...'}, {@code "..."}, {@code `...`}, a
+ * doubled quote escaping itself) or a comment ({@code -- ...} to the end of the line, {@code /* ...
+ * *}{@code /}) does not end a statement. Comments stay in the statement's text (a hint {@code /*+
+ * OPTIONS(...) *}{@code /} is one); a piece that holds nothing but comments and blanks is no
+ * statement. A script's last statement may end without a semicolon.
+ *
+ * <p>{@code EXECUTE STATEMENT SET BEGIN ...; ...; END} is one statement (Flink's statement set),
+ * its inner semicolons included.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class SqlScript {
+
+    private SqlScript() {}
+
+    /**
+     * The statements of {@code script}, trimmed, without their ending semicolons.
+     *
+     * @throws IllegalArgumentException for a quote or block comment left open at the end, naming
+     *     where it began
+     */
+    static List<String> statements(String script) {
+        List<String> statements = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        boolean meaningful = false;
+        int i = 0;
+        int n = script.length();
+        while (i < n) {
+            char c = script.charAt(i);
+            if (c == '-' && i + 1 < n && script.charAt(i + 1) == '-') {
+                int end = script.indexOf('\n', i);
+                end = end < 0 ? n : end;
+                current.append(script, i, end);
+                i = end;
+            } else if (c == '/' && i + 1 < n && script.charAt(i + 1) == '*') {
+                int end = script.indexOf("*/", i + 2);
+                if (end < 0) {
+                    throw new IllegalArgumentException("a comment opened at " + position(script, i) + " is never closed");
+                }
+                boolean hint = i + 2 < n && script.charAt(i + 2) == '+';
+                current.append(script, i, end + 2);
+                meaningful |= hint;
+                i = end + 2;
+            } else if (c == '\'' || c == '"' || c == '`') {
+                int end = closingQuote(script, i);
+                current.append(script, i, end + 1);
+                meaningful = true;
+                i = end + 1;
+            } else if (c == ';' && !insideStatementSet(current)) {
+                if (meaningful) {
+                    statements.add(current.toString().trim());
+                }
+                current.setLength(0);
+                meaningful = false;
+                i++;
+            } else {
+                current.append(c);
+                meaningful |= !Character.isWhitespace(c);
+                i++;
+            }
+        }
+        if (meaningful) {
+            statements.add(current.toString().trim());
+        }
+        return statements;
+    }
+
+    private static int closingQuote(String script, int open) {
+        char quote = script.charAt(open);
+        int i = open + 1;
+        while (i < script.length()) {
+            if (script.charAt(i) == quote) {
+                if (i + 1 < script.length() && script.charAt(i + 1) == quote) {
+                    i += 2;
+                    continue;
+                }
+                return i;
+            }
+            i++;
+        }
+        throw new IllegalArgumentException("a quote (" + quote + ") opened at " + position(script, open) + " is never closed");
+    }
+
+    /** Whether {@code text} opened a statement set ({@code ... BEGIN}) that no {@code END} closed yet. */
+    private static boolean insideStatementSet(StringBuilder text) {
+        String words = text.toString().replaceAll("\\s+", " ").trim().toUpperCase(java.util.Locale.ROOT);
+        if (!words.startsWith("EXECUTE STATEMENT SET BEGIN") && !words.startsWith("BEGIN STATEMENT SET")) {
+            return false;
+        }
+        return !words.endsWith(" END");
+    }
+
+    private static String position(String script, int index) {
+        int line = 1;
+        int column = 1;
+        for (int i = 0; i < index; i++) {
+            if (script.charAt(i) == '\n') {
+                line++;
+                column = 1;
+            } else {
+                column++;
+            }
+        }
+        return "line " + line + ", column " + column;
+    }
+}
