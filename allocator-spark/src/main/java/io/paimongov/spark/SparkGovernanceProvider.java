@@ -27,7 +27,9 @@ import org.apache.spark.memory.UnifiedMemoryManager;
  * <p>What the engine passes in the {@link EngineEnvironment}: the task's {@link TaskContext} (inside
  * a task: {@code TaskContext.get()}), or, outside a task, a {@link TaskMemoryManager} on its own
  * (then a {@link CancellationSignal} and a {@link MetricsReporter} may come along, as for the heap
- * provider); a {@code DiskBlockManager} names the local dirs when {@code SparkEnv} has none.
+ * provider); a {@code DiskBlockManager} names the local dirs when {@code SparkEnv} has none; {@link
+ * SparkWriteAccumulators}, when the engine registered them for the write's job, get the write's
+ * final snapshot.
  *
  * <p>The budget: {@code governance.memory.budget} is the write's capacity in Spark's execution
  * memory; size it within the task's guaranteed share (see docs/allocators/spark.md).
@@ -66,7 +68,8 @@ public final class SparkGovernanceProvider implements GovernanceProvider {
         CompactionThreads threads = CompactionThreads.daemons("paimon-gov-spark-compaction-", cpus);
         SparkSegmentAllocator memory = new SparkSegmentAllocator(tmm, options.pageSize(), options.budgetBytes());
         MetricsReporter engineMetrics = environment.metricsOrNone();
-        MetricsReporter metrics = new SparkTaskMetricsReporter(task, memory, engineMetrics);
+        MetricsReporter metrics = new SparkTaskMetricsReporter(
+                task, memory, environment.find(SparkWriteAccumulators.class).orElse(null), engineMetrics);
         if (task == null) {
             CancellationSignal cancellation = environment.cancellationOrNever();
             return new PagedResources(memory, spill, cancellation, metrics, threads);

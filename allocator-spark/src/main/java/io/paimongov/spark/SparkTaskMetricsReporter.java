@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
  * peakExecutionMemory} += the write's peak accounted memory ({@link
  * MetricsSnapshot#peakReservedBytes()}), as Spark's own sorters and aggregations report theirs, so
  * the write shows in the stage page's "Peak Execution Memory"; Spark 4's {@code
- * peakOnHeapExecutionMemory} needs nothing here, the task's memory manager tracks it. The engine's
- * own reporter, if the environment has one, gets every call too.
+ * peakOnHeapExecutionMemory} needs nothing here, the task's memory manager tracks it. When the
+ * environment carries {@link SparkWriteAccumulators}, the whole final snapshot is added to them too
+ * (once per write, as {@code writeClosed} is called once). The engine's own reporter, if the
+ * environment has one, gets every call too.
  *
  * <p><b>Thread-safety:</b> called on the opening and the cleanup thread; Spark's task metrics
  * accumulators are thread-safe. The cleanup may run on the runtime's cancel thread, so the task is
@@ -31,12 +33,18 @@ final class SparkTaskMetricsReporter implements MetricsReporter {
 
     private final TaskContext task;
     private final SparkSegmentAllocator memory;
+    private final SparkWriteAccumulators accumulators;
     private final MetricsReporter engine;
 
-    /** @param task null when the write runs outside a task (a standalone TaskMemoryManager) */
-    SparkTaskMetricsReporter(TaskContext task, SparkSegmentAllocator memory, MetricsReporter engine) {
+    /**
+     * @param task null when the write runs outside a task (a standalone TaskMemoryManager)
+     * @param accumulators null when the environment carries none
+     */
+    SparkTaskMetricsReporter(
+            TaskContext task, SparkSegmentAllocator memory, SparkWriteAccumulators accumulators, MetricsReporter engine) {
         this.task = task;
         this.memory = memory;
+        this.accumulators = accumulators;
         this.engine = engine;
     }
 
@@ -52,6 +60,9 @@ final class SparkTaskMetricsReporter implements MetricsReporter {
             metrics.incDiskBytesSpilled(last.spillBytes());
             metrics.incMemoryBytesSpilled(memory.givenBackBySpill());
             metrics.incPeakExecutionMemory(last.peakReservedBytes());
+        }
+        if (accumulators != null) {
+            accumulators.add(last);
         }
         LOG.info("paimon-governance write '{}'{} closed: {}", writeName,
                 task == null ? "" : " (stage " + task.stageId() + ", partition " + task.partitionId() + ", task " + task.taskAttemptId() + ")",
