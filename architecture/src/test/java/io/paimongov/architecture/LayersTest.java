@@ -64,7 +64,8 @@ class LayersTest {
         assertThat(packages).contains(
                 "io.paimongov.spi", "io.paimongov.spi.metrics", "io.paimongov.runtime", "io.paimongov.runtime.write",
                 "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
-                "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark.write", "io.paimongov.connector.spark.sql",
+                "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark", "io.paimongov.connector.spark.write",
+                "io.paimongov.connector.spark.sql",
                 "io.paimongov.heap", "io.paimongov.offheap", "io.paimongov.flink", "io.paimongov.spark");
     }
 

@@ -3,6 +3,7 @@ package io.paimongov.connector.spark.sql;
 import io.paimongov.connector.spark.write.ChannelJob;
 import io.paimongov.connector.spark.write.EpochCommits;
 import io.paimongov.runtime.write.WriteChannels;
+import io.paimongov.spark.SparkWriteAccumulators;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.CoreOptions;
@@ -16,6 +17,8 @@ import org.apache.spark.sql.connector.distributions.Distributions;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -49,6 +52,12 @@ import org.apache.spark.sql.sources.InsertableRelation;
  * Spark's abort deletes the files of the tasks that finished. A micro-batch commits exactly once
  * ({@link EpochCommits}) under the user of the query id Spark keeps in the checkpoint.
  *
+ * <p>Metrics: the write's {@link SparkWriteAccumulators}, registered when the write was built (one
+ * statement's write, one micro-batch), go to every write task; after a batch write, their values
+ * are the write node's custom metrics in the SQL tab ({@link SqlWriteMetrics}). A micro-batch's
+ * write declares none: Spark asks a streaming write for no driver values, and the node would show
+ * zeros.
+ *
  * <p>Immutable; built and committed on the driver.
  */
 final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
@@ -64,14 +73,26 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
     private final WriteChannels v2Channels;
     private final Overwrite overwrite;
     private final String queryId;
+    private final SparkWriteAccumulators accumulators;
+    private final boolean microBatch;
 
-    GovernedWrite(FileStoreTable table, GovernanceSettings settings, int channels, Overwrite overwrite, String queryId) {
+    /** @param microBatch whether Spark builds this write for a micro-batch of a streaming query */
+    GovernedWrite(
+            FileStoreTable table,
+            GovernanceSettings settings,
+            int channels,
+            Overwrite overwrite,
+            String queryId,
+            SparkWriteAccumulators accumulators,
+            boolean microBatch) {
         this.table = table;
         this.settings = settings;
         this.channels = WriteChannels.of(table, channels);
         this.v2Channels = this.channels.assigned() ? WriteChannels.single(table) : this.channels;
         this.overwrite = overwrite;
         this.queryId = queryId;
+        this.accumulators = accumulators;
+        this.microBatch = microBatch;
     }
 
     /** Whether {@code table}'s rows need an assigner stage, and so its batch writes run as jobs ({@code V1_BATCH_WRITE}). */
@@ -110,6 +131,17 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
     }
 
     @Override
+    public CustomMetric[] supportedCustomMetrics() {
+        return microBatch ? new CustomMetric[0] : SqlWriteMetrics.metrics();
+    }
+
+    /** Spark reads these once the batch write's job ended (committed or not), on the driver. */
+    @Override
+    public CustomTaskMetric[] reportDriverMetrics() {
+        return SqlWriteMetrics.values(accumulators);
+    }
+
+    @Override
     public BatchWrite toBatch() {
         return new Batch();
     }
@@ -124,7 +156,7 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
     }
 
     private TaskWriters writers() {
-        return new TaskWriters(table, settings.governance(), v2Channels, overwrite != null);
+        return new TaskWriters(table, settings.governance(), v2Channels, overwrite != null, accumulators);
     }
 
     /**
@@ -135,7 +167,8 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
     public InsertableRelation toInsertableRelation() {
         return (data, ignored) -> {
             CatalystToPaimon rows = CatalystToPaimon.of(table.rowType());
-            ChannelJob<InternalRow> job = ChannelJob.of(table, settings.governance(), channels, overwrite != null, rows::toPaimon);
+            ChannelJob<InternalRow> job =
+                    ChannelJob.of(table, settings.governance(), channels, overwrite != null, rows::toPaimon, accumulators);
             List<CommitMessage> messages;
             try {
                 messages = job.run(data.queryExecution().toRdd().toJavaRDD().map(InternalRow::copy).rdd());

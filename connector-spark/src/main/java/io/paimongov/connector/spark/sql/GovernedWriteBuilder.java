@@ -1,6 +1,7 @@
 package io.paimongov.connector.spark.sql;
 
 import io.paimongov.runtime.write.TableMode;
+import io.paimongov.spark.SparkWriteAccumulators;
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +15,7 @@ import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
 import org.apache.spark.sql.connector.write.SupportsOverwrite;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.execution.streaming.StreamExecution;
 import org.apache.spark.sql.sources.AlwaysTrue;
 import org.apache.spark.sql.sources.And;
 import org.apache.spark.sql.sources.EqualNullSafe;
@@ -107,8 +109,14 @@ final class GovernedWriteBuilder implements SupportsOverwrite, SupportsDynamicOv
                     + " write does not decide which copy wins; delete the partitions and insert instead");
         }
         checkColumns(info.schema());
-        int channels = settings.channels() > 0 ? settings.channels() : SparkSession.active().sessionState().conf().numShufflePartitions();
-        return new GovernedWrite(table, settings, channels, overwrite, info.queryId());
+        SparkSession spark = SparkSession.active();
+        int channels = settings.channels() > 0 ? settings.channels() : spark.sessionState().conf().numShufflePartitions();
+        // Spark builds a write per statement and per micro-batch: one set of accumulators each.
+        SparkWriteAccumulators accumulators = SparkWriteAccumulators.register(spark.sparkContext());
+        // A micro-batch's write has its streaming query's id (a batch write a random one), which Spark
+        // sets as a local property of the query's thread, where micro-batches are planned.
+        boolean microBatch = info.queryId().equals(spark.sparkContext().getLocalProperty(StreamExecution.QUERY_ID_KEY()));
+        return new GovernedWrite(table, settings, channels, overwrite, info.queryId(), accumulators, microBatch);
     }
 
     /** Spark aligns a write's columns to the table's (by position or name); anything else is a bug to stop here. */

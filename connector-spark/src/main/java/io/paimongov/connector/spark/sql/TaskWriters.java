@@ -3,6 +3,7 @@ package io.paimongov.connector.spark.sql;
 import io.paimongov.connector.spark.write.GovernedPaimonWriter;
 import io.paimongov.connector.spark.write.GovernedTaskWrite;
 import io.paimongov.runtime.write.WriteChannels;
+import io.paimongov.spark.SparkWriteAccumulators;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -18,8 +19,9 @@ import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
 
 /**
  * The task side of the catalog's writes, batch and micro-batch alike: each write task runs one
- * {@link GovernedTaskWrite} (provider {@code spark}, Spark task memory, spill, kill and metrics),
- * opened on its first row, and hands its commit messages to the driver as a {@link TaskMessages}.
+ * {@link GovernedTaskWrite} (provider {@code spark}, Spark task memory, spill, kill and metrics,
+ * the write's accumulators), opened on its first row, and hands its commit messages to the driver
+ * as a {@link TaskMessages}.
  * An aborted task's write is closed, which deletes its new files; a task that got no rows opens
  * nothing and sends no messages.
  *
@@ -34,13 +36,20 @@ final class TaskWriters implements DataWriterFactory, StreamingDataWriterFactory
     private final WriteChannels channels;
     private final boolean overwrite;
     private final CatalystToPaimon rows;
+    private final SparkWriteAccumulators accumulators;
 
-    TaskWriters(FileStoreTable table, Map<String, String> governance, WriteChannels channels, boolean overwrite) {
+    TaskWriters(
+            FileStoreTable table,
+            Map<String, String> governance,
+            WriteChannels channels,
+            boolean overwrite,
+            SparkWriteAccumulators accumulators) {
         this.table = table;
         this.governance = governance;
         this.channels = channels;
         this.overwrite = overwrite;
         this.rows = CatalystToPaimon.of(table.rowType());
+        this.accumulators = accumulators;
     }
 
     @Override
@@ -79,7 +88,7 @@ final class TaskWriters implements DataWriterFactory, StreamingDataWriterFactory
         public void write(InternalRow row) throws IOException {
             io(() -> {
                 if (write == null) {
-                    write = GovernedTaskWrite.open(table, governance, channels, overwrite);
+                    write = GovernedTaskWrite.open(table, governance, channels, overwrite, accumulators);
                 }
                 write.write(rows.toPaimon(row));
                 return null;

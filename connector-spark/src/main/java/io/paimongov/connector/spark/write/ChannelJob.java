@@ -2,6 +2,7 @@ package io.paimongov.connector.spark.write;
 
 import io.paimongov.runtime.write.GovernedAssigner;
 import io.paimongov.runtime.write.WriteChannels;
+import io.paimongov.spark.SparkWriteAccumulators;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayDeque;
@@ -10,6 +11,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.table.FileStoreTable;
@@ -46,6 +48,10 @@ import scala.runtime.BoxedUnit;
  *       (partition, bucket), which writes the row with its bucket.
  * </ul>
  *
+ * <p>Every write task's governed write adds its final snapshot to the job's {@link
+ * SparkWriteAccumulators} (shipped with the write function only: assigner tasks report to Spark's
+ * task metrics and their log line, not to the accumulators, so that each row counts once).
+ *
  * <p>The job runs through {@code SparkContext.runJob} with a result handler, so the driver holds
  * the messages of every write task that finished even when another task fails the job: they are
  * aborted (their files deleted) before the error is rethrown. Assigned rows cross the second
@@ -79,13 +85,21 @@ public final class ChannelJob<T> implements Serializable {
     private final WriteChannels channels;
     private final boolean overwrite;
     private final Rows<T> rows;
+    private final SparkWriteAccumulators accumulators;
 
-    private ChannelJob(FileStoreTable table, Map<String, String> governance, WriteChannels channels, boolean overwrite, Rows<T> rows) {
+    private ChannelJob(
+            FileStoreTable table,
+            Map<String, String> governance,
+            WriteChannels channels,
+            boolean overwrite,
+            Rows<T> rows,
+            SparkWriteAccumulators accumulators) {
         this.table = table;
         this.governance = governance;
         this.channels = channels;
         this.overwrite = overwrite;
         this.rows = rows;
+        this.accumulators = accumulators;
     }
 
     /**
@@ -94,10 +108,18 @@ public final class ChannelJob<T> implements Serializable {
      * @param governance {@code governance.*} options of every task's write and assigner (the provider
      *     is always {@code spark})
      * @param overwrite whether the rows are the data of an overwrite (the committer overwrites)
+     * @param accumulators registered on the driver for this write job (see {@link
+     *     SparkWriteAccumulators#register}); every write task adds its write's final snapshot
      */
     public static <T> ChannelJob<T> of(
-            FileStoreTable table, Map<String, String> governance, WriteChannels channels, boolean overwrite, Rows<T> rows) {
-        return new ChannelJob<>(table, Map.copyOf(governance), channels, overwrite, rows);
+            FileStoreTable table,
+            Map<String, String> governance,
+            WriteChannels channels,
+            boolean overwrite,
+            Rows<T> rows,
+            SparkWriteAccumulators accumulators) {
+        Objects.requireNonNull(accumulators, "accumulators");
+        return new ChannelJob<>(table, Map.copyOf(governance), channels, overwrite, rows, accumulators);
     }
 
     /** Runs the job over {@code input}; the commit messages of every write task, for the caller to commit. */
@@ -227,8 +249,9 @@ public final class ChannelJob<T> implements Serializable {
                 return Collections.emptyIterator();
             }
             TaskContext task = GovernedTaskWrite.currentTask();
-            GovernedAssigner assigner =
-                    GovernedAssigner.open(table, GovernedTaskWrite.context(task, "assigner", governance), channels, overwrite);
+            // No accumulators: the rows count as written by the write tasks, not as assigned.
+            GovernedAssigner assigner = GovernedAssigner.open(
+                    table, GovernedTaskWrite.context(task, "assigner", governance, null), channels, overwrite);
             task.addTaskCompletionListener((TaskCompletionListener) ended -> GovernedTaskWrite.closeQuietly(assigner));
             RowKeyExtractor keys = table.createRowKeyExtractor();
             InternalRowSerializer binary = new InternalRowSerializer(table.rowType());
@@ -287,7 +310,7 @@ public final class ChannelJob<T> implements Serializable {
                 if (!source.hasNext()) {
                     return GovernedPaimonWriter.serialize(List.of());
                 }
-                try (GovernedTaskWrite write = GovernedTaskWrite.open(table, governance, channels, overwrite)) {
+                try (GovernedTaskWrite write = GovernedTaskWrite.open(table, governance, channels, overwrite, accumulators)) {
                     while (source.hasNext()) {
                         Object next = source.next();
                         if (assigned) {

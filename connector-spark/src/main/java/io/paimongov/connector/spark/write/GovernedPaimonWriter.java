@@ -1,12 +1,14 @@
 package io.paimongov.connector.spark.write;
 
 import io.paimongov.runtime.write.WriteChannels;
+import io.paimongov.spark.SparkWriteAccumulators;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.FileIO;
@@ -26,9 +28,11 @@ import org.apache.spark.TaskContext;
  * once.
  *
  * <pre>{@code
+ * SparkWriteAccumulators metrics = SparkWriteAccumulators.register(spark.sparkContext());
  * List<byte[]> messages = rdd.mapPartitions(rows -> List.of(GovernedPaimonWriter.writePartition(
- *         toPaimonRows(rows), tableLocation, governance)).iterator()).collect();
+ *         toPaimonRows(rows), tableLocation, governance, metrics)).iterator()).collect();
  * GovernedPaimonWriter.commit(table, messages);
+ * long spilled = metrics.value(SparkWriteAccumulators.Field.SPILL_BYTES);
  * }</pre>
  *
  * <p>In the task: a {@link GovernedTaskWrite} is opened with provider {@code spark} and the task's
@@ -50,7 +54,8 @@ public final class GovernedPaimonWriter {
     private GovernedPaimonWriter() {}
 
     /**
-     * Writes {@code rows} to the table at {@code tableLocation} inside the current Spark task.
+     * Writes {@code rows} to the table at {@code tableLocation} inside the current Spark task; the
+     * write reports to Spark's task metrics and its log line.
      *
      * @param governance {@code governance.*} options (budget, page size, ...); the provider is
      *     always {@code spark}
@@ -59,8 +64,26 @@ public final class GovernedPaimonWriter {
      */
     public static byte[] writePartition(Iterator<InternalRow> rows, String tableLocation, Map<String, String> governance)
             throws Exception {
+        return write(rows, tableLocation, governance, null);
+    }
+
+    /**
+     * {@link #writePartition(Iterator, String, Map)} that also adds the write's final snapshot to
+     * {@code accumulators}, which the driver registered for the job ({@link
+     * SparkWriteAccumulators#register}) and the task's function captured.
+     */
+    public static byte[] writePartition(
+            Iterator<InternalRow> rows, String tableLocation, Map<String, String> governance, SparkWriteAccumulators accumulators)
+            throws Exception {
+        return write(rows, tableLocation, governance, Objects.requireNonNull(accumulators, "accumulators"));
+    }
+
+    private static byte[] write(
+            Iterator<InternalRow> rows, String tableLocation, Map<String, String> governance, SparkWriteAccumulators accumulators)
+            throws Exception {
         FileStoreTable table = load(tableLocation);
-        try (GovernedTaskWrite write = GovernedTaskWrite.open(table, governance, WriteChannels.single(table), false)) {
+        WriteChannels channels = WriteChannels.single(table);
+        try (GovernedTaskWrite write = GovernedTaskWrite.open(table, governance, channels, false, accumulators)) {
             while (rows.hasNext()) {
                 write.write(rows.next());
             }

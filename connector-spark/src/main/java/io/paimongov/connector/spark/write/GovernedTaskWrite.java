@@ -5,6 +5,7 @@ import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.WriteChannels;
 import io.paimongov.spark.SparkGovernanceProvider;
+import io.paimongov.spark.SparkWriteAccumulators;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.List;
@@ -21,11 +22,12 @@ import org.slf4j.LoggerFactory;
  * of this module runs in a task ({@link GovernedPaimonWriter#writePartition}, the micro-batches of
  * {@link GovernedStreamingWriter}, the catalog's DataSource V2 writers).
  *
- * <p>{@link #open} opens a {@link ResourceContext} with provider {@code spark} and the task's {@link
+ * <p>{@link #open} opens a {@link ResourceContext} with provider {@code spark}, the task's {@link
  * TaskContext} (Spark task memory, spill under Spark's local dirs, the task's kill and metrics) and
- * a {@link GovernedTableWrite#batch} of one channel's rows of {@code channels}; a task completion
- * listener closes it should the task end first (a failure, a kill), which deletes its new files and
- * its spill scope and gives its memory back. {@link #handOff} prepares the commit and hands the
+ * the job's {@link SparkWriteAccumulators} (which get the write's final snapshot when it closes),
+ * and a {@link GovernedTableWrite#batch} of one channel's rows of {@code channels}; a task
+ * completion listener closes it should the task end first (a failure, a kill), which deletes its
+ * new files and its spill scope and gives its memory back. {@link #handOff} prepares the commit and hands the
  * messages to the caller, who commits them on the driver or aborts them.
  *
  * <p><b>Thread-safety:</b> the task thread calls every method; not thread-safe. <b>May throw:</b>
@@ -49,14 +51,22 @@ public final class GovernedTaskWrite implements AutoCloseable {
      *     write must carry one channel value that no other write of the same commit receives
      * @param overwrite whether the rows are the data of an overwrite (see {@link
      *     GovernedTableWrite#batch(FileStoreTable, ResourceContext, WriteChannels, boolean)})
+     * @param accumulators the accumulators the driver registered for the write's job, shipped with
+     *     the task; null when it registered none (the write then reports to Spark's task metrics and
+     *     its log line only)
      * @throws IllegalStateException when not called inside a Spark task
      * @throws IllegalArgumentException for bad governance options (naming the key) or a table mode
      *     the governed write cannot run
      */
     public static GovernedTaskWrite open(
-            FileStoreTable table, Map<String, String> governance, WriteChannels channels, boolean overwrite) {
+            FileStoreTable table,
+            Map<String, String> governance,
+            WriteChannels channels,
+            boolean overwrite,
+            SparkWriteAccumulators accumulators) {
         TaskContext task = currentTask();
-        GovernedTableWrite write = GovernedTableWrite.batch(table, context(task, "write", governance), channels, overwrite);
+        GovernedTableWrite write =
+                GovernedTableWrite.batch(table, context(task, "write", governance, accumulators), channels, overwrite);
         task.addTaskCompletionListener((TaskCompletionListener) ended -> closeQuietly(write));
         return new GovernedTaskWrite(write);
     }
@@ -70,12 +80,19 @@ public final class GovernedTaskWrite implements AutoCloseable {
         return task;
     }
 
-    /** A resource context on provider {@code spark} for a {@code role} ("write", "assigner") of {@code task}. */
-    static ResourceContext context(TaskContext task, String role, Map<String, String> governance) {
+    /**
+     * A resource context on provider {@code spark} for a {@code role} ("write", "assigner") of {@code
+     * task}, reporting its final snapshot to {@code accumulators} unless that is null.
+     */
+    static ResourceContext context(
+            TaskContext task, String role, Map<String, String> governance, SparkWriteAccumulators accumulators) {
         GovernanceOptions options = GovernanceOptions.of(governance).with(GovernanceOptions.PROVIDER, SparkGovernanceProvider.NAME);
         String name = "spark-" + role + "-stage-" + task.stageId() + "-part-" + task.partitionId() + "-task-" + task.taskAttemptId();
-        return ResourceContext.open(
-                name, new SparkGovernanceProvider(), options, EngineEnvironment.builder().with(TaskContext.class, task).build());
+        EngineEnvironment.Builder environment = EngineEnvironment.builder().with(TaskContext.class, task);
+        if (accumulators != null) {
+            environment.with(SparkWriteAccumulators.class, accumulators);
+        }
+        return ResourceContext.open(name, new SparkGovernanceProvider(), options, environment.build());
     }
 
     /** Writes one row (an insert; an upsert for a primary-key table, or what its row kind says). */

@@ -2,6 +2,7 @@ package io.paimongov.connector.spark.write;
 
 import io.paimongov.connector.spark.write.GovernedStreamingWriter.BatchFaults;
 import io.paimongov.runtime.write.WriteChannels;
+import io.paimongov.spark.SparkWriteAccumulators;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.table.FileStoreTable;
@@ -14,8 +15,8 @@ import org.apache.spark.sql.Row;
 /**
  * The function {@link GovernedStreamingWriter#foreachBatch} returns: one micro-batch = one {@link
  * ChannelJob} (rows routed by {@link WriteChannels}, through assigners for dynamic-bucket and
- * cross-partition tables, written by governed task writes), then one commit on the driver (contract
- * there).
+ * cross-partition tables, written by governed task writes, reporting to accumulators registered
+ * for the micro-batch), then one commit on the driver (contract there).
  *
  * <p>The job's failure aborts the messages of the tasks that had finished ({@link ChannelJob}); a
  * failure between the job and the commit aborts them all. Paimon's filter, not anything of ours,
@@ -47,7 +48,8 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         SparkRows rows = SparkRows.of(batch.schema(), table.rowType());
         WriteChannels channels = WriteChannels.of(table, parallelism > 0 ? parallelism : spark.defaultParallelism());
         BatchFaults faults = this.faults;
-        List<CommitMessage> messages = ChannelJob.of(table, governance, channels, false, rows::toPaimon)
+        SparkWriteAccumulators accumulators = SparkWriteAccumulators.register(spark);
+        List<CommitMessage> messages = ChannelJob.of(table, governance, channels, false, rows::toPaimon, accumulators)
                 .run(batch.rdd(), partition -> faults.inTask(batchId, partition));
         try {
             faults.beforeCommit(batchId);

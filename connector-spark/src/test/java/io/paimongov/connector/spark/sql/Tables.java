@@ -11,7 +11,13 @@ import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.manifest.FileKind;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.manifest.ManifestFile;
+import org.apache.paimon.manifest.ManifestFileMeta;
+import org.apache.paimon.manifest.ManifestList;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
@@ -89,6 +95,34 @@ final class Tables {
             values.add(String.valueOf(row.get(i)));
         }
         return String.join("|", values);
+    }
+
+    /** Data files and their bytes. */
+    record Files(long count, long bytes) {}
+
+    /**
+     * The data files the snapshots after {@code afterSnapshot} (null: every snapshot) added, as
+     * Paimon's delta manifests list them ({@code ADD} entries; a compaction's outputs included).
+     */
+    static Files added(FileStoreTable table, Long afterSnapshot) throws IOException {
+        ManifestList lists = table.store().manifestListFactory().create();
+        ManifestFile manifests = table.store().manifestFileFactory().create();
+        long count = 0;
+        long bytes = 0;
+        for (Snapshot s : table.snapshotManager().safelyGetAllSnapshots()) {
+            if (afterSnapshot != null && s.id() <= afterSnapshot) {
+                continue;
+            }
+            for (ManifestFileMeta meta : lists.readDeltaManifests(s)) {
+                for (ManifestEntry e : manifests.read(meta.fileName(), meta.fileSize())) {
+                    if (e.kind() == FileKind.ADD) {
+                        count++;
+                        bytes += e.file().fileSize();
+                    }
+                }
+            }
+        }
+        return new Files(count, bytes);
     }
 
     /**

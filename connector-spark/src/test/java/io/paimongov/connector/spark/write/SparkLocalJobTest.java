@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paimongov.connector.spark.LocalSpark;
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.spark.SparkGovernanceProvider;
+import io.paimongov.spark.SparkWriteAccumulators;
+import io.paimongov.spark.SparkWriteAccumulators.Field;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
@@ -118,7 +120,9 @@ class SparkLocalJobTest {
     /**
      * A task fails mid-write once (after its write spilled) and Spark runs it again: the failed
      * attempt gives its task memory back and deletes its spill scope, and the retry writes what the
-     * model says.
+     * model says. The accumulators the driver registered for the job get each attempt's write once:
+     * three writes, the rows of both slices plus the rows the failed attempt wrote, the spilled bytes
+     * Spark's task metrics count, nothing left accounted.
      */
     @Test
     void aTaskThatFailsOnceIsRetriedAndTheFailedAttemptLeavesNothing() throws Exception {
@@ -127,16 +131,26 @@ class SparkLocalJobTest {
         String location = table.location().toString();
         Map<String, String> governance = Map.of("governance.memory.budget", "2m", "governance.memory.page-size", "16k");
         INJECTED.set(0);
+        int failAt = 80_000;
+        SparkWriteAccumulators metrics = SparkWriteAccumulators.register(spark.sc());
         List<byte[]> messages = spark.parallelize(slices(ops), ops.partitions)
                 .mapPartitions(s -> {
                     int slice = s.next();
                     return List.of(GovernedPaimonWriter.writePartition(
-                            failFirstAttemptOfSlice0(ops.rows(slice), slice, 80_000), location, governance)).iterator();
+                            failFirstAttemptOfSlice0(ops.rows(slice), slice, failAt), location, governance, metrics)).iterator();
                 })
                 .collect();
         GovernedPaimonWriter.commit(table, messages);
+        LocalSpark.awaitListeners();
 
         assertThat(INJECTED.get()).as("injected failures").isEqualTo(1);
+        assertThat(metrics.value(Field.WRITES)).as("writes: 2 slices and the failed attempt").isEqualTo(3);
+        assertThat(metrics.value(Field.INPUT_ROWS)).as("rows: both slices, and the failed attempt's rows before row %d", failAt)
+                .isEqualTo(2L * ops.rowsPerPartition + failAt - 1);
+        assertThat(metrics.value(Field.SPILL_BYTES)).as("spill bytes = Spark's diskBytesSpilled of the job's tasks")
+                .isPositive().isEqualTo(LocalSpark.metrics().diskBytesSpilled());
+        assertThat(metrics.value(Field.RESERVED_BYTES)).isZero();
+        assertThat(metrics.value(Field.SPILL_FILES_LEFT)).isZero();
         assertThat(TestTables.read(table)).isEqualTo(ops.expected());
         assertThat(SparkGovernanceProvider.heldBytes()).as("bytes held from Spark").isZero();
         assertThat(LocalSpark.spillScopesInSparkLocalDirs()).isEmpty();
