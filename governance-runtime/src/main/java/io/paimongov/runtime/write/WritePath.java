@@ -55,6 +55,7 @@ final class WritePath {
         try {
             check(State.OPEN, "write");
             w.serveCompaction();
+            w.giveBackOwed();
             BinaryRow partition = buckets.partition(row);
             int bucket = buckets.bucket(row, partition);
             long bytes = rowSize.of(row);
@@ -99,6 +100,7 @@ final class WritePath {
         try {
             check(State.OPEN, "prepareCommit");
             w.serveCompaction();
+            w.giveBackOwed();
             if (w.context.compactionExecutor().threadBound() > 1) {
                 triggerFirst(waitCompaction);
             }
@@ -142,6 +144,7 @@ final class WritePath {
         try {
             check(State.OPEN, "compact");
             w.serveCompaction();
+            w.giveBackOwed();
             if (!PaimonWriters.isOpen(paimonWrite(), partition, bucket)) {
                 return false;
             }

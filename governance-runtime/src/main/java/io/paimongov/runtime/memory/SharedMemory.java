@@ -1,0 +1,377 @@
+package io.paimongov.runtime.memory;
+
+import io.paimongov.runtime.config.Sizes;
+import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.ResourceExhaustedException.Holder;
+import io.paimongov.spi.ResourceExhaustedException.Resource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One engine's memory shared by the governed writes that join it, by a stated policy instead of
+ * first come: each write is guaranteed its share, may borrow what the others leave unused, and a
+ * write that needs its share back makes the borrowers give it back (docs/memory-sharing.md). The
+ * engine integration makes one per engine memory (the Flink connector: one per slot) and puts it in
+ * each write's {@link io.paimongov.spi.EngineEnvironment}; a write joins when it opens with {@code
+ * governance.memory.sharing=fair} and leaves when it closes.
+ *
+ * <p>How it works (Velox's arbitrator, run at the runtime's safe points). The pool is the sum of
+ * the members' shares, at most {@link #limitBytes()}. Each member's {@link MemoryBudget} has a
+ * capacity the pool moves, starting at the member's share, and the capacities never add up to more
+ * than the pool. A budget whose reservation does not fit in its capacity asks the pool for more
+ * ({@link #reserve}), which gives it, in this order:
+ *
+ * <ol>
+ *   <li>capacity no member holds (left by a member that borrowed and spilled, or by one that left);
+ *   <li>capacity other members hold and do not use (above what they reserve), most unused first:
+ *       lent, which costs the lender nothing now;
+ *   <li>only for a request that keeps the asker within its share: capacity of borrowers (members
+ *       above their share), largest over-share first, each lowered toward its share: reclaimed.
+ * </ol>
+ *
+ * A request that does not fit is refused and nothing moves; the asker then spills or flushes as a
+ * write outside a pool does. A grant is at least {@value #GRANT_SHARE}th of the asker's share (and
+ * within its ceiling, the allocator's capacity), so a growing write asks about {@value
+ * #GRANT_SHARE} times per share rather than once per page. A reclaimed borrower may hold more than
+ * its new capacity: it owes the difference and gives it back, on the asking thread when its write is
+ * idle (its {@link Reclaimer}, which flushes only when it gets the write's call lock at once), else
+ * on its own writing thread at its next safe point ({@link MemoryBudget#owedBytes()}). The asker
+ * waits, at most its reclaim wait and never once cancelled or interrupted, until the members hold
+ * no more than the pool leaves for its request (the engine cannot hand out memory before the
+ * borrower freed it), then takes it; if the wait ends first it takes it all the same and the engine
+ * may refuse the page, which it then spills for.
+ *
+ * <p><b>Thread-safety:</b> thread-safe. One lock guards the members and their capacities; it is
+ * never held while an allocator, a reclaimer or anything else outside this class runs, so a
+ * reclaimer that makes Paimon spill on the asking thread, or an engine that calls back into a write
+ * (Spark does), cannot deadlock with it. A member below its share waits only for borrowers, and a
+ * borrower never waits, so no two members wait for each other.
+ */
+public final class SharedMemory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SharedMemory.class);
+
+    /** A grant is at least this fraction of the asker's share. */
+    static final int GRANT_SHARE = 16;
+    /** How often a waiting asker looks at the debtors again when no release woke it. */
+    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final String name;
+    private final long limit;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition returned = lock.newCondition();
+    /** Guarded by {@link #lock}. */
+    private final List<PoolMember> members = new ArrayList<>();
+    /** The sum of the members' shares; written under {@link #lock}. */
+    private volatile long pool;
+    /** Askers waiting for memory to come back; a release signals only when there are any. */
+    private volatile int waiters;
+
+    private SharedMemory(String name, long limit) {
+        this.name = name;
+        this.limit = limit;
+    }
+
+    /**
+     * A pool named {@code name} (shown in errors) over engine memory of {@code limitBytes}: the most
+     * its members' shares may add up to, and what each member's provider is asked for as its budget
+     * (so that a member's allocator lets it hold what it borrows).
+     *
+     * @throws IllegalArgumentException when {@code limitBytes} is not positive
+     */
+    public static SharedMemory of(String name, long limitBytes) {
+        if (limitBytes <= 0) {
+            throw new IllegalArgumentException("the limit of shared memory '" + name + "' must be positive: " + limitBytes);
+        }
+        return new SharedMemory(name, limitBytes);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The engine memory the members share at most. */
+    public long limitBytes() {
+        return limit;
+    }
+
+    /** The sum of the members' shares now. */
+    public long poolBytes() {
+        return pool;
+    }
+
+    /** Writes that joined and did not leave yet. */
+    public int memberCount() {
+        lock.lock();
+        try {
+            return members.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What the members reserve now, together (exact, read member by member). */
+    long heldBytes() {
+        long held = 0;
+        for (PoolMember m : snapshotMembers()) {
+            held += m.budget.reservedBytes();
+        }
+        return held;
+    }
+
+    private List<PoolMember> snapshotMembers() {
+        lock.lock();
+        try {
+            return List.copyOf(members);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Adds {@code member} with its share as its capacity.
+     *
+     * @throws ResourceExhaustedException when the shares would add up to more than {@link
+     *     #limitBytes()}; nothing changes
+     */
+    void join(PoolMember member) {
+        lock.lock();
+        try {
+            if (pool + member.share > limit) {
+                List<Holder> shares = members.stream()
+                        .map(m -> new Holder(m.name, m.share))
+                        .sorted(Comparator.comparingLong(Holder::bytes).reversed())
+                        .limit(5)
+                        .toList();
+                throw new ResourceExhaustedException(Resource.MEMORY, member.name + " (joining shared memory '" + name + "')",
+                        member.share, pool, limit, shares,
+                        "the shares of the writes in shared memory '" + name + "' may add up to " + Sizes.format(limit)
+                                + " at most: give the write a smaller share or the engine more memory");
+            }
+            pool += member.share;
+            members.add(member);
+            member.budget.setCapacity(member.share);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Removes {@code member} (idempotent). Its share leaves the pool; when it had lent capacity,
+     * borrowers are lowered toward their shares so that the capacities fit the smaller pool, and are
+     * asked to give back on this thread.
+     */
+    void leave(PoolMember member) {
+        List<PoolMember> debtors;
+        lock.lock();
+        try {
+            if (!members.remove(member)) {
+                return;
+            }
+            pool -= member.share;
+            debtors = new ArrayList<>();
+            reclaim(capacitySum() - pool, null, debtors);
+            returned.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        debtors.forEach(PoolMember::askBack);
+    }
+
+    /**
+     * Reserves {@code bytes} for {@code member}, whose capacity did not hold them, after the pool
+     * gave it capacity (see the class comment). Called by {@link MemoryBudget} on the thread that
+     * asked; may wait for a reclaim.
+     *
+     * @return the member's reserved bytes after the add, or -1 when refused (nothing changed but
+     *     capacity the member may have been given)
+     */
+    long reserve(PoolMember member, long bytes) {
+        List<PoolMember> debtors;
+        lock.lock();
+        try {
+            long next = member.budget.addWithinCapacity(bytes);
+            if (next >= 0 || !members.contains(member)) {
+                return next;
+            }
+            debtors = grant(member, member.budget.reservedBytes() + bytes - member.budget.capacityBytes());
+            if (debtors == null) {
+                return -1;
+            }
+            if (debtors.isEmpty()) {
+                return member.budget.addWithinCapacity(bytes);
+            }
+            // What was given is the asker's own while it waits: no other member may borrow it.
+            member.pending += bytes;
+            waiters++;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            awaitReturned(member, bytes, debtors);
+        } finally {
+            lock.lock();
+            try {
+                member.pending -= bytes;
+                waiters--;
+            } finally {
+                lock.unlock();
+            }
+        }
+        lock.lock();
+        try {
+            return member.budget.addWithinCapacity(bytes);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Raises {@code asker}'s capacity by at least {@code need} (see the class comment). Under the
+     * lock.
+     *
+     * @return the members that now hold more than their capacity (empty when nobody must give back),
+     *     or null when refused, nothing moved
+     */
+    private List<PoolMember> grant(PoolMember asker, long need) {
+        long capacity = asker.budget.capacityBytes();
+        long room = asker.ceiling - capacity;
+        if (need <= 0 || need > room) {
+            return need <= 0 ? List.of() : null;
+        }
+        long want = Math.min(room, Math.max(need, asker.share / GRANT_SHARE));
+        long got = Math.min(want, Math.max(0, pool - capacitySum()));
+        // What the others do not use, read once: their reservations move while this runs.
+        List<Amount> unused = new ArrayList<>();
+        for (PoolMember o : members) {
+            long u = o == asker ? 0 : o.unused();
+            if (u > 0) {
+                unused.add(new Amount(o, u));
+            }
+        }
+        unused.sort(Comparator.comparingLong(Amount::bytes).reversed());
+        List<Amount> lent = new ArrayList<>();
+        for (Amount u : unused) {
+            if (got >= want) {
+                break;
+            }
+            long take = Math.min(want - got, u.bytes());
+            lent.add(new Amount(u.member(), take));
+            got += take;
+        }
+        if (got < need && capacity + need > asker.share) {
+            return null;
+        }
+        lent.forEach(a -> a.member().budget.setCapacity(a.member().budget.capacityBytes() - a.bytes()));
+        asker.budget.setCapacity(capacity + got);
+        List<PoolMember> debtors = new ArrayList<>();
+        if (got < need) {
+            long taken = reclaim(Math.min(want, asker.share - capacity) - got, asker, debtors);
+            asker.reclaimedBy(taken);
+            asker.budget.setCapacity(capacity + got + taken);
+        }
+        asker.notePeakBorrowed();
+        return debtors;
+    }
+
+    /** Bytes of one member, for ordering members by a value read once. */
+    private record Amount(PoolMember member, long bytes) {}
+
+    /**
+     * Lowers the capacity of borrowers other than {@code asker} by {@code bytes} in all, largest
+     * over-share first, each at most to its share, and adds those that now hold more than their
+     * capacity to {@code debtors}. Under the lock. By construction the borrowers hold enough over
+     * their shares: the pool is the sum of the shares, so capacity a member lacks below its share is
+     * held by others above theirs, or by nobody.
+     *
+     * @return the bytes taken
+     */
+    private long reclaim(long bytes, PoolMember asker, List<PoolMember> debtors) {
+        if (bytes <= 0) {
+            return 0;
+        }
+        List<PoolMember> borrowers = new ArrayList<>(members);
+        borrowers.remove(asker);
+        // Capacities and shares move only under the lock: the order is stable while it sorts.
+        borrowers.sort(Comparator.comparingLong(PoolMember::overShare).reversed());
+        long taken = 0;
+        for (PoolMember b : borrowers) {
+            long over = b.overShare();
+            if (taken >= bytes || over <= 0) {
+                break;
+            }
+            long take = Math.min(bytes - taken, over);
+            b.budget.setCapacity(b.budget.capacityBytes() - take);
+            b.reclaimedFrom(take);
+            taken += take;
+            if (b.budget.owedBytes() > 0) {
+                debtors.add(b);
+            }
+        }
+        return taken;
+    }
+
+    /** Under the lock. */
+    private long capacitySum() {
+        long sum = 0;
+        for (PoolMember m : members) {
+            sum += m.budget.capacityBytes();
+        }
+        return sum;
+    }
+
+    /**
+     * Waits, at most {@code member}'s reclaim wait, until the members hold no more than the pool
+     * leaves for {@code bytes}, asking the debtors to give back on this thread meanwhile. Returns at
+     * once when the member's write is cancelled or this thread is interrupted (its flag stays set).
+     */
+    private void awaitReturned(PoolMember member, long bytes, List<PoolMember> debtors) {
+        long deadline = System.nanoTime() + member.waitNanos;
+        List<PoolMember> owing = debtors;
+        while (heldBytes() + bytes > pool && !member.stop.getAsBoolean()) {
+            owing.forEach(PoolMember::askBack);
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                LOG.debug("{} waited {} ms for shared memory '{}' to get {} bytes back; going on", member.name,
+                        TimeUnit.NANOSECONDS.toMillis(member.waitNanos), name, bytes);
+                return;
+            }
+            lock.lock();
+            try {
+                if (heldBytes() + bytes > pool) {
+                    returned.awaitNanos(Math.min(left, RECHECK_NANOS));
+                }
+                owing = members.stream().filter(m -> m.budget.owedBytes() > 0).toList();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** A member gave memory back: wakes the askers waiting for it. Cheap when nobody waits. */
+    void released() {
+        if (waiters == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            returned.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SharedMemory[" + name + ", pool " + pool + " of " + limit + " bytes]";
+    }
+}
