@@ -171,7 +171,8 @@ public final class MemoryBudget {
     }
 
     boolean tryAccount(long bytes) {
-        long next = BoundedCounters.tryAdd(reserved, bytes, capacity);
+        // While a member of the pool owes, the capacity is not all in the engine: the pool decides.
+        long next = member != null && member.pool.mayOwe() ? -1 : addWithinCapacity(bytes);
         if (next < 0 && member != null) {
             next = member.pool.reserve(member, bytes);
         }
@@ -185,9 +186,38 @@ public final class MemoryBudget {
         return true;
     }
 
-    /** Adds {@code bytes} if they fit in the capacity now, asking nobody. @return the reserved bytes after, or -1 */
+    /**
+     * Adds {@code bytes} if they fit in the capacity now, asking nobody. In a shared memory the pool
+     * may lend this budget's unused capacity at the same moment ({@link #lendUnused}): the add reads
+     * the capacity again after it and undoes itself when the capacity fell below it. The lender
+     * lowers the capacity before it reads the reservations and this add changes them before it reads
+     * the capacity (all volatile), so at least one of the two sees the other and backs off.
+     *
+     * @return the reserved bytes after the add, or -1 when they did not fit (nothing changed)
+     */
     long addWithinCapacity(long bytes) {
-        return BoundedCounters.tryAdd(reserved, bytes, capacity);
+        long next = BoundedCounters.tryAdd(reserved, bytes, capacity);
+        if (next >= 0 && member != null && next > capacity) {
+            reserved.addAndGet(-bytes);
+            return -1;
+        }
+        return next;
+    }
+
+    /**
+     * Under the pool's lock: lowers the capacity by {@code bytes} the budget does not reserve, for
+     * another member; see {@link #addWithinCapacity} for a reservation racing it.
+     *
+     * @return whether it was lowered (false: a reservation took the bytes meanwhile; nothing changed)
+     */
+    boolean lendUnused(long bytes) {
+        long before = capacity;
+        capacity = before - bytes;
+        if (reserved.get() > before - bytes) {
+            capacity = before;
+            return false;
+        }
+        return true;
     }
 
     /** Under the pool's lock. */
@@ -286,8 +316,9 @@ public final class MemoryBudget {
 
     /**
      * Times another consumer took memory from this write (exact): a member of the shared memory that
-     * lowered this write's capacity to get its share back (also when a member leaves and the pool
-     * shrinks), and the engine asking for memory back ({@link #relieve}).
+     * lowered this write's capacity to get its share back, and the engine asking for memory back
+     * ({@link #relieve}). The pool shrinking as a member leaves lowers borrowers too; that is no
+     * consumer's reclaim and is not counted.
      */
     public long reclaimedFromCount() {
         return relievedCount.sum() + (member != null ? member.reclaimedFromCount() : 0);

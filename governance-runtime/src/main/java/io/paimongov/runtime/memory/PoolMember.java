@@ -74,10 +74,16 @@ final class PoolMember {
         return peakBorrowed.get();
     }
 
-    /** The pool lowered this member by {@code bytes} for another. Under the pool's lock. */
-    void reclaimedFrom(long bytes) {
-        reclaimedFromCount.increment();
-        reclaimedFromBytes.add(bytes);
+    /**
+     * The pool lowered this member by {@code bytes}: for another member taking its share back
+     * ({@code reclaimed}, counted), or as the pool shrank when a member left. Either way the member
+     * is asked to give back what it now holds above its capacity. Under the pool's lock.
+     */
+    void lowered(long bytes, boolean reclaimed) {
+        if (reclaimed) {
+            reclaimedFromCount.increment();
+            reclaimedFromBytes.add(bytes);
+        }
         reclaimRequests.incrementAndGet();
     }
 

@@ -38,20 +38,25 @@ import org.slf4j.LoggerFactory;
  * A request that does not fit is refused and nothing moves; the asker then spills or flushes as a
  * write outside a pool does. A grant is at least {@value #GRANT_SHARE}th of the asker's share (and
  * within its ceiling, the allocator's capacity), so a growing write asks about {@value
- * #GRANT_SHARE} times per share rather than once per page. A reclaimed borrower may hold more than
- * its new capacity: it owes the difference and gives it back, on the asking thread when its write is
- * idle (its {@link Reclaimer}, which flushes only when it gets the write's call lock at once), else
- * on its own writing thread at its next safe point ({@link MemoryBudget#owedBytes()}). The asker
- * waits, at most its reclaim wait and never once cancelled or interrupted, until the members hold
- * no more than the pool leaves for its request (the engine cannot hand out memory before the
- * borrower freed it), then takes it; if the wait ends first it takes it all the same and the engine
- * may refuse the page, which it then spills for.
+ * #GRANT_SHARE} times per share rather than once per page.
+ *
+ * <p>Debts. A reclaimed borrower may hold more than its new capacity: it owes the difference and
+ * gives it back, on the asking thread when its write is idle (its {@link Reclaimer}, which flushes
+ * only when it gets the write's call lock at once), else on its own writing thread at its next call
+ * ({@link MemoryBudget#owedBytes()}) or as soon as its write buffer hands pages back ({@code
+ * GovernedSegmentPool.returnAll}). While any member owes, capacity is not all in the engine, so
+ * every reservation of a member comes here ({@link #mayOwe()}): a member that owes nothing and
+ * finds the engine short of its request (the members hold more than the pool leaves for it) waits,
+ * at most its reclaim wait, never once its write is cancelled or its thread interrupted, for the
+ * debtors to give back, asking them again every {@value #RECHECK_MILLIS} ms; then it takes its
+ * bytes. If the wait ends first it takes them all the same, and the engine may refuse the page,
+ * which the write then spills for.
  *
  * <p><b>Thread-safety:</b> thread-safe. One lock guards the members and their capacities; it is
  * never held while an allocator, a reclaimer or anything else outside this class runs, so a
  * reclaimer that makes Paimon spill on the asking thread, or an engine that calls back into a write
- * (Spark does), cannot deadlock with it. A member below its share waits only for borrowers, and a
- * borrower never waits, so no two members wait for each other.
+ * (Spark does), cannot deadlock with it. Only a member that owes nothing waits, and only for
+ * members that owe, so no two members wait for each other.
  */
 public final class SharedMemory {
 
@@ -60,7 +65,9 @@ public final class SharedMemory {
     /** A grant is at least this fraction of the asker's share. */
     static final int GRANT_SHARE = 16;
     /** How often a waiting asker looks at the debtors again when no release woke it. */
-    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final int RECHECK_MILLIS = 10;
+
+    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(RECHECK_MILLIS);
 
     private final String name;
     private final long limit;
@@ -72,6 +79,8 @@ public final class SharedMemory {
     private volatile long pool;
     /** Askers waiting for memory to come back; a release signals only when there are any. */
     private volatile int waiters;
+    /** See {@link #mayOwe()}. */
+    private volatile boolean debts;
 
     private SharedMemory(String name, long limit) {
         this.name = name;
@@ -175,8 +184,8 @@ public final class SharedMemory {
                 return;
             }
             pool -= member.share;
-            debtors = new ArrayList<>();
-            reclaim(capacitySum() - pool, null, debtors);
+            reclaim(capacitySum() - pool, null, false);
+            debtors = owing();
             returned.signalAll();
         } finally {
             lock.unlock();
@@ -185,26 +194,32 @@ public final class SharedMemory {
     }
 
     /**
-     * Reserves {@code bytes} for {@code member}, whose capacity did not hold them, after the pool
-     * gave it capacity (see the class comment). Called by {@link MemoryBudget} on the thread that
-     * asked; may wait for a reclaim.
+     * Reserves {@code bytes} for {@code member}: when its capacity does not hold them, after the pool
+     * gave it capacity (see the class comment); when other members owe memory they have not given
+     * back yet, after waiting (boundedly) until the engine has the bytes, since capacity lent or
+     * reclaimed is not free in the engine while a debtor still holds it. A member that owes itself
+     * never waits: a debtor waiting for others could be waited for by them. Called by {@link
+     * MemoryBudget} on the thread that asked.
      *
      * @return the member's reserved bytes after the add, or -1 when refused (nothing changed but
      *     capacity the member may have been given)
      */
     long reserve(PoolMember member, long bytes) {
-        List<PoolMember> debtors;
+        List<PoolMember> owing;
         lock.lock();
         try {
-            long next = member.budget.addWithinCapacity(bytes);
-            if (next >= 0 || !members.contains(member)) {
-                return next;
+            if (!members.contains(member)) {
+                return member.budget.addWithinCapacity(bytes);
             }
-            debtors = grant(member, member.budget.reservedBytes() + bytes - member.budget.capacityBytes());
-            if (debtors == null) {
+            boolean askerOwes = member.budget.owedBytes() > 0;
+            long need = member.budget.reservedBytes() + bytes - member.budget.capacityBytes();
+            if (need > 0 && !grant(member, need)) {
                 return -1;
             }
-            if (debtors.isEmpty()) {
+            owing = owing();
+            debts = !owing.isEmpty();
+            owing.remove(member);
+            if (askerOwes || owing.isEmpty() || heldBytes() + bytes <= pool) {
                 return member.budget.addWithinCapacity(bytes);
             }
             // What was given is the asker's own while it waits: no other member may borrow it.
@@ -214,7 +229,7 @@ public final class SharedMemory {
             lock.unlock();
         }
         try {
-            awaitReturned(member, bytes, debtors);
+            awaitReturned(member, bytes, owing);
         } finally {
             lock.lock();
             try {
@@ -233,17 +248,37 @@ public final class SharedMemory {
     }
 
     /**
+     * Whether a member may hold more than its capacity now: set when the pool lowers one below what
+     * it holds, cleared by the next {@link #reserve} that finds none. While it is set, every
+     * reservation of a member goes through {@link #reserve}, which waits for the engine to have the
+     * bytes.
+     */
+    boolean mayOwe() {
+        return debts;
+    }
+
+    /** Members holding more than their capacity. Under the lock. */
+    private List<PoolMember> owing() {
+        List<PoolMember> owing = new ArrayList<>();
+        for (PoolMember m : members) {
+            if (m.budget.owedBytes() > 0) {
+                owing.add(m);
+            }
+        }
+        return owing;
+    }
+
+    /**
      * Raises {@code asker}'s capacity by at least {@code need} (see the class comment). Under the
      * lock.
      *
-     * @return the members that now hold more than their capacity (empty when nobody must give back),
-     *     or null when refused, nothing moved
+     * @return whether it did; false: refused, nothing moved
      */
-    private List<PoolMember> grant(PoolMember asker, long need) {
+    private boolean grant(PoolMember asker, long need) {
         long capacity = asker.budget.capacityBytes();
         long room = asker.ceiling - capacity;
-        if (need <= 0 || need > room) {
-            return need <= 0 ? List.of() : null;
+        if (need > room) {
+            return false;
         }
         long want = Math.min(room, Math.max(need, asker.share / GRANT_SHARE));
         long got = Math.min(want, Math.max(0, pool - capacitySum()));
@@ -262,22 +297,23 @@ public final class SharedMemory {
                 break;
             }
             long take = Math.min(want - got, u.bytes());
-            lent.add(new Amount(u.member(), take));
-            got += take;
+            if (u.member().budget.lendUnused(take)) {
+                lent.add(new Amount(u.member(), take));
+                got += take;
+            }
         }
         if (got < need && capacity + need > asker.share) {
-            return null;
+            lent.forEach(a -> a.member().budget.setCapacity(a.member().budget.capacityBytes() + a.bytes()));
+            return false;
         }
-        lent.forEach(a -> a.member().budget.setCapacity(a.member().budget.capacityBytes() - a.bytes()));
         asker.budget.setCapacity(capacity + got);
-        List<PoolMember> debtors = new ArrayList<>();
         if (got < need) {
-            long taken = reclaim(Math.min(want, asker.share - capacity) - got, asker, debtors);
+            long taken = reclaim(Math.min(want, asker.share - capacity) - got, asker, true);
             asker.reclaimedBy(taken);
             asker.budget.setCapacity(capacity + got + taken);
         }
         asker.notePeakBorrowed();
-        return debtors;
+        return true;
     }
 
     /** Bytes of one member, for ordering members by a value read once. */
@@ -285,14 +321,16 @@ public final class SharedMemory {
 
     /**
      * Lowers the capacity of borrowers other than {@code asker} by {@code bytes} in all, largest
-     * over-share first, each at most to its share, and adds those that now hold more than their
-     * capacity to {@code debtors}. Under the lock. By construction the borrowers hold enough over
-     * their shares: the pool is the sum of the shares, so capacity a member lacks below its share is
-     * held by others above theirs, or by nobody.
+     * over-share first, each at most to its share; those that now hold more than their capacity owe
+     * it. Under the lock. By construction the borrowers hold enough over their shares: the pool is
+     * the sum of the shares, so capacity a member lacks below its share is held by others above
+     * theirs, or by nobody.
      *
+     * @param forAsker whether a member takes its share back (counted on both sides), rather than the
+     *     pool shrinking as a member leaves
      * @return the bytes taken
      */
-    private long reclaim(long bytes, PoolMember asker, List<PoolMember> debtors) {
+    private long reclaim(long bytes, PoolMember asker, boolean forAsker) {
         if (bytes <= 0) {
             return 0;
         }
@@ -308,10 +346,10 @@ public final class SharedMemory {
             }
             long take = Math.min(bytes - taken, over);
             b.budget.setCapacity(b.budget.capacityBytes() - take);
-            b.reclaimedFrom(take);
+            b.lowered(take, forAsker);
             taken += take;
             if (b.budget.owedBytes() > 0) {
-                debtors.add(b);
+                debts = true;
             }
         }
         return taken;
@@ -329,7 +367,8 @@ public final class SharedMemory {
     /**
      * Waits, at most {@code member}'s reclaim wait, until the members hold no more than the pool
      * leaves for {@code bytes}, asking the debtors to give back on this thread meanwhile. Returns at
-     * once when the member's write is cancelled or this thread is interrupted (its flag stays set).
+     * once when the member's write is cancelled or this thread is interrupted (its flag stays set),
+     * and when no other member owes any more.
      */
     private void awaitReturned(PoolMember member, long bytes, List<PoolMember> debtors) {
         long deadline = System.nanoTime() + member.waitNanos;
@@ -347,7 +386,12 @@ public final class SharedMemory {
                 if (heldBytes() + bytes > pool) {
                     returned.awaitNanos(Math.min(left, RECHECK_NANOS));
                 }
-                owing = members.stream().filter(m -> m.budget.owedBytes() > 0).toList();
+                owing = owing();
+                owing.remove(member);
+                if (owing.isEmpty()) {
+                    // Nobody owes: what the engine lacks is not the pool's to get back.
+                    return;
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

@@ -161,8 +161,8 @@ class SharedMemoryTest {
         assertThat(pool.poolBytes()).isEqualTo(MIB);
         assertThat(pool.memberCount()).isEqualTo(1);
         assertThat(heavy.capacityBytes()).isEqualTo(MIB);
-        assertThat(heavy.reclaimedFromCount()).isEqualTo(1);
-        assertThat(heavy.reservedBytes()).isLessThanOrEqualTo(MIB);
+        assertThat(heavy.reservedBytes()).as("asked to give back, idle, it did").isLessThanOrEqualTo(MIB);
+        assertThat(heavy.reclaimedFromCount()).as("no write reclaimed: the pool shrank").isZero();
         lender.leavePool();
         assertThat(pool.poolBytes()).as("leaving twice changes nothing").isEqualTo(MIB);
     }

@@ -25,9 +25,9 @@ import java.util.Map;
  *     Exact; changes when the pool grants or takes back capacity; 0 outside a shared memory.
  * @param peakBorrowedBytes the most {@code borrowedBytes} ever. Exact; cumulative maximum.
  * @param reclaimedFromCount times another consumer took memory from this write: another write of
- *     the shared memory lowering this write's budget to get its share back (or the pool shrinking
- *     as a write left), and the engine asking the write for memory back (Spark's spill of the
- *     write's consumer for another consumer of the task). Exact; cumulative.
+ *     the shared memory lowering this write's budget to get its share back, and the engine asking
+ *     the write for memory back (Spark's spill of the write's consumer for another consumer of the
+ *     task). Exact; cumulative. The pool shrinking as a write leaves is not counted.
  * @param reclaimedFromBytes what those took: budget the pool lowered, plus the bytes the engine's
  *     requests freed. Exact; cumulative.
  * @param reclaimedByCount times this write took budget back from borrowers to get its share. Exact;

@@ -6,6 +6,8 @@ import io.paimongov.flink.FlinkTaskCancellation;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.config.MemorySharing;
+import io.paimongov.runtime.memory.SharedMemory;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import java.util.HashMap;
@@ -32,6 +34,11 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
  * operator's declared use case; no declaration fails with a message saying what to add), the task
  * manager's spilling directories, the task's cancel flag and the operator's metric group, and opens
  * a {@link GovernedTableWrite} through the {@code flink} provider.
+ *
+ * <p>Shared memory: with {@code governance.memory.sharing=fair} (the default) the write joins the
+ * slot's {@link SharedMemory} ({@link SlotMemories}) with its share as its guaranteed budget and may
+ * borrow what the slot's other governed writers leave unused; with {@code none} its budget is its
+ * share, fixed (docs/memory-sharing.md).
  *
  * <p>State: only the commit user ({@link CommitUserState}); a restored subtask writes for the user
  * the job had. The write itself keeps no state, so any parallelism can restore.
@@ -105,16 +112,24 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
                                 task.getTaskManagerInfo().getConfiguration(),
                                 getUserCodeClassloader());
         long share = SlotMemory.share(manager, fraction, getOperatorName());
+        GovernanceOptions governance = governance(manager, share);
         cancellation = new FlinkTaskCancellation(getContainingTask()::isCanceled);
-        EngineEnvironment engine =
+        EngineEnvironment.Builder engine =
                 EngineEnvironment.builder()
                         .with(MemoryManager.class, manager)
-                        .with(FlinkSlot.class, FlinkSlot.of(share, task.getIOManager().getSpillingDirectoriesPaths()))
                         .with(CancellationSignal.class, cancellation)
-                        .with(MetricGroup.class, getMetricGroup())
-                        .build();
+                        .with(MetricGroup.class, getMetricGroup());
+        String[] spillDirs = task.getIOManager().getSpillingDirectoriesPaths();
+        if (governance.memorySharing() == MemorySharing.FAIR) {
+            // Guaranteed its share, it may borrow up to the slot's memory from the other governed writers.
+            SlotMemory.checkBudget(governance.budgetBytes(), share);
+            engine.with(FlinkSlot.class, FlinkSlot.of(manager.getMemorySize(), spillDirs))
+                    .with(SharedMemory.class, SlotMemories.of(manager));
+        } else {
+            engine.with(FlinkSlot.class, FlinkSlot.of(share, spillDirs));
+        }
         String name = table.name() + "-writer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        ResourceContext context = ResourceContext.open(name, new FlinkGovernanceProvider(), governance(manager, share), engine);
+        ResourceContext context = ResourceContext.open(name, new FlinkGovernanceProvider(), governance, engine.build());
         write = GovernedTableWrite.stream(table, commitUser, context);
     }
 
