@@ -44,7 +44,10 @@ public final class MemoryBudget {
     private volatile long capacity;
     /** The write's place in a shared memory; null outside one. */
     private final PoolMember member;
-    /** The member's {@link PoolMember#reclaimRequests()} the write last answered with a flush. */
+    /**
+     * The member's {@link PoolMember#reclaimRequests()} the write last answered with a flush.
+     * Touched only by the writing thread, under the write's call lock.
+     */
     private long answeredRequests;
     private final AtomicLong reserved = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();

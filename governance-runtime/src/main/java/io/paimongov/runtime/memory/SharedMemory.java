@@ -52,11 +52,17 @@ import org.slf4j.LoggerFactory;
  * bytes. If the wait ends first it takes them all the same, and the engine may refuse the page,
  * which the write then spills for.
  *
- * <p><b>Thread-safety:</b> thread-safe. One lock guards the members and their capacities; it is
- * never held while an allocator, a reclaimer or anything else outside this class runs, so a
- * reclaimer that makes Paimon spill on the asking thread, or an engine that calls back into a write
- * (Spark does), cannot deadlock with it. Only a member that owes nothing waits, and only for
- * members that owe, so no two members wait for each other.
+ * <p><b>Thread-safety:</b> thread-safe. <b>Who calls:</b> {@link #of} and the accessors, the
+ * engine integration, on any thread; a member's budget joins on the thread that opens its write,
+ * reserves through it on every thread that grows one of its reservations (the writing thread,
+ * compaction threads, engine code), gives back on any thread, and leaves on the thread that closes
+ * the write. One lock guards the members and their capacities; it is never held while an
+ * allocator, a reclaimer or anything else outside this class runs, so a reclaimer that makes Paimon
+ * spill on the asking thread, or an engine that calls back into a write (Spark does), cannot
+ * deadlock with it. The reclaimer of another member runs on the asking thread; as every {@link
+ * Reclaimer} it must not grow a reservation (it would ask the pool again from inside a request).
+ * Only a member that owes nothing waits, and only for members that owe, so no two members wait for
+ * each other.
  */
 public final class SharedMemory {
 

@@ -137,8 +137,10 @@ public final class ResourceContext implements AutoCloseable {
         SharedMemory shared = options.memorySharing() == MemorySharing.FAIR
                 ? environment.find(SharedMemory.class).orElse(null)
                 : null;
-        EngineResources engine = provider.open(
-                shared == null ? options.providerOptions() : options.providerOptions(Math.max(shared.limitBytes(), options.budgetBytes())),
+        // A member's allocator must let it hold what it borrows: the pool's limit is its ceiling.
+        EngineResources engine = provider.open(shared == null
+                        ? options.providerOptions()
+                        : options.providerOptions(Math.max(shared.limitBytes(), options.budgetBytes())),
                 environment);
         ResourceContext context;
         try {

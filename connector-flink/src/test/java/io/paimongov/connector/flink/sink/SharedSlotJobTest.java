@@ -1,6 +1,7 @@
 package io.paimongov.connector.flink.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.flink.FlinkGovernanceProvider;
@@ -202,6 +203,28 @@ class SharedSlotJobTest {
             });
         }
         assertThat(FlinkGovernanceProvider.leaksDetected()).isEqualTo(leaks);
+    }
+
+    @Test
+    void aBadSharingPolicyIsRefusedWhenTheSinkIsAddedNamingTheKey() throws Exception {
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 1, "avro");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        DataStream<TableRow> rows = env.fromData(TableRow.of(0));
+
+        assertThatThrownBy(() -> GovernedPaimonSink.write(rows, TableRow::toRow, table, Map.of(GovernanceOptions.MEMORY_SHARING, "fifo")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'governance.memory.sharing' = 'fifo' must be 'fair' or 'none'");
+    }
+
+    @Test
+    void aBudgetAboveTheOperatorsShareIsRefusedAlsoWhenTheWriterMayBorrow() {
+        assertThatThrownBy(() -> SlotMemory.checkBudget(SHARE + 1, SHARE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'governance.memory.budget' = " + (SHARE + 1) + " bytes is larger than the managed memory Flink gives"
+                        + " this write (its operator's share of the slot): " + SHARE + " bytes; lower 'governance.memory.budget'"
+                        + " or give the task managers more managed memory (taskmanager.memory.managed.size) or the writer a"
+                        + " larger share (governance.flink.managed-memory-weight)");
+        SlotMemory.checkBudget(SHARE, SHARE);
     }
 
     /** Each writer's gauges of {@code job} as the reporter received them, by table name. */
