@@ -176,6 +176,12 @@ public final class MemoryBudget {
     boolean tryAccount(long bytes) {
         // While a member of the pool owes, the capacity is not all in the engine: the pool decides.
         long next = member != null && member.pool.mayOwe() ? -1 : addWithinCapacity(bytes);
+        if (next >= 0 && member != null && member.pool.mayOwe()) {
+            // A debt appeared while this added: the pool, which read the reservations after marking
+            // it, may have counted on room this add took. Asked again through the pool.
+            reserved.addAndGet(-bytes);
+            next = -1;
+        }
         if (next < 0 && member != null) {
             next = member.pool.reserve(member, bytes);
         }

@@ -131,22 +131,13 @@ public final class SharedMemory {
         }
     }
 
-    /** What the members reserve now, together (exact, read member by member). */
-    long heldBytes() {
+    /** What the members reserve now, together (exact, read member by member). Under the lock. */
+    private long heldBytes() {
         long held = 0;
-        for (PoolMember m : snapshotMembers()) {
+        for (PoolMember m : members) {
             held += m.budget.reservedBytes();
         }
         return held;
-    }
-
-    private List<PoolMember> snapshotMembers() {
-        lock.lock();
-        try {
-            return List.copyOf(members);
-        } finally {
-            lock.unlock();
-        }
     }
 
     /**
@@ -211,7 +202,6 @@ public final class SharedMemory {
      *     capacity the member may have been given)
      */
     long reserve(PoolMember member, long bytes) {
-        List<PoolMember> owing;
         lock.lock();
         try {
             if (!members.contains(member)) {
@@ -222,34 +212,57 @@ public final class SharedMemory {
             if (need > 0 && !grant(member, need)) {
                 return -1;
             }
-            owing = owing();
-            debts = !owing.isEmpty();
-            owing.remove(member);
-            if (askerOwes || owing.isEmpty() || heldBytes() + bytes <= pool) {
+            long deadline = System.nanoTime() + member.waitNanos;
+            boolean waiting = false;
+            try {
+                // The check and the add are one step under the lock: two askers never both take the last room.
+                while (true) {
+                    List<PoolMember> owing = owing();
+                    debts = !owing.isEmpty();
+                    owing.remove(member);
+                    if (askerOwes || owing.isEmpty() || heldBytes() + bytes <= pool || member.stop.getAsBoolean()
+                            || Thread.currentThread().isInterrupted()) {
+                        return member.budget.addWithinCapacity(bytes);
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (waiting && left <= 0) {
+                        LOG.debug("{} waited {} ms for shared memory '{}' to get {} bytes back; going on", member.name,
+                                TimeUnit.NANOSECONDS.toMillis(member.waitNanos), name, bytes);
+                        return member.budget.addWithinCapacity(bytes);
+                    }
+                    if (!waiting) {
+                        // What was given is the asker's own while it waits: no other member may borrow it.
+                        waiting = true;
+                        member.pending += bytes;
+                        waiters++;
+                    }
+                    // Idle debtors give back at once on this thread, also when there is no time to wait.
+                    askBack(owing);
+                    if (left > 0 && heldBytes() + bytes > pool) {
+                        returned.awaitNanos(Math.min(left, RECHECK_NANOS));
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 return member.budget.addWithinCapacity(bytes);
+            } finally {
+                if (waiting) {
+                    member.pending -= bytes;
+                    waiters--;
+                }
             }
-            // What was given is the asker's own while it waits: no other member may borrow it.
-            member.pending += bytes;
-            waiters++;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Asks {@code owing} to give back on this thread, outside the lock (their reclaimers run Paimon). Under the lock. */
+    private void askBack(List<PoolMember> owing) {
+        lock.unlock();
         try {
-            awaitReturned(member, bytes, owing);
+            owing.forEach(PoolMember::askBack);
         } finally {
             lock.lock();
-            try {
-                member.pending -= bytes;
-                waiters--;
-            } finally {
-                lock.unlock();
-            }
-        }
-        lock.lock();
-        try {
-            return member.budget.addWithinCapacity(bytes);
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -368,43 +381,6 @@ public final class SharedMemory {
             sum += m.budget.capacityBytes();
         }
         return sum;
-    }
-
-    /**
-     * Waits, at most {@code member}'s reclaim wait, until the members hold no more than the pool
-     * leaves for {@code bytes}, asking the debtors to give back on this thread meanwhile. Returns at
-     * once when the member's write is cancelled or this thread is interrupted (its flag stays set),
-     * and when no other member owes any more.
-     */
-    private void awaitReturned(PoolMember member, long bytes, List<PoolMember> debtors) {
-        long deadline = System.nanoTime() + member.waitNanos;
-        List<PoolMember> owing = debtors;
-        while (heldBytes() + bytes > pool && !member.stop.getAsBoolean()) {
-            owing.forEach(PoolMember::askBack);
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                LOG.debug("{} waited {} ms for shared memory '{}' to get {} bytes back; going on", member.name,
-                        TimeUnit.NANOSECONDS.toMillis(member.waitNanos), name, bytes);
-                return;
-            }
-            lock.lock();
-            try {
-                if (heldBytes() + bytes > pool) {
-                    returned.awaitNanos(Math.min(left, RECHECK_NANOS));
-                }
-                owing = owing();
-                owing.remove(member);
-                if (owing.isEmpty()) {
-                    // Nobody owes: what the engine lacks is not the pool's to get back.
-                    return;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 
     /** A member gave memory back: wakes the askers waiting for it. Cheap when nobody waits. */
