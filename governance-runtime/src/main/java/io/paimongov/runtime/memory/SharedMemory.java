@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * ({@link #reserve}), which gives it, in this order:
  *
  * <ol>
- *   <li>capacity no member holds (left by a member that borrowed and spilled, or by one that left);
+ *   <li>capacity no member holds (what a borrower held above its share when it left);
  *   <li>capacity other members hold and do not use (above what they reserve), most unused first:
  *       lent, which costs the lender nothing now;
  *   <li>only for a request that keeps the asker within its share: capacity of borrowers (members
