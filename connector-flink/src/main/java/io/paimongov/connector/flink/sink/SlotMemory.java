@@ -104,21 +104,4 @@ final class SlotMemory {
         }
         return manager.computeMemorySize(fraction);
     }
-
-    /**
-     * The check the {@code flink} provider makes of a write opened with its share (PROV.7), for a
-     * write that opens with the whole slot as its ceiling because it borrows in the slot's shared
-     * memory: its budget, the share it is guaranteed, must fit in the operator's share.
-     *
-     * @throws IllegalArgumentException naming {@code governance.memory.budget}, the budget and the share
-     */
-    static void checkBudget(long budgetBytes, long shareBytes) {
-        if (budgetBytes > shareBytes) {
-            throw new IllegalArgumentException("'governance.memory.budget' = " + budgetBytes + " bytes is larger than the"
-                    + " managed memory Flink gives this write (its operator's share of the slot): " + shareBytes + " bytes;"
-                    + " lower 'governance.memory.budget' or give the task managers more managed memory"
-                    + " (taskmanager.memory.managed.size) or the writer a larger share ("
-                    + FlinkGovernanceProvider.MANAGED_MEMORY_WEIGHT + ")");
-        }
-    }
 }
