@@ -162,7 +162,7 @@ public final class CompactionAdmission {
                     notifyAll();
                     continue;
                 }
-                if (heldBytes > 0 && heldBytes + oldest.bytes > budget.capacityBytes() / 2) {
+                if (heldBytes > 0 && heldBytes + oldest.bytes > budget.shareBytes() / 2) {
                     // The running tasks hold half the budget: this one waits for their memory.
                     return;
                 }

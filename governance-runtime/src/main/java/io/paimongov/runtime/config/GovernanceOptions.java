@@ -30,6 +30,8 @@ public final class GovernanceOptions {
     public static final String PROVIDER = RuntimeOptions.PROVIDER.key();
     public static final String MEMORY_BUDGET = RuntimeOptions.MEMORY_BUDGET.key();
     public static final String PAGE_SIZE = RuntimeOptions.PAGE_SIZE.key();
+    public static final String MEMORY_SHARING = RuntimeOptions.MEMORY_SHARING.key();
+    public static final String MEMORY_RECLAIM_WAIT = RuntimeOptions.MEMORY_RECLAIM_WAIT.key();
     public static final String SPILL_DIRS = RuntimeOptions.SPILL_DIRS.key();
     public static final String SPILL_MAX_BYTES = RuntimeOptions.SPILL_MAX_BYTES.key();
     public static final String SPILL_SWEEP = RuntimeOptions.SPILL_SWEEP.key();
@@ -46,6 +48,8 @@ public final class GovernanceOptions {
     private final String provider;
     /** The budget, page size and spill settings, held once: what the provider is told. */
     private final ProviderOptions told;
+    private final MemorySharing memorySharing;
+    private final long reclaimWaitMillis;
     private final boolean sweepOrphans;
     private final int taskThreads;
     private final int maxCompactionThreads;
@@ -71,6 +75,8 @@ public final class GovernanceOptions {
             }
         });
         this.told = b.build();
+        this.memorySharing = parsed.get(RuntimeOptions.MEMORY_SHARING);
+        this.reclaimWaitMillis = parsed.get(RuntimeOptions.MEMORY_RECLAIM_WAIT);
         this.sweepOrphans = parsed.get(RuntimeOptions.SPILL_SWEEP);
         this.taskThreads = parsed.get(RuntimeOptions.COMPACTION_TASK_THREADS);
         this.maxCompactionThreads = parsed.get(RuntimeOptions.COMPACTION_MAX_THREADS);
@@ -190,6 +196,16 @@ public final class GovernanceOptions {
         return told.pageSize();
     }
 
+    /** {@code governance.memory.sharing}: how the write uses a shared memory its engine offers. */
+    public MemorySharing memorySharing() {
+        return memorySharing;
+    }
+
+    /** {@code governance.memory.reclaim-wait}, in milliseconds. */
+    public long reclaimWaitMillis() {
+        return reclaimWaitMillis;
+    }
+
     /** {@code governance.spill.dirs}: the spill roots as real paths (absolute, symbolic links resolved). */
     public List<Path> spillDirs() {
         return told.spillDirs();
@@ -266,6 +282,21 @@ public final class GovernanceOptions {
      */
     public ProviderOptions providerOptions() {
         return told;
+    }
+
+    /**
+     * What the provider is told for a write that may hold up to {@code budgetBytes}, more than its
+     * own budget: a member of a shared memory, which may borrow up to the pool's limit. The page size
+     * stays this write's ({@code auto} resolved from {@link #budgetBytes()}).
+     *
+     * @throws IllegalArgumentException when {@code budgetBytes} is below one page
+     */
+    public ProviderOptions providerOptions(long budgetBytes) {
+        ProviderOptions.Builder b = ProviderOptions.builder(budgetBytes, told.pageSize())
+                .spillDirs(told.spillDirs(), told.spillDirsGiven())
+                .spillMaxBytes(told.spillMaxBytes());
+        told.providerKeys().forEach(b::providerKey);
+        return b.build();
     }
 
 

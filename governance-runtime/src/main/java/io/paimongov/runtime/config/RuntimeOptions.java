@@ -32,6 +32,7 @@ final class RuntimeOptions {
     private static final long MIN_SPILL_BYTES = 1 << 20;
     private static final int MIN_MAX_THREADS = 1;
     private static final long MAX_STOP_MINUTES = 60;
+    private static final long MAX_RECLAIM_WAIT_SECONDS = 60;
 
     private static final List<String> OWNED_PREFIXES =
             List.of("governance.memory.", "governance.spill.", "governance.compaction.", "governance.write.",
@@ -70,6 +71,27 @@ final class RuntimeOptions {
                     .range("`auto`, or a power of two from `" + Sizes.format(ProviderOptions.MIN_PAGE_SIZE) + "` to `"
                             + Sizes.format(ProviderOptions.MAX_PAGE_SIZE) + "`")
                     .meaning("Size of one write-buffer page.")
+                    .build();
+
+    static final ConfigOption<MemorySharing> MEMORY_SHARING =
+            ConfigOption.define("governance.memory.sharing", "enum", (key, text, others) -> sharing(key, text))
+                    .defaultValue("fair")
+                    .range("`fair` or `none`")
+                    .meaning("How writes that the engine integration puts in one shared memory (the Flink connector:"
+                            + " the governed writers of a slot) use it: `fair` each is guaranteed its budget as its"
+                            + " share, borrows what the others leave unused and gets its share back from borrowers"
+                            + " when it needs it; `none` each keeps its own fixed budget. Changes nothing for a write"
+                            + " given no shared memory (see memory-sharing.md).")
+                    .build();
+
+    static final ConfigOption<Long> MEMORY_RECLAIM_WAIT =
+            ConfigOption.define("governance.memory.reclaim-wait", "duration",
+                            (key, text, others) -> millis(key, text, MAX_RECLAIM_WAIT_SECONDS * 1000, MAX_RECLAIM_WAIT_SECONDS + "s"))
+                    .defaultValue("1s")
+                    .range("`<n>ms`, `<n>s` or `<n>m`, at most `" + MAX_RECLAIM_WAIT_SECONDS + "s`")
+                    .meaning("In a shared memory, the longest a write that takes its share back waits for the"
+                            + " borrowers to give the memory back (at their next row, or at once when idle) before it"
+                            + " goes on; it stops waiting when cancelled. `0ms` does not wait.")
                     .build();
 
     static final ConfigOption<List<Path>> SPILL_DIRS =
@@ -113,7 +135,7 @@ final class RuntimeOptions {
 
     static final ConfigOption<Long> COMPACTION_STOP_TIMEOUT =
             ConfigOption.define("governance.compaction.stop-timeout", "duration",
-                            (key, text, others) -> millis(key, text))
+                            (key, text, others) -> millis(key, text, MAX_STOP_MINUTES * 60_000, MAX_STOP_MINUTES + "m"))
                     .defaultValue("30s")
                     .range("`<n>ms`, `<n>s` or `<n>m`, at most `" + MAX_STOP_MINUTES + "m`")
                     .meaning("How long closing or cancelling a write waits for its compaction threads to end."
@@ -153,7 +175,7 @@ final class RuntimeOptions {
 
     /** Every key the runtime owns, in documentation order, which is also the order values are checked in. */
     static final List<ConfigOption<?>> ALL = List.of(
-            PROVIDER, MEMORY_BUDGET, PAGE_SIZE, SPILL_DIRS, SPILL_MAX_BYTES, SPILL_SWEEP,
+            PROVIDER, MEMORY_BUDGET, PAGE_SIZE, MEMORY_SHARING, MEMORY_RECLAIM_WAIT, SPILL_DIRS, SPILL_MAX_BYTES, SPILL_SWEEP,
             COMPACTION_TASK_THREADS, COMPACTION_MAX_THREADS, COMPACTION_STOP_TIMEOUT, WRITE_EARLY_CLOSE_MIN_BYTES,
             WRITE_SHARED_SORT, ORPHANS_OLDER_THAN);
 
@@ -238,8 +260,8 @@ final class RuntimeOptions {
         return value;
     }
 
-    /** A duration in milliseconds: {@code <n>ms}, {@code <n>s} or {@code <n>m}, up to {@link #MAX_STOP_MINUTES} minutes. */
-    private static long millis(String key, String text) {
+    /** A duration in milliseconds: {@code <n>ms}, {@code <n>s} or {@code <n>m}, up to {@code maxMillis} ({@code max} in the error). */
+    private static long millis(String key, String text, long maxMillis, String max) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)").matcher(text.trim());
         if (m.matches()) {
             long n = Long.parseLong(m.group(1));
@@ -248,12 +270,21 @@ final class RuntimeOptions {
                 case "s" -> n * 1000;
                 default -> n * 60_000;
             };
-            if (ms <= MAX_STOP_MINUTES * 60_000) {
+            if (ms <= maxMillis) {
                 return ms;
             }
         }
         throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be a duration such as '500ms', '30s' or"
-                + " '2m', at most '" + MAX_STOP_MINUTES + "m'");
+                + " '2m', at most '" + max + "'");
+    }
+
+    private static MemorySharing sharing(String key, String text) {
+        for (MemorySharing value : MemorySharing.values()) {
+            if (value.name().equalsIgnoreCase(text)) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException("'" + key + "' = '" + text + "' must be 'fair' or 'none'");
     }
 
     private static int maxThreads(String key, String text) {

@@ -243,12 +243,23 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
         }
     }
 
+    /**
+     * Takes pages Paimon no longer uses into the cache. When the budget owes memory to a shared
+     * memory ({@link MemoryBudget#owedBytes()}: another write took its share back), the cache goes
+     * back to the engine at once, so that a borrower busy in a long call (a checkpoint's flush) gives
+     * back each buffer as it empties rather than at its next call.
+     */
     @Override
-    public synchronized void returnAll(List<MemorySegment> memory) {
-        for (MemorySegment page : memory) {
-            if (owned.contains(page)) {
-                cached.addFirst(page);
+    public void returnAll(List<MemorySegment> memory) {
+        synchronized (this) {
+            for (MemorySegment page : memory) {
+                if (owned.contains(page)) {
+                    cached.addFirst(page);
+                }
             }
+        }
+        if (budget.owedBytes() > 0) {
+            releaseCached();
         }
     }
 

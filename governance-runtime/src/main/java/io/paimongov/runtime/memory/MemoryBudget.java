@@ -12,37 +12,99 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 /**
  * One write's memory budget over an engine {@link SegmentAllocator}. Every byte the runtime holds
  * is held through a {@link MemoryReservation} made here, so the sum of live reservations is the
- * write's accounted memory and can never pass {@link #capacityBytes()}.
+ * write's accounted memory and a reservation grows only within {@link #capacityBytes()}.
  *
  * <p>How it works: accounting is a single compare-and-set counter checked against the capacity
  * before the allocator is asked; the allocator is never called under a lock of ours, so an engine
  * that calls back into us to spill (Spark does) cannot deadlock with a writer. A failed request
  * leaves the counter where it was.
  *
+ * <p>Capacity. A budget made with {@link #MemoryBudget(SegmentAllocator)} has the allocator's
+ * capacity for its whole life. A budget of a write in a {@link SharedMemory} ({@link #member}) starts
+ * at the write's share and the pool moves it: a request that does not fit asks the pool, which may
+ * lend the write capacity others leave unused, or take capacity back from borrowers for it, on the
+ * requesting thread (which may then wait, boundedly, for the borrowers to give memory back). When
+ * the pool lowers the capacity below what the budget reserves, the write owes the difference
+ * ({@link #owedBytes()}) and gives it back at its next safe point; until then no reservation grows.
+ *
  * <p><b>Thread-safety:</b> thread-safe; reservations may be grown and shrunk from any thread.
  */
 public final class MemoryBudget {
 
     private final SegmentAllocator allocator;
-    private final long capacity;
+    /** Fixed outside a pool; moved by the pool, under its lock, inside one. */
+    private volatile long capacity;
+    /** The write's place in a shared memory; null outside one. */
+    private final PoolMember member;
+    /**
+     * The member's {@link PoolMember#reclaimRequests()} the write last answered with a flush.
+     * Touched only by the writing thread, under the write's call lock.
+     */
+    private long answeredRequests;
     private final AtomicLong reserved = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
     private final LongAdder exhausted = new LongAdder();
+    private final LongAdder relievedCount = new LongAdder();
+    private final LongAdder relievedBytes = new LongAdder();
     private final Set<MemoryReservation> live = ConcurrentHashMap.newKeySet();
     private volatile Reclaimer reclaimer = Reclaimer.NONE;
 
     /** A budget of {@code allocator.capacityBytes()} bytes. */
     public MemoryBudget(SegmentAllocator allocator) {
         this.allocator = allocator;
-        this.capacity = allocator.capacityBytes();
+        this.capacity = positiveCapacity(allocator);
+        this.member = null;
+    }
+
+    private MemoryBudget(SegmentAllocator allocator, SharedMemory pool, String writeName, long shareBytes, long reclaimWaitNanos,
+            BooleanSupplier cancelled) {
+        this.allocator = allocator;
+        long ceiling = positiveCapacity(allocator);
+        if (shareBytes <= 0 || shareBytes > ceiling) {
+            throw new IllegalArgumentException("the share of write '" + writeName + "' must be from 1 to its allocator's capacity ("
+                    + ceiling + " bytes): " + shareBytes);
+        }
+        this.capacity = 0;
+        this.member = new PoolMember(pool, "write '" + writeName + "'", shareBytes, ceiling, this, reclaimWaitNanos, cancelled);
+        pool.join(member);
+    }
+
+    /**
+     * A budget of write {@code writeName} that joins {@code pool} with {@code shareBytes} guaranteed
+     * (at most the allocator's capacity, the most it may borrow up to). It leaves the pool at {@link
+     * #leavePool()}. A request that needs its share back waits at most {@code reclaimWaitMillis} for
+     * borrowers to give memory back, and not at all once {@code cancelled} is true.
+     *
+     * @throws IllegalArgumentException for a share that is not positive or above the allocator's
+     *     capacity
+     * @throws ResourceExhaustedException when the pool's limit cannot hold the share next to its
+     *     members'; nothing joined
+     */
+    public static MemoryBudget member(SegmentAllocator allocator, SharedMemory pool, String writeName, long shareBytes,
+            long reclaimWaitMillis, BooleanSupplier cancelled) {
+        return new MemoryBudget(allocator, pool, writeName, shareBytes, TimeUnit.MILLISECONDS.toNanos(reclaimWaitMillis), cancelled);
+    }
+
+    private static long positiveCapacity(SegmentAllocator allocator) {
+        long capacity = allocator.capacityBytes();
         if (capacity <= 0) {
             throw new IllegalArgumentException("allocator capacity must be positive: " + capacity);
+        }
+        return capacity;
+    }
+
+    /** Leaves the shared memory the budget joined (the write's last step); idempotent; nothing outside one. */
+    public void leavePool() {
+        if (member != null) {
+            member.pool.leave(member);
         }
     }
 
@@ -78,6 +140,20 @@ public final class MemoryBudget {
     }
 
     /**
+     * The engine asks for {@code bytes} back ({@link io.paimongov.spi.MemoryRelief}, bound to the
+     * allocator): runs the reclaimer as {@link #reclaim} does and counts the request in {@link
+     * #reclaimedFromCount()} and what it freed in {@link #reclaimedFromBytes()}.
+     *
+     * @return the bytes freed
+     */
+    public long relieve(long bytes) {
+        long freed = reclaim(bytes);
+        relievedCount.increment();
+        relievedBytes.add(freed);
+        return freed;
+    }
+
+    /**
      * Runs the reclaimer on this thread to free {@code bytes}; see {@link Reclaimer} for what it
      * may do on which thread.
      *
@@ -98,7 +174,17 @@ public final class MemoryBudget {
     }
 
     boolean tryAccount(long bytes) {
-        long next = BoundedCounters.tryAdd(reserved, bytes, capacity);
+        // While a member of the pool owes, the capacity is not all in the engine: the pool decides.
+        long next = member != null && member.pool.mayOwe() ? -1 : addWithinCapacity(bytes);
+        if (next >= 0 && member != null && member.pool.mayOwe()) {
+            // A debt appeared while this added: the pool, which read the reservations after marking
+            // it, may have counted on room this add took. Asked again through the pool.
+            reserved.addAndGet(-bytes);
+            next = -1;
+        }
+        if (next < 0 && member != null) {
+            next = member.pool.reserve(member, bytes);
+        }
         if (next < 0) {
             return false;
         }
@@ -109,8 +195,50 @@ public final class MemoryBudget {
         return true;
     }
 
+    /**
+     * Adds {@code bytes} if they fit in the capacity now, asking nobody. In a shared memory the pool
+     * may lend this budget's unused capacity at the same moment ({@link #lendUnused}): the add reads
+     * the capacity again after it and undoes itself when the capacity fell below it. The lender
+     * lowers the capacity before it reads the reservations and this add changes them before it reads
+     * the capacity (all volatile), so at least one of the two sees the other and backs off.
+     *
+     * @return the reserved bytes after the add, or -1 when they did not fit (nothing changed)
+     */
+    long addWithinCapacity(long bytes) {
+        long next = BoundedCounters.tryAdd(reserved, bytes, capacity);
+        if (next >= 0 && member != null && next > capacity) {
+            reserved.addAndGet(-bytes);
+            return -1;
+        }
+        return next;
+    }
+
+    /**
+     * Under the pool's lock: lowers the capacity by {@code bytes} the budget does not reserve, for
+     * another member; see {@link #addWithinCapacity} for a reservation racing it.
+     *
+     * @return whether it was lowered (false: a reservation took the bytes meanwhile; nothing changed)
+     */
+    boolean lendUnused(long bytes) {
+        long before = capacity;
+        capacity = before - bytes;
+        if (reserved.get() > before - bytes) {
+            capacity = before;
+            return false;
+        }
+        return true;
+    }
+
+    /** Under the pool's lock. */
+    void setCapacity(long bytes) {
+        capacity = bytes;
+    }
+
     void unaccount(long bytes) {
         reserved.addAndGet(-bytes);
+        if (member != null) {
+            member.pool.released();
+        }
     }
 
     /**
@@ -122,46 +250,129 @@ public final class MemoryBudget {
     public ResourceExhaustedException exhausted(String requester, long bytes) {
         exhausted.increment();
         long reservedNow = reservedBytes();
-        return new ResourceExhaustedException(
-                Resource.MEMORY, requester, bytes, reservedNow, capacity, largestHolders(5), remedy(reservedNow, bytes));
+        long capacityNow = capacity;
+        return new ResourceExhaustedException(Resource.MEMORY, requester, bytes, reservedNow, capacityNow, largestHolders(5),
+                remedy(capacityNow, reservedNow, bytes));
     }
 
     /**
      * The error for a request a write needs just to open (its fixed reservations, its first writer):
      * when the budget is short it names {@link GovernanceOptions#MEMORY_BUDGET} and the smallest
-     * budget that would have held the request next to what is reserved; when the engine is short it
-     * says so.
+     * budget that would have held the request next to what is reserved (for a write in a shared
+     * memory, its share); when the engine is short it says so.
      */
     public ResourceExhaustedException tooSmall(String requester, long bytes) {
         exhausted.increment();
         long reservedNow = reservedBytes();
+        long capacityNow = capacity;
         String remedy =
-                engineShort(reservedNow, bytes)
-                        ? remedy(reservedNow, bytes)
+                capacityNow - reservedNow >= bytes
+                        ? remedy(capacityNow, reservedNow, bytes)
                         : "the budget is too small for this table: raise '" + GovernanceOptions.MEMORY_BUDGET + "' from "
-                                + Sizes.format(capacity) + " to at least " + Sizes.format(reservedNow + bytes);
+                                + Sizes.format(shareBytes()) + " to at least " + Sizes.format(reservedNow + bytes);
         return new ResourceExhaustedException(
-                Resource.MEMORY, requester, bytes, reservedNow, capacity, largestHolders(5), remedy);
+                Resource.MEMORY, requester, bytes, reservedNow, capacityNow, largestHolders(5), remedy);
     }
 
-    private boolean engineShort(long reservedNow, long bytes) {
-        return capacity - reservedNow >= bytes;
-    }
-
-    private String remedy(long reservedNow, long bytes) {
-        if (engineShort(reservedNow, bytes)) {
+    /**
+     * Why a request of {@code bytes} failed and what helps: the engine refused although the budget
+     * had room; the write's share of a shared memory is taken by the other writes; or the budget
+     * is spent.
+     */
+    private String remedy(long capacityNow, long reservedNow, long bytes) {
+        if (capacityNow - reservedNow >= bytes) {
             return "the write's budget had room, the engine did not (it holds "
                     + Sizes.format(allocator.usedBytes())
                     + " for this write; the rest of its memory is taken by other writes or consumers):"
                     + " give the engine more memory or run fewer writes at once; raising '"
                     + GovernanceOptions.MEMORY_BUDGET + "' does not help";
         }
-        return "raise '" + GovernanceOptions.MEMORY_BUDGET + "' (now " + Sizes.format(capacity) + ")";
+        if (member != null) {
+            return "the write's share of shared memory '" + member.pool.name() + "' is " + Sizes.format(member.share)
+                    + " and it holds " + Sizes.format(capacityNow) + " now; the other writes hold the rest of the pool's "
+                    + Sizes.format(member.pool.poolBytes()) + ": give the write a larger share ('"
+                    + GovernanceOptions.MEMORY_BUDGET + "', or its weight in the engine) or the engine more memory";
+        }
+        return "raise '" + GovernanceOptions.MEMORY_BUDGET + "' (now " + Sizes.format(capacityNow) + ")";
     }
 
-    /** The budget in bytes. */
+    /**
+     * The capacity now: the allocator's capacity outside a shared memory; inside one, the share plus
+     * what the write borrowed, less what it lent (moved by the pool).
+     */
     public long capacityBytes() {
         return capacity;
+    }
+
+    /**
+     * The capacity the write is guaranteed: its share of the shared memory it joined, else its fixed
+     * capacity. What a write plans its memory with (footprint, writers of its own, the shared sort),
+     * so that the plan does not move with what it borrows.
+     */
+    public long shareBytes() {
+        return member != null ? member.share : capacity;
+    }
+
+    /** Capacity above the share now (exact); 0 outside a shared memory. */
+    public long borrowedBytes() {
+        return member != null ? member.borrowedBytes() : 0;
+    }
+
+    /** The most capacity ever held above the share (exact); 0 outside a shared memory. */
+    public long peakBorrowedBytes() {
+        return member != null ? member.peakBorrowedBytes() : 0;
+    }
+
+    /**
+     * Times another consumer took memory from this write (exact): a member of the shared memory that
+     * lowered this write's capacity to get its share back, and the engine asking for memory back
+     * ({@link #relieve}). The pool shrinking as a member leaves lowers borrowers too; that is no
+     * consumer's reclaim and is not counted.
+     */
+    public long reclaimedFromCount() {
+        return relievedCount.sum() + (member != null ? member.reclaimedFromCount() : 0);
+    }
+
+    /** Capacity the pool lowered for those, plus the bytes the engine's requests freed (exact). */
+    public long reclaimedFromBytes() {
+        return relievedBytes.sum() + (member != null ? member.reclaimedFromBytes() : 0);
+    }
+
+    /** Times this write took capacity back from borrowers to get its share (exact); 0 outside a shared memory. */
+    public long reclaimedByCount() {
+        return member != null ? member.reclaimedByCount() : 0;
+    }
+
+    /** The capacity it took back so (exact); 0 outside a shared memory. */
+    public long reclaimedByBytes() {
+        return member != null ? member.reclaimedByBytes() : 0;
+    }
+
+    /**
+     * What the budget reserves above its capacity: what the pool took back from the write and the
+     * write has not given back yet. 0 outside a shared memory (barring a reservation that raced a
+     * lowering).
+     */
+    public long owedBytes() {
+        return reserved.get() - capacity;
+    }
+
+    /**
+     * Whether the pool lowered this write below what it holds since the last call that returned
+     * true: the write's safe point then makes Paimon flush or spill ({@link Reclaimer}); between two
+     * such requests it only gives cached pages back, so that a debt the write cannot pay does not
+     * flush a writer at every row. Called by the writing thread.
+     */
+    public boolean takeReclaimRequest() {
+        if (member == null) {
+            return false;
+        }
+        long requests = member.reclaimRequests();
+        if (requests == answeredRequests) {
+            return false;
+        }
+        answeredRequests = requests;
+        return true;
     }
 
     /** Bytes reserved now, pages included (exact). */
@@ -175,9 +386,14 @@ public final class MemoryBudget {
         return Math.max(peak.get(), reserved.get());
     }
 
-    /** Bytes not reserved now. */
+    /**
+     * Bytes the write may still reserve without waiting for its own memory: its capacity, or its
+     * share when it lent capacity below it (a request within the share takes it back), less what is
+     * reserved; never below 0.
+     */
     public long availableBytes() {
-        return capacity - reserved.get();
+        long room = member != null ? Math.max(capacity, member.share) : capacity;
+        return Math.max(0, room - reserved.get());
     }
 
     /** How many requests failed with {@link ResourceExhaustedException}. */

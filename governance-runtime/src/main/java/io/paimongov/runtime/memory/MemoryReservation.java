@@ -50,7 +50,9 @@ public final class MemoryReservation implements AutoCloseable {
     }
 
     /**
-     * Grows by {@code n} bytes if the budget and the engine allow it.
+     * Grows by {@code n} bytes if the budget and the engine allow it. In a {@link SharedMemory} the
+     * budget may first ask the pool for capacity, and wait (at most the write's reclaim wait, not at
+     * all once the write is cancelled) for other writes to give memory back.
      *
      * @return whether it grew; false leaves accounting unchanged
      * @throws GovernanceClosedException when closed

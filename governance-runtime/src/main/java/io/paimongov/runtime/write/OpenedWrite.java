@@ -123,7 +123,8 @@ final class OpenedWrite {
                         "a key of the overwritten partitions may live in a partition the overwrite keeps, and the governed"
                                 + " write does not decide which copy wins; delete the partitions and insert instead");
             }
-            this.footprint = WriteFootprint.plan(table, budget.capacityBytes(), context.pool().pageSize());
+            // Planned on the share: what a write borrows comes and goes, the plan stays.
+            this.footprint = WriteFootprint.plan(table, budget.shareBytes(), context.pool().pageSize());
             this.files = new DataFileListener(context);
             this.fileIO = new TrackingFileIO(table.fileIO(), files);
             this.table =
@@ -141,7 +142,7 @@ final class OpenedWrite {
                             budget,
                             context.pool(),
                             footprint.plusPerWriter(tableMode.extraPerWriterBytes(context.pool().pageSize())),
-                            budget.availableBytes() - footprint.compactionBytes(),
+                            budget.shareBytes() - budget.reservedBytes() - footprint.compactionBytes(),
                             this.table.schema().logicalPartitionType(),
                             poolFactory,
                             callLock,
@@ -233,7 +234,7 @@ final class OpenedWrite {
         long firstWriter =
                 (long) GovernedTableWrite.MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
         long minimum = footprint.flushWriterBytes() + footprint.spillIoBytes() + footprint.compactionBytes() + firstWriter;
-        if (budget.capacityBytes() < minimum) {
+        if (budget.shareBytes() < minimum) {
             throw budget.tooSmall(
                     "this table's minimum: flush file writer " + Sizes.format(footprint.flushWriterBytes())
                             + " + spill I/O buffers " + Sizes.format(footprint.spillIoBytes())
@@ -251,7 +252,7 @@ final class OpenedWrite {
     private void checkFirstWriterFits() {
         long firstWriter =
                 (long) GovernedTableWrite.MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
-        if (budget.availableBytes() - footprint.compactionBytes() < firstWriter) {
+        if (budget.shareBytes() - budget.reservedBytes() - footprint.compactionBytes() < firstWriter) {
             throw budget.tooSmall("first writer and its " + GovernedTableWrite.MIN_WRITER_PAGES + " pages", firstWriter);
         }
     }
@@ -299,6 +300,25 @@ final class OpenedWrite {
     /** Makes room for compaction tasks waiting for memory; the writing thread, at the start of a call. */
     void serveCompaction() throws Exception {
         compaction.serveWaiting(roomForCompaction);
+    }
+
+    /**
+     * The write's safe point in a shared memory, on the writing thread at the start of every call:
+     * when the pool took capacity back and the write holds more than its capacity, it gives the
+     * difference back, cached pages first; Paimon flushes or spills its largest buffers once per
+     * request of the pool ({@link MemoryBudget#takeReclaimRequest()}), so that a debt the write
+     * cannot pay does not flush a writer at every row. Two volatile reads when nothing is owed.
+     */
+    void giveBackOwed() throws Exception {
+        long owed = budget.owedBytes();
+        if (owed <= 0) {
+            return;
+        }
+        if (budget.takeReclaimRequest()) {
+            makeRoom(owed);
+        } else {
+            context.pool().releaseCached();
+        }
     }
 
     /** Starts a call of the write: takes the call lock and marks this thread as the writing one. */

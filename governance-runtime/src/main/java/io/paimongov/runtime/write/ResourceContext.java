@@ -4,9 +4,11 @@ import io.paimongov.runtime.Providers;
 import io.paimongov.runtime.cancel.CancellationToken;
 import io.paimongov.runtime.compaction.CompactionExecutor;
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.config.MemorySharing;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.memory.SharedMemory;
 import io.paimongov.runtime.metrics.WriterMetrics;
 import io.paimongov.runtime.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
@@ -64,12 +66,21 @@ public final class ResourceContext implements AutoCloseable {
     private volatile boolean closed;
     private volatile MetricsSnapshot last;
 
-    private ResourceContext(String name, GovernanceOptions options, EngineResources engine) {
+    private ResourceContext(String name, GovernanceOptions options, EngineResources engine, SharedMemory shared) {
         this.name = name;
         this.options = options;
         this.engine = engine;
-        this.budget = new MemoryBudget(engine.memory());
         this.token = new CancellationToken(engine.cancellation());
+        try {
+            this.budget = shared == null
+                    ? new MemoryBudget(engine.memory())
+                    : MemoryBudget.member(engine.memory(), shared, name,
+                            Math.min(options.budgetBytes(), engine.memory().capacityBytes()), options.reclaimWaitMillis(),
+                            token::isCancelled);
+        } catch (RuntimeException | Error e) {
+            token.close();
+            throw e;
+        }
         this.pool = new GovernedSegmentPool(budget, token::throwIfCancelled);
         SpillScope scope = null;
         try {
@@ -80,8 +91,9 @@ public final class ResourceContext implements AutoCloseable {
             this.compaction =
                     new CompactionExecutor(engine.compaction(), token::throwIfCancelled, metrics::recordCompaction);
             token.onCancel(metrics::recordCancelled);
-            engine.memory().bindRelief(budget::reclaim);
+            engine.memory().bindRelief(budget::relieve);
         } catch (RuntimeException | Error e) {
+            budget.leavePool();
             if (scope != null) {
                 try {
                     scope.delete();
@@ -107,13 +119,32 @@ public final class ResourceContext implements AutoCloseable {
         return open(name, provider, options, environment);
     }
 
-    /** Opens a context with {@code provider}. Nothing stays acquired when this throws. */
+    /**
+     * Opens a context with {@code provider}. Nothing stays acquired when this throws.
+     *
+     * <p>When {@code environment} holds a {@link SharedMemory} and {@code governance.memory.sharing}
+     * is {@code fair}, the write joins it with its budget as its share (the smaller of {@code
+     * governance.memory.budget} and what the provider gives it): the provider is asked for the pool's
+     * limit as the write's budget, so that its allocator lets the write hold what it borrows, and the
+     * write's budget starts at its share and moves as the pool lends and reclaims
+     * (docs/memory-sharing.md). The write leaves the pool when the context closes.
+     *
+     * @throws io.paimongov.spi.ResourceExhaustedException when the shared memory's limit cannot
+     *     hold the write's share next to its members'
+     */
     public static ResourceContext open(
             String name, GovernanceProvider provider, GovernanceOptions options, EngineEnvironment environment) {
-        EngineResources engine = provider.open(options.providerOptions(), environment);
+        SharedMemory shared = options.memorySharing() == MemorySharing.FAIR
+                ? environment.find(SharedMemory.class).orElse(null)
+                : null;
+        // A member's allocator must let it hold what it borrows: the pool's limit is its ceiling.
+        EngineResources engine = provider.open(shared == null
+                        ? options.providerOptions()
+                        : options.providerOptions(Math.max(shared.limitBytes(), options.budgetBytes())),
+                environment);
         ResourceContext context;
         try {
-            context = new ResourceContext(name, options, engine);
+            context = new ResourceContext(name, options, engine, shared);
         } catch (RuntimeException | Error e) {
             try {
                 engine.close();
@@ -146,6 +177,13 @@ public final class ResourceContext implements AutoCloseable {
                 budget::capacityBytes,
                 budget::reservedBytes,
                 budget::peakBytes,
+                budget::shareBytes,
+                budget::borrowedBytes,
+                budget::peakBorrowedBytes,
+                budget::reclaimedFromCount,
+                budget::reclaimedFromBytes,
+                budget::reclaimedByCount,
+                budget::reclaimedByBytes,
                 () -> (long) pool.ownedPages() * pool.pageSize(),
                 () -> budget.exhaustedCount() + ioManager.refusedCount(),
                 ioManager::spillRuns,
@@ -321,6 +359,7 @@ public final class ResourceContext implements AutoCloseable {
         steps.run("delete the spill scope", ioManager::close);
         steps.run("give the pages back", pool::close);
         budget.closeAll(steps);
+        steps.run("leave the shared memory", budget::leavePool);
         metrics.recordCleanupFailures(steps.failures());
         last = metrics.snapshot();
         try {

@@ -170,7 +170,7 @@ final class SortedWriters implements AutoCloseable {
         GovernedSegmentPool pool = w.context.pool();
         int block = w.footprint.spillBlockBytes();
         long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize(), block);
-        int fanIn = fanIn(w.budget.capacityBytes(), perChannel, block);
+        int fanIn = fanIn(w.budget.shareBytes(), perChannel, block);
         long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
         long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
         if (w.budget.availableBytes() < need) {
@@ -181,7 +181,7 @@ final class SortedWriters implements AutoCloseable {
         }
         CoreOptions core = CoreOptions.fromMap(w.table.options());
         MemoryReservation reservation = w.budget.newReservation("shared sort spill channels");
-        SortPool sortPool = new SortPool(pool, w.budget.capacityBytes() / SORT_SHARE / pool.pageSize());
+        SortPool sortPool = new SortPool(pool, w.budget.shareBytes() / SORT_SHARE / pool.pageSize());
         SharedSort opened = null;
         try {
             // The engine may be tighter than the budget: a sort whose first pages or channels the

@@ -60,6 +60,7 @@ final class WritePath {
         try {
             check(State.OPEN, "write");
             w.serveCompaction();
+            w.giveBackOwed();
             long bytes = rowSize.of(row);
             if (w.crossPartition != null) {
                 w.crossPartition.assign(row, (assigned, bucket) ->
@@ -136,6 +137,7 @@ final class WritePath {
         try {
             check(State.OPEN, "prepareCommit");
             w.serveCompaction();
+            w.giveBackOwed();
             if (w.context.compactionExecutor().threadBound() > 1) {
                 triggerFirst(waitCompaction);
             }
@@ -180,6 +182,7 @@ final class WritePath {
         try {
             check(State.OPEN, "compact");
             w.serveCompaction();
+            w.giveBackOwed();
             if (!PaimonWriters.isOpen(paimonWrite(), partition, bucket)) {
                 return false;
             }

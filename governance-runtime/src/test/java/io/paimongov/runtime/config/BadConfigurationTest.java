@@ -28,6 +28,8 @@ class BadConfigurationTest {
     private static final String THREADS =
             "must be 1 (one thread), a number above 1 (a shared pool), or -1 (one thread per active bucket)";
 
+    private static final String RECLAIM_WAIT = "must be a duration such as '500ms', '30s' or '2m', at most '60s'";
+
     private static final String NOT_A_DURATION =
             "is not a duration; use a number and a unit such as 0s, 90s, 10m, 2h, 1d, or 'off'";
 
@@ -95,6 +97,14 @@ class BadConfigurationTest {
                 "governance.orphans.older-than|\"\"|'governance.orphans.older-than' = '' " + NOT_A_DURATION,
                 "governance.orphans.older-than|99999999999d|'governance.orphans.older-than' = '99999999999d' is longer than 36500d",
                 "governance.orphans.older-than|9999999999999s|'governance.orphans.older-than' = '9999999999999s' " + NOT_A_DURATION,
+                // shared memory (issue 37)
+                "governance.memory.sharing|fifo|'governance.memory.sharing' = 'fifo' must be 'fair' or 'none'",
+                "governance.memory.sharing|\"\"|'governance.memory.sharing' = '' must be 'fair' or 'none'",
+                "governance.memory.sharing|true|'governance.memory.sharing' = 'true' must be 'fair' or 'none'",
+                "governance.memory.reclaim-wait|1|'governance.memory.reclaim-wait' = '1' " + RECLAIM_WAIT,
+                "governance.memory.reclaim-wait|2m|'governance.memory.reclaim-wait' = '2m' " + RECLAIM_WAIT,
+                "governance.memory.reclaim-wait|-1s|'governance.memory.reclaim-wait' = '-1s' " + RECLAIM_WAIT,
+                "governance.memory.reclaim-wait|\"\"|'governance.memory.reclaim-wait' = '' " + RECLAIM_WAIT,
             })
     void everyKeyRejectsBadValuesNamingTheKeyAndTheValue(String key, String value, String message) {
         assertThatThrownBy(() -> GovernanceOptions.of(Map.of(key, value)))

@@ -20,6 +20,8 @@ class GovernanceOptionsTest {
         assertThat(o.pageSize()).isEqualTo(64 << 10);
         assertThat(o.spillMaxBytes()).isEqualTo(Long.MAX_VALUE);
         assertThat(o.sweepOrphans()).isTrue();
+        assertThat(o.memorySharing()).isEqualTo(MemorySharing.FAIR);
+        assertThat(o.reclaimWaitMillis()).isEqualTo(1000);
         assertThat(o.provider()).isEmpty();
         assertThat(o.spillDirs()).containsExactly(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize());
     }
@@ -114,6 +116,32 @@ class GovernanceOptionsTest {
                 .providerOptions();
         assertThat(told.budgetBytes()).isEqualTo(1L << 30);
         assertThat(told.pageSize()).isEqualTo(32 << 10);
+        assertThat(told.spillDirs()).containsExactly(dir.toRealPath());
+        assertThat(told.spillDirsGiven()).isTrue();
+        assertThat(told.spillMaxBytes()).isEqualTo(10L << 30);
+        assertThat(told.providerKeys()).isEqualTo(Map.of("governance.flink.weight", "3"));
+    }
+
+    @Test
+    void theSharingPolicyAndTheReclaimWaitAreRead() {
+        GovernanceOptions o = GovernanceOptions.of(Map.of(
+                GovernanceOptions.MEMORY_SHARING, "None", GovernanceOptions.MEMORY_RECLAIM_WAIT, "250ms"));
+        assertThat(o.memorySharing()).isEqualTo(MemorySharing.NONE);
+        assertThat(o.reclaimWaitMillis()).isEqualTo(250);
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_RECLAIM_WAIT, "60s")).reclaimWaitMillis()).isEqualTo(60_000);
+        assertThat(GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_RECLAIM_WAIT, "0ms")).reclaimWaitMillis()).isZero();
+    }
+
+    @Test
+    void aMemberOfASharedMemoryTellsItsProviderThePoolsLimitWithItsOwnPageSize() throws Exception {
+        GovernanceOptions o = GovernanceOptions.of(Map.of(
+                GovernanceOptions.MEMORY_BUDGET, "2m",
+                GovernanceOptions.SPILL_DIRS, dir.toString(),
+                GovernanceOptions.SPILL_MAX_BYTES, "10g",
+                "governance.flink.weight", "3"));
+        ProviderOptions told = o.providerOptions(64L << 20);
+        assertThat(told.budgetBytes()).isEqualTo(64L << 20);
+        assertThat(told.pageSize()).as("auto, from the write's own 2m").isEqualTo(8 << 10).isEqualTo(o.pageSize());
         assertThat(told.spillDirs()).containsExactly(dir.toRealPath());
         assertThat(told.spillDirsGiven()).isTrue();
         assertThat(told.spillMaxBytes()).isEqualTo(10L << 30);

@@ -7,14 +7,32 @@ import java.util.Map;
  * exact or an estimate and when it changes; {@code docs/metrics.md} has the same table. Received
  * through {@link io.paimongov.spi.MetricsReporter} (docs/spi.md, clauses METRICS.1-METRICS.4).
  *
- * @param budgetBytes the write's memory budget. Exact; fixed for the write.
+ * @param budgetBytes the write's memory budget now: what its reservations may grow to. Exact. Fixed
+ *     for a write outside a shared memory; inside one, {@code shareBytes} plus what it borrowed less
+ *     what it lent, moved by the pool (docs/memory-sharing.md).
  * @param reservedBytes memory accounted now: pages plus reserved estimates. Exact as accounting;
  *     the estimate part is {@code estimatedBytes}. Changes on every page taken or given back and on
- *     every writer opened or closed.
- * @param peakReservedBytes the most ever accounted at once. Exact; never above {@code budgetBytes}.
+ *     every writer opened or closed. May pass {@code budgetBytes} for a moment when a shared memory
+ *     took capacity back, until the write gives the memory back at its next row.
+ * @param peakReservedBytes the most ever accounted at once. Exact; never above the largest {@code
+ *     budgetBytes} the write had ({@code shareBytes + peakBorrowedBytes} in a shared memory).
  * @param pageBytes write-buffer pages held (in use or cached). Exact.
  * @param estimatedBytes reserved estimates for memory outside pages: open file writers with their
  *     format buffers, spill I/O buffers, compaction working memory. Estimate (see docs/metrics.md).
+ * @param shareBytes the budget the write is guaranteed: its share of the shared memory it joined,
+ *     else its fixed budget ({@code budgetBytes}). Exact; fixed for the write.
+ * @param borrowedBytes budget held above the share now, lent by other writes of the shared memory.
+ *     Exact; changes when the pool grants or takes back capacity; 0 outside a shared memory.
+ * @param peakBorrowedBytes the most {@code borrowedBytes} ever. Exact; cumulative maximum.
+ * @param reclaimedFromCount times another consumer took memory from this write: another write of
+ *     the shared memory lowering this write's budget to get its share back, and the engine asking
+ *     the write for memory back (Spark's spill of the write's consumer for another consumer of the
+ *     task). Exact; cumulative. The pool shrinking as a write leaves is not counted.
+ * @param reclaimedFromBytes what those took: budget the pool lowered, plus the bytes the engine's
+ *     requests freed. Exact; cumulative.
+ * @param reclaimedByCount times this write took budget back from borrowers to get its share. Exact;
+ *     cumulative; 0 outside a shared memory.
+ * @param reclaimedByBytes the budget it took back so. Exact; cumulative.
  * @param inputRows rows passed to {@code write}. Exact; changes on every accepted row.
  * @param inputBytes bytes of the rows passed to {@code write} in Paimon's binary row format. Exact
  *     for {@code BinaryRow} input, otherwise the size after conversion to one.
@@ -80,6 +98,13 @@ public record MetricsSnapshot(
         long peakReservedBytes,
         long pageBytes,
         long estimatedBytes,
+        long shareBytes,
+        long borrowedBytes,
+        long peakBorrowedBytes,
+        long reclaimedFromCount,
+        long reclaimedFromBytes,
+        long reclaimedByCount,
+        long reclaimedByBytes,
         long inputRows,
         long inputBytes,
         long outputFiles,

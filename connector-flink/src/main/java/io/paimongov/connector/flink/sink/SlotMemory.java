@@ -4,6 +4,8 @@ import io.paimongov.flink.FlinkGovernanceProvider;
 import io.paimongov.flink.FlinkSlot;
 import io.paimongov.flink.FlinkTaskCancellation;
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.config.MemorySharing;
+import io.paimongov.runtime.memory.SharedMemory;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
@@ -19,7 +21,10 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
  * What a governed operator (writer or assigner) takes from its slot: its share of the slot's managed
  * memory, from the fraction Flink computed for the operator's declared use case, the task manager's
  * spilling directories, the task's cancel flag and the operator's metric group, opened as one
- * {@link ResourceContext} on the {@code flink} provider. Flink gives an operator that declared
+ * {@link ResourceContext} on the {@code flink} provider; with {@code governance.memory.sharing} =
+ * {@code fair} (the default) it joins its slot's shared memory ({@link SlotMemories}): guaranteed
+ * its share, it may borrow what the slot's other governed operators do not use
+ * (docs/memory-sharing.md). Flink gives an operator that declared
  * nothing the fraction 0, and {@link MemoryManager#computeMemorySize(double)} then throws a message
  * that does not say what is missing; this says it.
  *
@@ -47,17 +52,42 @@ final class SlotMemory {
                                 task.getTaskManagerInfo().getConfiguration(),
                                 task.getUserCodeClassLoader().asClassLoader());
         long share = share(manager, fraction, operator.getOperatorConfig().getOperatorName());
-        EngineEnvironment engine =
-                EngineEnvironment.builder()
-                        .with(MemoryManager.class, manager)
-                        .with(FlinkSlot.class, FlinkSlot.of(share, task.getIOManager().getSpillingDirectoriesPaths()))
-                        .with(CancellationSignal.class, cancellation)
-                        .with(MetricGroup.class, operator.getMetricGroup())
-                        .build();
         Map<String, String> values = new HashMap<>(options);
         values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(share));
         values.putIfAbsent(GovernanceOptions.PAGE_SIZE, Integer.toString(manager.getPageSize()));
-        return ResourceContext.open(name, new FlinkGovernanceProvider(), GovernanceOptions.of(values), engine);
+        GovernanceOptions governance = GovernanceOptions.of(values);
+        EngineEnvironment.Builder engine =
+                EngineEnvironment.builder()
+                        .with(MemoryManager.class, manager)
+                        .with(CancellationSignal.class, cancellation)
+                        .with(MetricGroup.class, operator.getMetricGroup());
+        String[] spillDirs = task.getIOManager().getSpillingDirectoriesPaths();
+        if (governance.memorySharing() == MemorySharing.FAIR) {
+            // Guaranteed its share, it may borrow up to the slot's memory from the other governed operators.
+            checkBudget(governance.budgetBytes(), share);
+            engine.with(FlinkSlot.class, FlinkSlot.of(manager.getMemorySize(), spillDirs))
+                    .with(SharedMemory.class, SlotMemories.of(manager));
+        } else {
+            engine.with(FlinkSlot.class, FlinkSlot.of(share, spillDirs));
+        }
+        return ResourceContext.open(name, new FlinkGovernanceProvider(), governance, engine.build());
+    }
+
+    /**
+     * The check the {@code flink} provider makes of a write opened with its share (PROV.7), for a
+     * write that opens with the whole slot as its ceiling because it borrows in the slot's shared
+     * memory: its budget, the share it is guaranteed, must fit in the operator's share.
+     *
+     * @throws IllegalArgumentException naming {@code governance.memory.budget}, the budget and the share
+     */
+    static void checkBudget(long budgetBytes, long shareBytes) {
+        if (budgetBytes > shareBytes) {
+            throw new IllegalArgumentException("'governance.memory.budget' = " + budgetBytes + " bytes is larger than the"
+                    + " managed memory Flink gives this write (its operator's share of the slot): " + shareBytes + " bytes;"
+                    + " lower 'governance.memory.budget' or give the task managers more managed memory"
+                    + " (taskmanager.memory.managed.size) or the writer a larger share ("
+                    + FlinkGovernanceProvider.MANAGED_MEMORY_WEIGHT + ")");
+        }
     }
 
     /**
