@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
  * {@code FlinkSinkBuilder} vs {@code GovernedPaimonSink}) and Spark jobs in local mode (plain
  * Paimon in the shape of Paimon's Spark writer vs {@code GovernedPaimonWriter}), each engine in a
  * child JVM. A command of its own rather than a part of {@code bench}: it starts two engines in
- * child JVMs and runs for minutes, which would more than double {@code bench --quick}, and it
+ * child JVMs and runs for a minute or two, which {@code bench --quick} cannot afford, and it
  * measures jobs, where {@code bench} measures writes. docs/performance.md says how it is measured;
  * like {@code bench}, it only reports and exits 0 whatever the ratios.
  *
@@ -41,7 +41,7 @@ final class BenchCancelCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--quick", description = "6 pairs per engine instead of 20 (about 3 minutes on two cores).")
+    @Option(names = "--quick", description = "6 pairs per engine instead of 20 (under a minute on two cores).")
     boolean quick;
 
     /** Seconds-long sizes for the project's own tests; the values mean little. */
