@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * thrashing, and a full collection's "after collection" usage is exact) and {@code
  * -XX:+ExitOnOutOfMemoryError}, so an {@code OutOfMemoryError} in any thread (Paimon writes from
  * other threads too) ends the child with the JVM's own message. Its stdout and stderr go to one log
- * file, read back when it ends; a child still running at the time limit is killed.
+ * file, read back when it ends; a child still running at the time limit is killed. A measure that
+ * needs its own JVM for another reason (an engine of its own, its own flags) gives its JVM options
+ * itself ({@link #run(Path, List, long, Class, List)}).
  *
  * <p>Stateless; thread-safe. <b>May throw:</b> {@link java.io.IOException} when the child cannot
  * start or its log cannot be read; {@link InterruptedException} (the child is killed first).
@@ -59,14 +61,22 @@ public final class ChildJvm {
      * caller).
      */
     public static Ended run(Path dir, long heapBytes, long timeoutSeconds, Class<?> mainClass, List<String> args) throws Exception {
+        return run(dir, List.of("-Xmx" + heapBytes, "-Xms" + heapBytes, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError"),
+                timeoutSeconds, mainClass, args);
+    }
+
+    /**
+     * Runs {@code mainClass} with {@code args} in a child with the JVM options {@code jvmOptions}
+     * (and logging at {@code error}), for measures that need a JVM of their own without the
+     * tight-heap settings above; its log is {@code dir/child.log}.
+     */
+    public static Ended run(Path dir, List<String> jvmOptions, long timeoutSeconds, Class<?> mainClass, List<String> args)
+            throws Exception {
         Files.createDirectories(dir);
         Path log = dir.resolve("child.log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx" + heapBytes);
-        command.add("-Xms" + heapBytes);
-        command.add("-XX:+UseSerialGC");
-        command.add("-XX:+ExitOnOutOfMemoryError");
+        command.addAll(jvmOptions);
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=error");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
  * and bytes, P6 cancel latency ({@link EndToEnd}), then the compaction drain with 1, 2 and -1
  * threads on 8 buckets ({@link CompactionDrain}). docs/performance.md says how each is measured.
  * The writer-count grid is the subcommand {@code bench scale} ({@link BenchScaleCommand}), the streaming
- * read-lag scenario {@code bench lag} ({@link BenchLagCommand}).
+ * read-lag scenario {@code bench lag} ({@link BenchLagCommand}), jobs cancelled mid-write beside Paimon's own writers
+ * {@code bench cancel} ({@link BenchCancelCommand}).
  *
  * <p>{@code --quick} keeps the whole run to about three minutes on two idle cores; the full run takes
  * several. With {@code --json} stdout is exactly one JSON object whose keys docs/cli.md lists, and
@@ -32,7 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        subcommands = {BenchScaleCommand.class, BenchLagCommand.class},
+        subcommands = {BenchScaleCommand.class, BenchLagCommand.class, BenchCancelCommand.class},
         description = "Measures governed writes side by side in one run: throughput vs plain Paimon, budget and heap,"
                 + " a tight heap, spilling, cancel latency, compaction drain speedup, allocator overhead.")
 final class BenchCommand implements Callable<Integer> {

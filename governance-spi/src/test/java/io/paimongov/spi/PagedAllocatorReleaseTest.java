@@ -93,6 +93,52 @@ class PagedAllocatorReleaseTest {
         assertThat(allocator.leakedBytes()).isEqualTo(model);
     }
 
+    /** Pages go back to the engine in the order the caller lists them; a page listed twice goes back once. */
+    @Test
+    void pagesGoBackInTheCallersOrderAndOnlyOnce() {
+        List<Integer> givenBack = new ArrayList<>();
+        EnginePagedAllocator<byte[]> numbered = new EnginePagedAllocator<>("numbered", "numbered pages", PAGE, 8L * PAGE, null) {
+            private int made;
+
+            @Override
+            protected void takePages(int count, List<byte[]> into) {
+                for (int i = 0; i < count; i++) {
+                    byte[] page = new byte[PAGE];
+                    page[0] = (byte) made++;
+                    into.add(page);
+                }
+            }
+
+            @Override
+            protected MemorySegment segment(byte[] page) {
+                return MemorySegment.wrap(page);
+            }
+
+            @Override
+            protected void givePages(List<byte[]> pages) {
+                pages.forEach(p -> givenBack.add((int) p[0]));
+            }
+
+            @Override
+            protected boolean reserveBytes(long bytes) {
+                return true;
+            }
+
+            @Override
+            protected void unreserveBytes(long bytes) {}
+        };
+        List<MemorySegment> pages = new ArrayList<>();
+        numbered.allocate(pages, 5);
+        numbered.release(List.of(pages.get(3), pages.get(0), pages.get(3), pages.get(4)));
+        assertThat(givenBack).isEqualTo(List.of(3, 0, 4));
+        assertThat(numbered.usedBytes()).isEqualTo(2L * PAGE);
+        numbered.release(List.of(pages.get(2), pages.get(0), pages.get(1)));
+        assertThat(givenBack).isEqualTo(List.of(3, 0, 4, 2, 1));
+        assertThat(numbered.usedBytes()).isZero();
+        numbered.close();
+        assertThat(numbered.leakedBytes()).isZero();
+    }
+
     @Test
     void aCleanCloseLeaksNothing() {
         Counted allocator = new Counted(8L * PAGE);

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -56,7 +57,12 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
     private final Runnable beforeAllocate;
     private final int pageSize;
     private final ArrayDeque<MemorySegment> cached = new ArrayDeque<>();
-    private final Set<MemorySegment> owned = Collections.newSetFromMap(new IdentityHashMap<>());
+    /**
+     * Taken from the engine and not given back, in the order taken: {@link #close()} gives them back
+     * in that order ({@link SegmentAllocator#release}). Paimon's {@code MemorySegment} keeps
+     * {@code Object}'s identity {@code equals} and {@code hashCode}, so this set is by identity.
+     */
+    private final Set<MemorySegment> owned = new LinkedHashSet<>();
     /** The arrays of the live heap pages in {@link #owned}: two live pages over one array alias. */
     private final Set<byte[]> heapMemory = Collections.newSetFromMap(new IdentityHashMap<>());
     /**
@@ -310,14 +316,16 @@ public final class GovernedSegmentPool implements MemorySegmentPool, AutoCloseab
      */
     @Override
     public void close() {
-        List<MemorySegment> all;
+        Set<MemorySegment> all;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
             cached.clear();
-            all = new ArrayList<>(owned);
+            // Not copied: once closed, nothing adds to or removes from owned until the clear below
+            // (no new page is admitted, no cached page is left to give back early).
+            all = owned;
         }
         if (!all.isEmpty()) {
             try {

@@ -41,9 +41,12 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
  * input it prepares the rest (waiting for compaction) under {@link #END_INPUT}. With Paimon's {@code
  * full-compaction.delta-commits} = n, every n-th checkpoint (and the end of input) first compacts
  * the open buckets fully ({@link #compactFullyAt}). When the task closes
- * without finishing (cancelled or failed) it fires the write's cancellation first, so the write
- * aborts what it did not hand off, deletes its spill scope and gives the managed memory back before
- * the task ends.
+ * without finishing (cancelled or failed) it cancels the write first ({@code
+ * GovernedTableWrite.cancel}), so the write aborts what it did not hand off, deletes its spill scope
+ * and gives the managed memory back on the task thread, before the task ends. The write's cancel,
+ * not the provider's signal: a cancel pushed through the signal is cleaned up on a short-lived
+ * thread of the runtime's, which the task thread would only wait for (and, on a busy machine, for
+ * that thread to be scheduled); the task thread is the one closing the write anyway.
  *
  * <p>Thread-safety: Flink calls every method on the task thread; the write's compaction threads are
  * its own. May throw what the write throws; Flink then fails the task.
@@ -186,7 +189,7 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
         try {
             if (write != null) {
                 if (!finished) {
-                    cancellation.cancel("Flink closed the writer of '" + table.name() + "' before its input finished"
+                    write.cancel("Flink closed the writer of '" + table.name() + "' before its input finished"
                             + " (the task was cancelled or failed)");
                 }
                 write.close();
