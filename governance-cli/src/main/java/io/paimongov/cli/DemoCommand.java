@@ -190,8 +190,25 @@ final class DemoCommand implements Callable<Integer> {
         require(cancelAfterRows == null || cancelAt >= 0 && cancelAt <= rows, "--cancel-after-rows",
                 "must be from 0 to --rows (" + rows + ") but was " + cancelAfterRows);
         checkExistingTable(mode);
-        return new DemoSettings(provider(), options(), rows, keys, partitions, mode, buckets, valueBytes, format,
+        GovernanceProvider chosen = provider();
+        checkEngine(chosen.name());
+        return new DemoSettings(chosen, options(), rows, keys, partitions, mode, buckets, valueBytes, format,
                 warehouse == null ? null : warehouse.toAbsolutePath(), replace, keep, cancelAt, seed, timelineFile());
+    }
+
+    /**
+     * Providers flink and spark run the demo as an engine's SQL job (a local cluster, a local Spark
+     * session): a timeline draws one write's memory here, which they have not, and a Spark statement
+     * is not cancelled by row count.
+     */
+    private void checkEngine(String name) {
+        if (!name.equals("flink") && !name.equals("spark")) {
+            return;
+        }
+        require(timeline == null, "--timeline", "draws the memory of a write in this process; with provider '" + name
+                + "' the write runs in the engine's task (its metrics are in the report)");
+        require(cancelAfterRows == null || name.equals("flink"), "--cancel-after-rows",
+                "is not offered with provider 'spark' (Spark's cancel is measured by 'bench cancel')");
     }
 
     /** A table --warehouse holds already must be laid out as this run asks, unless --replace drops it. */

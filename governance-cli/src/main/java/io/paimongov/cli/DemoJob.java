@@ -56,7 +56,7 @@ final class DemoJob {
         long deletes;
         boolean committed;
         boolean cancelled;
-        MetricsSnapshot metrics;
+        WriteSummary writes;
         long engineUsedAfterClose;
         long spillFilesLeft;
         Path spillScope;
@@ -86,12 +86,13 @@ final class DemoJob {
             WritableDirs.require(writtenDirs(warehouse));
             FileStoreTable table = DemoTable.openOrCreate(
                     warehouse, settings.table(), settings.buckets(), settings.format(), settings.replace());
-            DemoWorkload workload = settings.appendOnly()
-                    ? DemoWorkload.appendOnly(settings.seed(), settings.partitions(), settings.rows(), settings.valueBytes())
-                    : new DemoWorkload(settings.seed(), settings.partitions(), settings.keys(), settings.valueBytes());
             // A table this run continues into: the model starts from what it holds.
-            workload.startFrom(DemoBaseline.read(table, !settings.appendOnly()));
-            write(table, workload, run);
+            DemoWorkload workload = DemoRecipe.of(settings, warehouse.toUri().toString(), !isSpark()).workload(table);
+            if (isEngine()) {
+                writeThroughEngine(warehouse, workload, run);
+            } else {
+                write(table, workload, run);
+            }
             // Postpone-bucket rows stay invisible until Paimon rescales the table: a read shows nothing.
             run.verification = readBack(table, workload, run.committed && settings.table().readable());
         } catch (Exception | OutOfMemoryError e) {
@@ -112,7 +113,7 @@ final class DemoJob {
         }
         drawTimeline(run);
         return new DemoReport(
-                settings, run.rowsWritten, run.deletes, run.committed, run.cancelled, run.metrics,
+                settings, run.rowsWritten, run.deletes, run.committed, run.cancelled, run.writes,
                 run.engineUsedAfterClose, run.spillFilesLeft, run.spillScope, run.verification, run.writeMillis,
                 millisSince(start), kept, run.timeline, run.timelineFile, run.error, run.errorKind);
     }
@@ -166,9 +167,53 @@ final class DemoJob {
             }
             run.writeMillis = millisSince(start);
             run.deletes = workload.deletes();
-            run.metrics = ctx.snapshot();
+            run.writes = WriteSummary.of(ctx.snapshot());
             run.engineUsedAfterClose = ctx.engineUsedBytes();
             run.spillFilesLeft = countFiles(ctx.spillScopeDir());
+        }
+    }
+
+    private boolean isSpark() {
+        return settings.provider().name().equals("spark");
+    }
+
+    /** Whether the demo writes through an engine's SQL (providers flink and spark) rather than one write here. */
+    private boolean isEngine() {
+        return isSpark() || settings.provider().name().equals("flink");
+    }
+
+    /**
+     * The rows through the engine's SQL path ({@link FlinkDemoWrite}, {@link SparkDemoWrite}); the
+     * engine's task makes the rows again from the same recipe, so the model here is advanced by the
+     * same rows once the statement committed.
+     */
+    private void writeThroughEngine(Path warehouse, DemoWorkload workload, Run run) throws Exception {
+        long start = System.nanoTime();
+        // The engine's temp dir (Flink's io.tmp.dirs, Spark's local dir): a fresh one under the first spill root.
+        Path spillRoot = java.nio.file.Files.createTempDirectory(settings.options().spillDirs().get(0), "paimon-governance-demo-engine-");
+        shutdown.removeOnShutdown(spillRoot);
+        progress.phase("writing through " + settings.provider().name() + " SQL");
+        trace.enter("write");
+        try {
+            EngineWrite done = isSpark()
+                    ? SparkDemoWrite.run(settings, warehouse, spillRoot)
+                    : FlinkDemoWrite.run(settings, warehouse, spillRoot);
+            run.rowsWritten = done.rowsWritten();
+            run.committed = done.committed();
+            run.cancelled = done.cancelled();
+            run.writes = done.writes();
+            run.engineUsedAfterClose = done.engineUsedAfterClose();
+            run.spillFilesLeft = done.spillFilesLeft();
+            run.spillScope = done.spillRoot();
+            if (run.committed) {
+                for (int i = 0; i < settings.rows(); i++) {
+                    workload.next();
+                }
+            }
+        } finally {
+            run.writeMillis = millisSince(start);
+            run.deletes = workload.deletes();
+            ShutdownCleanup.deleteTree(spillRoot);
         }
     }
 

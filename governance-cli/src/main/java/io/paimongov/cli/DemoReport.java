@@ -2,7 +2,6 @@ package io.paimongov.cli;
 
 import io.paimongov.tck.TableModes;
 
-import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -19,7 +18,8 @@ import java.util.function.ToLongFunction;
  * @param deletes deletes among the generated rows
  * @param committed whether the commit was published
  * @param cancelled whether the write ended with {@code WriteCancelledException}
- * @param metrics the write's final metrics, taken after close; null when the write never opened
+ * @param writes what the governed write (or the engine's governed writes) reported at close; null
+ *     when no write opened
  * @param engineUsedAfterClose what the engine's allocator still counted as used after close
  * @param spillFilesLeft files found under the write's spill scope directory after close
  * @param spillScope the write's spill scope directory; null when the write never opened
@@ -39,7 +39,7 @@ record DemoReport(
         long deletes,
         boolean committed,
         boolean cancelled,
-        MetricsSnapshot metrics,
+        WriteSummary writes,
         long engineUsedAfterClose,
         long spillFilesLeft,
         Path spillScope,
@@ -94,16 +94,17 @@ record DemoReport(
         json.put("rowsReadBack", verification == null ? 0 : verification.rowsReadBack());
         json.put("verified", verified());
         json.put("mismatch", verification == null ? null : verification.mismatch());
-        json.put("peakReservedBytes", metric(MetricsSnapshot::peakReservedBytes));
-        json.put("reservedAfterClose", metric(MetricsSnapshot::reservedBytes));
+        json.put("writes", metric(WriteSummary::writes));
+        json.put("peakReservedBytes", metric(WriteSummary::peakReservedBytes));
+        json.put("reservedAfterClose", metric(WriteSummary::reservedAfterClose));
         json.put("engineUsedAfterClose", engineUsedAfterClose);
-        json.put("spillCount", metric(MetricsSnapshot::spillCount));
-        json.put("spillFiles", metric(MetricsSnapshot::spillFiles));
-        json.put("spillBytes", metric(MetricsSnapshot::spillBytes));
+        json.put("spillCount", metric(WriteSummary::spillCount));
+        json.put("spillFiles", metric(WriteSummary::spillFiles));
+        json.put("spillBytes", metric(WriteSummary::spillBytes));
         json.put("spillFilesLeft", spillFilesLeft);
-        json.put("outputFiles", metric(MetricsSnapshot::outputFiles));
-        json.put("outputBytes", metric(MetricsSnapshot::outputBytes));
-        json.put("flushCount", metric(MetricsSnapshot::flushCount));
+        json.put("outputFiles", metric(WriteSummary::outputFiles));
+        json.put("outputBytes", metric(WriteSummary::outputBytes));
+        json.put("flushCount", metric(WriteSummary::flushCount));
         json.put("writeMillis", writeMillis);
         json.put("elapsedMillis", elapsedMillis);
         json.put("warehouse", warehouse == null ? null : warehouse.toString());
@@ -113,8 +114,8 @@ record DemoReport(
         return Json.write(json);
     }
 
-    private long metric(ToLongFunction<MetricsSnapshot> field) {
-        return metrics == null ? 0 : field.applyAsLong(metrics);
+    private long metric(ToLongFunction<WriteSummary> field) {
+        return writes == null ? 0 : field.applyAsLong(writes);
     }
 
     private static String tableLayout(DemoSettings s) {
@@ -129,15 +130,25 @@ record DemoReport(
         };
     }
 
+    private static String writtenHow(String provider) {
+        return switch (provider) {
+            case "flink" -> "by one INSERT INTO of Flink SQL on a local cluster, through the catalog 'governed' (one governed"
+                    + " writer on the slot's managed memory, provider 'flink')";
+            case "spark" -> "by one INSERT INTO of Spark SQL in local Spark, through the catalog 'governed' (one governed"
+                    + " write on the task's execution memory, provider 'spark'; upserts only: Spark's INSERT has no deletes)";
+            default -> "through one governed write with provider '" + provider + "'";
+        };
+    }
+
     /** A summary that says what happened and why it matters, line by line. */
     String toText() {
         StringBuilder out = new StringBuilder();
         DemoSettings s = settings;
         out.append(String.format(Locale.ROOT,
                 "Demo: %,d rows into the Paimon table %s.%s (%s: %s; %d partitions, %s),%n"
-                        + "      written through one governed write with provider '%s'.%n",
+                        + "      written %s.%n",
                 s.rows(), DemoTable.DATABASE, DemoTable.TABLE, s.table().label(), tableLayout(s), s.partitions(),
-                s.format(), s.provider().name()));
+                s.format(), writtenHow(s.provider().name())));
         if (!s.table().readable()) {
             line(out, "table", "postpone bucket: Paimon keeps the rows out of reads until it rescales the table,"
                     + " so the read-back below must find nothing");
@@ -152,8 +163,8 @@ record DemoReport(
                             + " %,d rows deleted a live key",
                     (long) s.partitions() * s.keys(), s.partitions(), s.keys(), s.valueBytes(), s.seed(), deletes));
         }
-        if (metrics != null) {
-            memoryLines(out, metrics);
+        if (writes != null) {
+            memoryLines(out, writes);
         }
         outcomeLines(out);
         line(out, "time", String.format(Locale.ROOT, "%.1f s in all; the write and commit took %.1f s",
@@ -171,7 +182,7 @@ record DemoReport(
         return out.toString();
     }
 
-    private void memoryLines(StringBuilder out, MetricsSnapshot m) {
+    private void memoryLines(StringBuilder out, WriteSummary m) {
         long budget = m.budgetBytes();
         line(out, "memory", String.format(Locale.ROOT,
                 "budget %s (pages of %s); peak accounted %s = %d%% of the budget, %s;"
@@ -179,7 +190,7 @@ record DemoReport(
                 bytes(budget), bytes(settings.options().pageSize()), bytes(m.peakReservedBytes()),
                 budget == 0 ? 0 : 100 * m.peakReservedBytes() / budget,
                 m.peakReservedBytes() <= budget ? "never above it" : "ABOVE IT",
-                bytes(m.reservedBytes()), bytes(engineUsedAfterClose)));
+                bytes(m.reservedAfterClose()), bytes(engineUsedAfterClose)));
         line(out, "spill", m.spillCount() == 0
                 ? "none: the write buffers fit in the budget (a smaller --budget makes the write spill)"
                 : String.format(Locale.ROOT,

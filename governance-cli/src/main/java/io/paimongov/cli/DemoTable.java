@@ -65,6 +65,13 @@ final class DemoTable {
         }
     }
 
+    /** The table in the warehouse at {@code warehouse} (a URI, as an engine's task has it). */
+    static FileStoreTable open(java.net.URI warehouse) throws Exception {
+        try (Catalog catalog = catalog(Path.of(warehouse))) {
+            return (FileStoreTable) catalog.getTable(Identifier.create(DATABASE, TABLE));
+        }
+    }
+
     /**
      * The first property in which the table in {@code warehouse} differs from the one this run asks
      * for, as {@code "<property> is <theirs>, this run asks for <ours>"}; empty when it is laid out

@@ -53,6 +53,7 @@ final class DemoWorkload {
     private DemoBaseline baseline = DemoBaseline.EMPTY;
     /** Baseline keys outside this run's key space: they stay as they are. */
     private final Map<Long, Long> untouched = new HashMap<>();
+    private boolean upsertsOnly;
 
     /** {@code lastRow} of a key whose live value is the baseline's. */
     private static final int FROM_BASELINE = -2;
@@ -107,6 +108,16 @@ final class DemoWorkload {
         });
     }
 
+    /**
+     * Makes every row an upsert: a row drawn to delete its key overwrites it instead. For an engine
+     * whose SQL writes carry no row kind (Spark's {@code INSERT}); the keys drawn are the same. Call
+     * before the first {@link #next}.
+     */
+    DemoWorkload withoutDeletes() {
+        this.upsertsOnly = true;
+        return this;
+    }
+
     /** Generates the next row and applies it to the model. */
     InternalRow next() {
         int row = nextRow++;
@@ -121,7 +132,7 @@ final class DemoWorkload {
         int slot = p * keys + k;
         // Drawn for every row, so the stream of keys does not depend on which keys are alive.
         boolean deleteRoll = random.nextInt(DELETE_ONE_IN) == 0;
-        if (deleteRoll && lastRow[slot] != ABSENT) {
+        if (deleteRoll && !upsertsOnly && lastRow[slot] != ABSENT) {
             lastRow[slot] = ABSENT;
             liveKeys--;
             deletes++;

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code paimon-governance} command line: {@code providers}, {@code demo}, {@code tck}, {@code bench} and {@code clean} (see {@code
+ * The {@code paimon-governance} command line: {@code providers}, {@code demo}, {@code sql}, {@code tck}, {@code bench} and {@code clean} (see {@code
  * docs/cli.md}). {@link #main} runs it and exits with its code; {@link #commandLine()} gives the same
  * configured command to tests, which capture its output with {@code setOut}/{@code setErr}.
  *
@@ -36,7 +36,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = GovernanceCli.Version.class,
         description = "Governs Apache Paimon table writers: one memory budget, scoped spill, cancellation, metrics.",
-        subcommands = {ProvidersCommand.class, DemoCommand.class, TckCommand.class, BenchCommand.class, CleanCommand.class,
+        subcommands = {ProvidersCommand.class, DemoCommand.class, SqlCommand.class, TckCommand.class, BenchCommand.class, CleanCommand.class,
             HelpCommand.class})
 public final class GovernanceCli implements Callable<Integer> {
 

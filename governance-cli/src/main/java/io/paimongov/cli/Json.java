@@ -25,7 +25,8 @@ import java.util.Map;
  * other (a {@code Float}, an {@code Instant}, a record) is refused instead of being serialized by
  * reflection, and a NaN or infinite double is refused instead of becoming a string. Output is
  * pretty-printed with two-space indentation, {@code "key": value}, one array element per line,
- * {@code {}} and {@code []} when empty, and no trailing newline.
+ * {@code {}} and {@code []} when empty, and no trailing newline ({@link #write}), or on one line
+ * ({@link #line}). Decimals ({@code BigDecimal}) are exact JSON numbers.
  *
  * <p>Stateless; thread-safe. {@link #write} throws {@link IllegalArgumentException} for a value
  * without a JSON form.
@@ -34,13 +35,23 @@ final class Json {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final ObjectWriter WRITER = new ObjectMapper().writer(printer());
+    private static final ObjectWriter LINE = new ObjectMapper().writer();
 
     private Json() {}
 
     /** {@code value} as JSON text. */
     static String write(Object value) {
+        return write(WRITER, value);
+    }
+
+    /** {@code value} as JSON text on one line (JSON Lines: one object per line). */
+    static String line(Object value) {
+        return write(LINE, value);
+    }
+
+    private static String write(ObjectWriter writer, Object value) {
         try {
-            return WRITER.writeValueAsString(node(value));
+            return writer.writeValueAsString(node(value));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException("Jackson could not write a tree of its own nodes", e);
         }
@@ -69,6 +80,8 @@ final class Json {
             if (d.isNaN() || d.isInfinite()) {
                 throw new IllegalArgumentException("JSON has no form for " + d);
             }
+            return NODES.numberNode(d);
+        } else if (value instanceof java.math.BigDecimal d) {
             return NODES.numberNode(d);
         } else if (value instanceof String s) {
             return NODES.textNode(s);

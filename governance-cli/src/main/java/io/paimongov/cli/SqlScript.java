@@ -72,6 +72,34 @@ final class SqlScript {
         return statements;
     }
 
+    /**
+     * The first word of {@code statement} in upper case, after leading comments ({@code SELECT},
+     * {@code INSERT}, ...); {@code "("} for a statement that opens with a parenthesis.
+     */
+    static String verb(String statement) {
+        String s = statement;
+        while (true) {
+            s = s.stripLeading();
+            if (s.startsWith("--")) {
+                int end = s.indexOf('\n');
+                s = end < 0 ? "" : s.substring(end + 1);
+            } else if (s.startsWith("/*")) {
+                int end = s.indexOf("*/");
+                s = end < 0 ? "" : s.substring(end + 2);
+            } else {
+                break;
+            }
+        }
+        if (s.startsWith("(")) {
+            return "(";
+        }
+        int end = 0;
+        while (end < s.length() && Character.isLetter(s.charAt(end))) {
+            end++;
+        }
+        return s.substring(0, end).toUpperCase(java.util.Locale.ROOT);
+    }
+
     private static int closingQuote(String script, int open) {
         char quote = script.charAt(open);
         int i = open + 1;

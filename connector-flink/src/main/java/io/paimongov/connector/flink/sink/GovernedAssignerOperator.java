@@ -96,7 +96,7 @@ final class GovernedAssignerOperator<T> extends AbstractStreamOperator<Tuple2<In
         try {
             if (assigner != null) {
                 if (!finished) {
-                    cancellation.cancel("Flink closed the assigner of '" + table.name() + "' before its input finished");
+                    assigner.cancel("Flink closed the assigner of '" + table.name() + "' before its input finished");
                 }
                 assigner.close();
             }

@@ -1,0 +1,137 @@
+package io.paimongov.cli;
+
+import io.paimongov.flink.FlinkGovernanceProvider;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.java.typeutils.RowTypeInfo;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.paimon.data.InternalRow;
+
+/**
+ * The demo's write through Flink SQL ({@code --provider flink}): an embedded cluster of one task
+ * manager whose one slot's managed memory is the budget (its pages of {@code --page-size}, its
+ * temp dir the spill root), the governed catalog on the warehouse, the demo's rows from a
+ * generator source of one task (made again there from the {@link DemoRecipe}, so in the order the
+ * model makes them, deletes as {@code -D} rows of an upsert stream keyed by {@code (p, k)}), and
+ * one {@code INSERT INTO} statement: one governed writer, as the heap demo has one write. Its metrics
+ * come from Flink's metric system ({@link FlinkGauges}); {@code --cancel-after-rows} cancels the job
+ * once the writer's {@code inputRows} gauge reaches the count.
+ */
+final class FlinkDemoWrite {
+
+    private FlinkDemoWrite() {}
+
+    static EngineWrite run(DemoSettings s, Path warehouse, Path spillRoot) throws Exception {
+        long leakedBefore = FlinkGovernanceProvider.leakedBytes();
+        Configuration config = new Configuration();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(s.options().budgetBytes()));
+        config.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, new MemorySize(s.options().pageSize()));
+        config.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+        config.set(CoreOptions.TMP_DIRS, spillRoot.toString());
+        FlinkGauges.configure(config);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(config);
+        env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
+        StreamTableEnvironment sql = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        sql.executeSql("CREATE CATALOG " + SqlEngine.CATALOG + " WITH ('type' = 'paimon-governed', 'warehouse' = '"
+                + warehouse.toUri() + "'" + DemoEngines.governanceOptions(s) + ")");
+
+        DemoRecipe recipe = DemoRecipe.of(s, warehouse.toUri().toString(), true);
+        RowTypeInfo type = new RowTypeInfo(new TypeInformation<?>[] {Types.INT, Types.INT, Types.STRING}, new String[] {"p", "k", "v"});
+        DataStream<Row> rows = env.fromSource(
+                        new DataGeneratorSource<>(new DemoRows(recipe), s.rows(), type), WatermarkStrategy.noWatermarks(), "demo rows")
+                .setParallelism(1);
+        Schema schema = Schema.newBuilder()
+                .column("p", DataTypes.INT().notNull())
+                .column("k", DataTypes.INT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("p", "k")
+                .build();
+        Table input = s.appendOnly() ? sql.fromDataStream(rows) : sql.fromChangelogStream(rows, schema, ChangelogMode.upsert());
+        sql.createTemporaryView("demo_input", input);
+        TableResult result = sql.executeSql("INSERT INTO " + SqlEngine.CATALOG + "." + DemoTable.DATABASE + "." + DemoTable.TABLE
+                + " SELECT p, k, v FROM demo_input");
+        JobClient job = result.getJobClient().orElseThrow();
+        String id = job.getJobID().toString();
+        // The local cluster stops with its job, so the job's end is read from its result, not its status.
+        CompletableFuture<JobExecutionResult> end = job.getJobExecutionResult();
+        boolean cancelled = s.cancels() && cancelAt(job, end, id, s.cancelAfterRows());
+        boolean committed;
+        try {
+            end.get();
+            committed = true;
+        } catch (ExecutionException e) {
+            if (!cancelled) {
+                throw e;
+            }
+            committed = false;
+        }
+        WriteSummary writes = FlinkGauges.take(id);
+        return new EngineWrite(writes.inputRows(), committed, cancelled, writes,
+                FlinkGovernanceProvider.leakedBytes() - leakedBefore, EngineWrite.scopeFilesUnder(spillRoot), spillRoot);
+    }
+
+    /** Cancels the job once its writer took {@code rows} rows; false when it ended first. */
+    private static boolean cancelAt(JobClient job, CompletableFuture<JobExecutionResult> end, String id, long rows)
+            throws Exception {
+        while (!end.isDone()) {
+            if (FlinkGauges.peek(id, "inputRows") >= rows) {
+                job.cancel().get();
+                return true;
+            }
+            Thread.sleep(5);
+        }
+        return false;
+    }
+
+    /**
+     * The demo's rows in the source's one task: the workload made again from the recipe, row {@code i}
+     * for index {@code i} (one split, indexes in order).
+     */
+    static final class DemoRows implements GeneratorFunction<Long, Row> {
+        private static final long serialVersionUID = 1L;
+
+        private final DemoRecipe recipe;
+        private transient DemoWorkload workload;
+
+        DemoRows(DemoRecipe recipe) {
+            this.recipe = recipe;
+        }
+
+        @Override
+        public void open(SourceReaderContext context) throws Exception {
+            workload = recipe.workloadInTask();
+        }
+
+        @Override
+        public Row map(Long index) {
+            InternalRow row = workload.next();
+            Object[] values = DemoRecipe.values(row);
+            return Row.ofKind(row.getRowKind() == org.apache.paimon.types.RowKind.DELETE ? RowKind.DELETE : RowKind.INSERT,
+                    values);
+        }
+    }
+}

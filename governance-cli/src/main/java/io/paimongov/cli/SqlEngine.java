@@ -1,0 +1,51 @@
+package io.paimongov.cli;
+
+import java.util.List;
+
+/**
+ * An embedded engine the {@code sql} command runs statements on, with the catalog {@value
+ * #CATALOG} registered on the warehouse and current.
+ *
+ * <p>Not thread-safe: one statement at a time, on the command's thread.
+ */
+interface SqlEngine extends AutoCloseable {
+
+    /** The governed catalog's name in both engines. */
+    String CATALOG = "governed";
+
+    /** What kind of statement it was, as the output tells it. */
+    enum Kind {
+        /** Returned rows: a query, SHOW, DESCRIBE, EXPLAIN. */
+        QUERY,
+        /** Wrote through the governed catalog (INSERT, a statement set, DELETE, UPDATE). */
+        DML,
+        /** Changed a setting (SET, RESET, USE). */
+        SET,
+        /** Anything else (CREATE, DROP, ALTER, ...). */
+        DDL
+    }
+
+    /**
+     * What one statement did.
+     *
+     * @param columns the result's column names (empty when it returns no rows)
+     * @param rows the rows, values as the engine gives them (numbers, strings, booleans, null; others
+     *     as their text)
+     * @param governance the governed writes of a DML statement; null for other statements
+     */
+    record Result(Kind kind, List<String> columns, List<List<Object>> rows, WriteSummary governance, long elapsedMillis) {}
+
+    /** The engine's name, {@code flink} or {@code spark}. */
+    String name();
+
+    /**
+     * Runs one statement to its end (a DML statement's job included).
+     *
+     * @throws Exception what the engine threw; the statement failed
+     */
+    Result execute(String statement) throws Exception;
+
+    /** Stops the engine; idempotent. */
+    @Override
+    void close();
+}
