@@ -77,19 +77,7 @@ final class SqlScript {
      * {@code INSERT}, ...); {@code "("} for a statement that opens with a parenthesis.
      */
     static String verb(String statement) {
-        String s = statement;
-        while (true) {
-            s = s.stripLeading();
-            if (s.startsWith("--")) {
-                int end = s.indexOf('\n');
-                s = end < 0 ? "" : s.substring(end + 1);
-            } else if (s.startsWith("/*")) {
-                int end = s.indexOf("*/");
-                s = end < 0 ? "" : s.substring(end + 2);
-            } else {
-                break;
-            }
-        }
+        String s = withoutLeadingComments(statement);
         if (s.startsWith("(")) {
             return "(";
         }
@@ -98,6 +86,23 @@ final class SqlScript {
             end++;
         }
         return s.substring(0, end).toUpperCase(java.util.Locale.ROOT);
+    }
+
+    /** {@code text} from its first character that is neither blank nor in a comment. */
+    private static String withoutLeadingComments(String text) {
+        String s = text;
+        while (true) {
+            s = s.stripLeading();
+            if (s.startsWith("--")) {
+                int end = s.indexOf('\n');
+                s = end < 0 ? "" : s.substring(end + 1);
+            } else if (s.startsWith("/*") && !s.startsWith("/*+")) {
+                int end = s.indexOf("*/");
+                s = end < 0 ? "" : s.substring(end + 2);
+            } else {
+                return s;
+            }
+        }
     }
 
     private static int closingQuote(String script, int open) {
@@ -118,7 +123,7 @@ final class SqlScript {
 
     /** Whether {@code text} opened a statement set ({@code ... BEGIN}) that no {@code END} closed yet. */
     private static boolean insideStatementSet(StringBuilder text) {
-        String words = text.toString().replaceAll("\\s+", " ").trim().toUpperCase(java.util.Locale.ROOT);
+        String words = withoutLeadingComments(text.toString()).replaceAll("\\s+", " ").trim().toUpperCase(java.util.Locale.ROOT);
         if (!words.startsWith("EXECUTE STATEMENT SET BEGIN") && !words.startsWith("BEGIN STATEMENT SET")) {
             return false;
         }

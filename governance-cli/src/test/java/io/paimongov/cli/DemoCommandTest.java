@@ -24,7 +24,7 @@ class DemoCommandTest {
             List.of(
                     "provider", "table", "format", "rows", "keys", "partitions", "buckets", "valueBytes", "seed",
                     "cancelAfterRows", "budgetBytes", "pageSize", "rowsWritten", "committed", "cancelled",
-                    "expectedRows", "rowsReadBack", "verified", "mismatch", "peakReservedBytes",
+                    "expectedRows", "rowsReadBack", "verified", "mismatch", "writes", "peakReservedBytes",
                     "reservedAfterClose", "engineUsedAfterClose", "spillCount", "spillFiles", "spillBytes",
                     "spillFilesLeft", "outputFiles", "outputBytes", "flushCount", "writeMillis", "elapsedMillis",
                     "warehouse", "error", "timeline", "errorKind");
