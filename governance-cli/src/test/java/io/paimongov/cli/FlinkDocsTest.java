@@ -54,7 +54,7 @@ class FlinkDocsTest {
         }
         List<JsonNode> queries = results.stream().filter(r -> r.get("kind").asText().equals("query")).toList();
         assertThat(queries).hasSize(2);
-        assertThat(rows(queries.get(0))).containsExactlyInAnyOrder("[1,\"ada\",13.75]", "[2,\"bob\",7.00]");
+        assertThat(rows(queries.get(0))).containsExactlyInAnyOrder("[1,\"ada\",13.75]", "[2,\"bob\",7.0]");
         assertThat(rows(queries.get(1))).containsExactlyInAnyOrder("[\"ada\",\"us\"]", "[\"bob\",\"us\"]");
         JsonNode overwrite = results.stream().filter(r -> r.get("statement").asText().startsWith("INSERT OVERWRITE"))
                 .findFirst().orElseThrow();
