@@ -1,5 +1,6 @@
 package io.paimongov.connector.spark.sql;
 
+import io.paimongov.runtime.config.Counts;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spark.SparkGovernanceProvider;
 import java.io.Serializable;
@@ -76,20 +77,8 @@ final class GovernanceSettings implements Serializable {
         options.providerOptions().rejectUnknownKeys(SparkGovernanceProvider.NAME, List.of(WRITE_CHANNELS));
         Map<String, String> governance = new TreeMap<>(options.asMap());
         String channelsText = governance.remove(WRITE_CHANNELS);
-        int channels = channelsText == null ? 0 : positive(WRITE_CHANNELS, channelsText);
+        int channels = channelsText == null ? 0 : Counts.positive(WRITE_CHANNELS, channelsText);
         return new GovernanceSettings(Collections.unmodifiableMap(governance), channels);
-    }
-
-    private static int positive(String key, String value) {
-        try {
-            int n = Integer.parseInt(value.trim());
-            if (n > 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below with the key
-        }
-        throw new IllegalArgumentException("'" + key + "' = '" + value + "' is not a positive integer");
     }
 
     /** The options for the runtime (without the catalog's own key); the provider is set by the task write. */

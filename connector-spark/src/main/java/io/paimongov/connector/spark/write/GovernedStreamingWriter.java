@@ -1,5 +1,6 @@
 package io.paimongov.connector.spark.write;
 
+import io.paimongov.runtime.config.Counts;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.TableMode;
 import io.paimongov.spark.SparkGovernanceProvider;
@@ -105,7 +106,7 @@ public final class GovernedStreamingWriter {
             } else if (key.equals(COMMIT_USER)) {
                 commitUser = requireText(key, e.getValue());
             } else if (key.equals(WRITE_PARALLELISM)) {
-                parallelism = positive(key, e.getValue());
+                parallelism = Counts.positive(key, e.getValue());
             } else {
                 throw new IllegalArgumentException("unknown setting '" + key + "'; the streaming writer takes governance.* options, '"
                         + COMMIT_USER + "' and '" + WRITE_PARALLELISM + "'");
@@ -129,18 +130,6 @@ public final class GovernedStreamingWriter {
             throw new IllegalArgumentException("'" + key + "' is empty");
         }
         return value;
-    }
-
-    private static int positive(String key, String value) {
-        try {
-            int n = Integer.parseInt(value.trim());
-            if (n > 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below with the key
-        }
-        throw new IllegalArgumentException("'" + key + "' = '" + value + "' is not a positive integer");
     }
 
     /** Test seam: failures injected in a writing task before it writes, and on the driver between the job and the commit. */
