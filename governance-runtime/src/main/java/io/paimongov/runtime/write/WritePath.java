@@ -89,6 +89,7 @@ final class WritePath {
         try {
             check(State.OPEN, "write");
             w.serveCompaction();
+            w.giveBackOwed();
             long bytes = rowSize.of(row);
             buckets.beforeAssignedRow();
             writeAssigned(row, buckets.partition(row), bucket, bytes);
