@@ -202,7 +202,7 @@ final class DemoCommand implements Callable<Integer> {
      * is not cancelled by row count.
      */
     private void checkEngine(String name) {
-        if (!name.equals("flink") && !name.equals("spark")) {
+        if (!DemoEngines.isEngine(name)) {
             return;
         }
         require(timeline == null, "--timeline", "draws the memory of a write in this process; with provider '" + name

@@ -15,6 +15,11 @@ final class DemoEngines {
 
     private DemoEngines() {}
 
+    /** Whether provider {@code name} runs the demo as an engine's SQL job (flink, spark) rather than one write here. */
+    static boolean isEngine(String name) {
+        return name.equals("flink") || name.equals("spark");
+    }
+
     /** The options as {@code key -> value}. */
     static Map<String, String> catalogOptions(DemoSettings s) {
         Map<String, String> options = new TreeMap<>(s.options().asMap());

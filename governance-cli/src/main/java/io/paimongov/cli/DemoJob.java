@@ -179,7 +179,7 @@ final class DemoJob {
 
     /** Whether the demo writes through an engine's SQL (providers flink and spark) rather than one write here. */
     private boolean isEngine() {
-        return isSpark() || settings.provider().name().equals("flink");
+        return DemoEngines.isEngine(settings.provider().name());
     }
 
     /**

@@ -195,13 +195,20 @@ record DemoReport(
                 ? "none: the write buffers fit in the budget (a smaller --budget makes the write spill)"
                 : String.format(Locale.ROOT,
                         "the budget ran short, so the write buffers spilled %,d times: %,d files, %s,"
-                                + " in the write's own spill scope %s; %,d files left after close",
-                        m.spillCount(), m.spillFiles(), bytes(m.spillBytes()), spillScope, spillFilesLeft));
+                                + " in %s; %,d files left after close",
+                        m.spillCount(), m.spillFiles(), bytes(m.spillBytes()), spillWhere(), spillFilesLeft));
         if (committed) {
             line(out, "output", String.format(Locale.ROOT,
                     "%,d data files, %s (%,d buffer flushes), committed as one snapshot",
                     m.outputFiles(), bytes(m.outputBytes()), m.flushCount()));
         }
+    }
+
+    /** The heap and off-heap demos run one write, whose scope is known; an engine's writers each make theirs under its temp dirs. */
+    private String spillWhere() {
+        return DemoEngines.isEngine(settings.provider().name())
+                ? "spill scopes of the writers' own under the engine's temp dir " + spillScope
+                : "the write's own spill scope " + spillScope;
     }
 
     private void outcomeLines(StringBuilder out) {
