@@ -11,6 +11,7 @@ import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.WriteChannels;
 import io.paimongov.spi.EngineEnvironment;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * by one channel only.
  */
 class HeapWriteChannelsTest {
+
+    private static final int ASSIGNERS = 8;
 
     @TempDir Path dir;
 
@@ -101,6 +104,37 @@ class HeapWriteChannelsTest {
         first.rows().stream().filter(r -> r.getInt(0) != 1).forEach(r -> TestTables.apply(model, r));
         partitionOne.forEach(r -> TestTables.apply(model, r));
         assertThat(TestTables.read(table)).isEqualTo(model);
+    }
+
+    /**
+     * A partition whose index is larger than an assigner's budget, read by {@value #ASSIGNERS}
+     * assigners whose own parts of it fit: each keeps (and pays for) its own keys only, as Paimon's
+     * assigners of that many channels keep them, and the keys it did not keep come back to it.
+     */
+    @Test
+    void eachOfManyAssignersPaysForItsOwnPartOfAPartitionsIndex() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir.resolve("wh"), "t",
+                Map.of("bucket", "-1", "dynamic-bucket.target-row-num", "20000"), true);
+        Workload first = Workload.random(41, 100_000, 1_000_000, 1, 8);
+        new ChannelWrites(dir).writeAndCommit(table, WriteChannels.single(table), first.rows(), "32m", null);
+        long partitionKeys = first.expected().size();
+        assertThat(partitionKeys * 27).as("the whole index is more than an assigner's budget").isGreaterThan(1L << 20);
+
+        WriteChannels channels = WriteChannels.of(table, ASSIGNERS);
+        WriteChannels.Router router = channels.router();
+        Map<Integer, InternalRow> oneRowPerAssigner = new HashMap<>();
+        first.rows().forEach(r -> oneRowPerAssigner.putIfAbsent(router.channel(r), r));
+        assertThat(oneRowPerAssigner).hasSize(ASSIGNERS);
+        for (int a = 0; a < ASSIGNERS; a++) {
+            WriteHarness h = new WriteHarness(dir.resolve("assigner-" + a));
+            ResourceContext context = ResourceContext.open("assigner-" + a, h.provider, h.options("1m"), EngineEnvironment.standalone());
+            try (GovernedAssigner assigner = GovernedAssigner.open(table, context, channels, false)) {
+                List<Integer> buckets = new ArrayList<>();
+                assigner.assign(oneRowPerAssigner.get(a), (row, bucket) -> buckets.add(bucket));
+                assertThat(buckets).hasSize(1);
+                assertThat(assigner.metrics().peakReservedBytes()).isLessThanOrEqualTo(1L << 20);
+            }
+        }
     }
 
     @Test

@@ -9,10 +9,8 @@ import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.index.BucketAssigner;
-import org.apache.paimon.index.HashIndexFile;
 import org.apache.paimon.index.IndexFileHandler;
 import org.apache.paimon.index.PartitionIndex;
-import org.apache.paimon.manifest.IndexManifestEntry;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.utils.Int2ShortHashMap;
@@ -35,8 +33,8 @@ import org.apache.paimon.utils.Int2ShortHashMap;
  * Both grow with the keys, outside pages, so the reservation {@value #CONSUMER} grows with them at
  * a measured cost per key ({@code hash-index} in the footprint table: both structures together, at
  * the worst point of their doubling). It grows ahead of the keys, in steps of an eighth of what it
- * holds (at least {@value #MIN_STEP_KEYS} keys), before a key is added, and before an existing index
- * is loaded by the key count its files declare. When it cannot grow, the budget's reclaimer makes
+ * holds (at least {@value #MIN_STEP_KEYS} keys), before a key is added, and while an existing index
+ * is loaded before each key the assigner keeps of it (an assigner keeps its own keys only). When it cannot grow, the budget's reclaimer makes
  * room (cached pages back, writers flush) and, failing that, the write fails with {@link
  * ResourceExhaustedException} naming the key count; the heap never takes keys the budget did not
  * grant.
@@ -170,20 +168,23 @@ final class DynamicBuckets {
 
     /**
      * The index of {@code assigner} for {@code partition}: the keys it owns from the table's hash
-     * index, charged by the partition's whole key count before they are read (the files do not say
-     * which keys an assigner owns); empty when overwriting.
+     * index, each charged (in the reservation's steps) before Paimon's loader keeps it, so an
+     * assigner of many pays for its own part of a partition, not for the whole; empty when
+     * overwriting.
      */
     private PartitionIndex load(BinaryRow partition, int partitionHash, int assigner) {
         if (overwrite) {
             return new PartitionIndex(Int2ShortHashMap.builder().build(), new HashMap<>(), targetRowsPerBucket);
         }
-        long existing = 0;
-        for (IndexManifestEntry entry : indexFiles.scanEntries(HashIndexFile.HASH_INDEX, partition)) {
-            existing += entry.indexFile().rowCount();
-        }
-        chargeFor(keys + existing);
+        long[] kept = {0};
         PartitionIndex index = PartitionIndex.loadIndex(indexFiles, partition, targetRowsPerBucket,
-                h -> BucketAssigner.computeAssigner(partitionHash, h, channels, assigners) == assigner,
+                h -> {
+                    if (BucketAssigner.computeAssigner(partitionHash, h, channels, assigners) != assigner) {
+                        return false;
+                    }
+                    chargeFor(keys + ++kept[0]);
+                    return true;
+                },
                 b -> layout.ownsBucket(assigner, partitionHash, b));
         keys += index.hash2Bucket.size();
         return index;

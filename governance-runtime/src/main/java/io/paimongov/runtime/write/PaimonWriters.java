@@ -3,8 +3,11 @@ package io.paimongov.runtime.write;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.deletionvectors.BucketedDvMaintainer;
 import org.apache.paimon.index.DynamicBucketIndexMaintainer;
@@ -128,30 +131,48 @@ final class PaimonWriters {
     }
 
     /**
+     * What Paimon's dynamic-bucket writers keep: their key hashes, and the (partition, bucket)s they
+     * keep them for.
+     *
+     * @param hashes key hashes over the writers
+     * @param buckets per partition, the buckets with a writer (open, or closed early with its state)
+     */
+    record HeldHashes(long hashes, Map<BinaryRow, Set<Integer>> buckets) {}
+
+    /**
      * The key hashes Paimon's dynamic-bucket writers of {@code write} keep ({@code
      * DynamicBucketIndexMaintainer}: every hash of its bucket, restored ones included), over its open
-     * writers and the writers closed early whose states are {@code closed}. 0 for tables without
-     * dynamic buckets.
+     * writers and the writers closed early whose states are {@code closed}. No hashes and no buckets
+     * for tables without dynamic buckets.
      */
-    static long maintainedHashes(AbstractFileStoreWrite<?> write, Collection<Closed> closed) {
+    static HeldHashes maintainedHashes(AbstractFileStoreWrite<?> write, Collection<Closed> closed) {
         long hashes = 0;
+        Map<BinaryRow, Set<Integer>> buckets = new HashMap<>();
         try {
-            for (Map<Integer, ? extends WriterContainer<?>> buckets : write.writers().values()) {
-                for (WriterContainer<?> container : buckets.values()) {
-                    hashes += hashes(container.dynamicBucketMaintainer);
+            for (Map.Entry<BinaryRow, ? extends Map<Integer, ? extends WriterContainer<?>>> partition : write.writers().entrySet()) {
+                for (Map.Entry<Integer, ? extends WriterContainer<?>> bucket : partition.getValue().entrySet()) {
+                    DynamicBucketIndexMaintainer maintainer = bucket.getValue().dynamicBucketMaintainer;
+                    if (maintainer != null) {
+                        hashes += hashes(maintainer);
+                        buckets.computeIfAbsent(partition.getKey(), p -> new HashSet<>()).add(bucket.getKey());
+                    }
                 }
             }
             for (Closed c : closed) {
-                hashes += hashes((DynamicBucketIndexMaintainer) STATE_MAINTAINER.get(c.state()));
+                DynamicBucketIndexMaintainer maintainer = (DynamicBucketIndexMaintainer) STATE_MAINTAINER.get(c.state());
+                if (maintainer != null) {
+                    hashes += hashes(maintainer);
+                    buckets.computeIfAbsent(c.message().partition(), p -> new HashSet<>()).add(c.message().bucket());
+                }
             }
         } catch (IllegalAccessException e) {
             throw new IllegalStateException("cannot read the key hashes of Paimon's dynamic-bucket writers", e);
         }
-        return hashes;
+        return new HeldHashes(hashes, buckets);
     }
 
     private static long hashes(DynamicBucketIndexMaintainer maintainer) throws IllegalAccessException {
-        return maintainer == null ? 0 : ((IntHashSet) MAINTAINED_HASHES.get(maintainer)).size();
+        return ((IntHashSet) MAINTAINED_HASHES.get(maintainer)).size();
     }
 
     /** Opens the writer {@code closed} came from again, with its files and sequence number. */

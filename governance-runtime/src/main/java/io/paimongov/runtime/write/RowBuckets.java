@@ -47,7 +47,8 @@ final class RowBuckets {
             } else {
                 AbstractFileStoreWrite<?> paimon = (AbstractFileStoreWrite<?>) opened.write.getWrite();
                 maintained = new MaintainedHashes(opened.budget, bytesPerKey,
-                        () -> PaimonWriters.maintainedHashes(paimon, opened.writers.closedStates()));
+                        () -> PaimonWriters.maintainedHashes(paimon, opened.writers.closedStates()),
+                        opened.overwrite ? null : opened.table.store().newIndexFileHandler());
             }
         }
         return new RowBuckets(RowKeys.install(opened.write), dynamic, maintained, assigning && !opened.assignsBuckets());
@@ -62,9 +63,9 @@ final class RowBuckets {
     }
 
     /** Before a row with an assigned bucket goes to its writer: charges the writers' key hashes. */
-    void beforeAssignedRow() {
+    void beforeAssignedRow(BinaryRow partition, int bucket) {
         if (maintained != null) {
-            maintained.beforeRow();
+            maintained.beforeRow(partition, bucket);
         }
     }
 
@@ -74,7 +75,7 @@ final class RowBuckets {
             dynamic.prepareCommit(identifier, commitUser);
         }
         if (maintained != null) {
-            maintained.recount();
+            maintained.afterPrepare();
         }
     }
 

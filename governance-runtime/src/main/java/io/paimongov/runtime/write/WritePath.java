@@ -51,8 +51,8 @@ final class WritePath {
     /** See {@link GovernedTableWrite#write(InternalRow)}. */
     void write(InternalRow row) throws Exception {
         if (buckets.preAssigned()) {
-            throw new IllegalStateException("the rows of " + w.tableMode.describe() + ", written by one of "
-                    + w.channels.count() + " writers, come with their buckets: assign them with GovernedAssigner before"
+            throw new IllegalStateException("the rows of " + w.tableMode.describe() + ", written behind an assigner"
+                    + " stage (" + w.channels + "), come with their buckets: assign them with GovernedAssigner before"
                     + " the writers' shuffle and write them with write(row, bucket)");
         }
         rowShape.check(row);
@@ -81,7 +81,7 @@ final class WritePath {
     void write(InternalRow row, int bucket) throws Exception {
         if (!buckets.preAssigned()) {
             throw new IllegalStateException(w.tableMode.describe() + " picks the bucket of each row itself"
-                    + (w.channels.count() == 1 ? " (this write gets every row)" : " (its bucket function)")
+                    + (w.channels.assigned() ? " (this write gets every row)" : " (its bucket function)")
                     + ": write rows with write(row)");
         }
         rowShape.check(row);
@@ -91,8 +91,9 @@ final class WritePath {
             w.serveCompaction();
             w.giveBackOwed();
             long bytes = rowSize.of(row);
-            buckets.beforeAssignedRow();
-            writeAssigned(row, buckets.partition(row), bucket, bytes);
+            BinaryRow partition = buckets.partition(row);
+            buckets.beforeAssignedRow(partition, bucket);
+            writeAssigned(row, partition, bucket, bytes);
             w.context.recorder().recordInput(1, bytes);
         } catch (Throwable t) {
             throw failures.fail(t);
