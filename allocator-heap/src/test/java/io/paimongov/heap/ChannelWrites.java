@@ -46,7 +46,7 @@ final class ChannelWrites {
             Map<String, String> overwrite) throws Exception {
         round++;
         List<List<InternalRow>> byChannel = route(channels.router(), channels.count(), rows);
-        boolean assigned = channels.assigned() && channels.count() > 1;
+        boolean assigned = channels.assignerStage();
         List<List<Integer>> bucketsByChannel = new ArrayList<>();
         if (assigned) {
             byChannel = assign(table, channels, byChannel, budget, overwrite != null, bucketsByChannel);

@@ -67,11 +67,11 @@ final class OpenedWrite {
 
     /**
      * Whether this write picks the buckets of a dynamic-bucket or cross-partition table itself: when
-     * it gets every row (one channel). A write of one of several channels gets its rows with their
-     * buckets, assigned before the writers' shuffle ({@link GovernedAssigner}).
+     * no assigner stage runs before it ({@link WriteChannels#assignerStage()}); otherwise it gets its
+     * rows with their buckets ({@link GovernedAssigner}).
      */
     boolean assignsBuckets() {
-        return channels.count() == 1;
+        return !channels.assignerStage();
     }
     final WriteFootprint footprint;
     /** The table's bucket mode and features ({@link TableMode}); refused modes fail the opening. */

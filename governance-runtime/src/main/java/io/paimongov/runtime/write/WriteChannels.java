@@ -45,8 +45,8 @@ import org.apache.paimon.table.sink.RowPartitionKeyExtractor;
  *       the other wrote through the table's index, not through where it was written.
  * </ul>
  *
- * <p>One channel ({@link #single}) needs no stage: the one write gets every row and assigns
- * buckets itself. A channel may receive the rows of several channel values (an engine that maps
+ * <p>One channel ({@link #single}) needs no stage, unless the engine asks for it ({@link
+ * #withAssignerStage}): the one write gets every row and assigns buckets itself. A channel may receive the rows of several channel values (an engine that maps
  * {@code count} values onto fewer tasks): its write or assigner then serves each of them. What must
  * hold is that all rows of one value reach one write or assigner.
  *
@@ -61,12 +61,15 @@ public final class WriteChannels implements Serializable {
     private final BucketMode mode;
     private final int count;
     private final int assigners;
+    /** Whether the assigner stage runs with one channel too ({@link #withAssignerStage}). */
+    private final boolean stagedAlways;
 
-    private WriteChannels(TableSchema schema, BucketMode mode, int count, int assigners) {
+    private WriteChannels(TableSchema schema, BucketMode mode, int count, int assigners, boolean stagedAlways) {
         this.schema = schema;
         this.mode = mode;
         this.count = count;
         this.assigners = assigners;
+        this.stagedAlways = stagedAlways;
     }
 
     /**
@@ -79,7 +82,17 @@ public final class WriteChannels implements Serializable {
             throw new IllegalArgumentException("a write needs at least one channel (writer); got " + count);
         }
         BucketMode mode = table.bucketMode();
-        return new WriteChannels(table.schema(), mode, count, assignersOf(table.coreOptions(), mode, count));
+        return new WriteChannels(table.schema(), mode, count, assignersOf(table.coreOptions(), mode, count), false);
+    }
+
+    /**
+     * These channels with the assigner stage whatever their count: an engine whose job may run again
+     * with one writer or with several (a Flink job restored with another parallelism) keeps the same
+     * operators, and the state the assigners keep, at every count. Without it one channel needs no
+     * stage ({@link #assignerStage()}).
+     */
+    public WriteChannels withAssignerStage() {
+        return new WriteChannels(schema, mode, count, assigners, true);
     }
 
     /** One channel: one write gets every row (a write outside an engine, a job of parallelism 1). */
@@ -150,9 +163,18 @@ public final class WriteChannels implements Serializable {
         return ChannelComputer.select(partition, bucket, count);
     }
 
-    /** Whether rows need an assigner stage before the writers ({@link GovernedAssigner}): dynamic buckets, cross-partition update. */
+    /** Whether the table's buckets are assigned rather than computed: dynamic buckets, cross-partition update. */
     public boolean assigned() {
         return mode == BucketMode.HASH_DYNAMIC || mode == BucketMode.KEY_DYNAMIC;
+    }
+
+    /**
+     * Whether rows go through an assigner stage ({@link GovernedAssigner}) before the writers, which
+     * then take them with their buckets ({@link GovernedTableWrite#write(InternalRow, int)}): an
+     * {@link #assigned()} table over several channels, or over one with {@link #withAssignerStage}.
+     */
+    public boolean assignerStage() {
+        return assigned() && (count > 1 || stagedAlways);
     }
 
     /** The table's bucket mode. */
@@ -208,6 +230,7 @@ public final class WriteChannels implements Serializable {
 
     @Override
     public String toString() {
-        return "WriteChannels{" + mode + ", count=" + count + ", assigners=" + assigners + "}";
+        return "WriteChannels{" + mode + ", count=" + count + ", assigners=" + assigners
+                + (stagedAlways ? ", assigner stage" : "") + "}";
     }
 }

@@ -65,7 +65,8 @@ final class GovernedAssignerOperator<T> extends AbstractStreamOperator<Tuple2<In
         cancellation = new FlinkTaskCancellation(getContainingTask()::isCanceled);
         String name = table.name() + "-assigner-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         // As many channels as assigners: the routing in front of this operator used the same count.
-        WriteChannels channels = WriteChannels.of(table, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
+        WriteChannels channels =
+                WriteChannels.of(table, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks()).withAssignerStage();
         assigner = GovernedAssigner.open(table, SlotMemory.open(this, name, options, cancellation), channels, overwrite);
     }
 

@@ -68,10 +68,6 @@ final class GovernedCommitterOperator extends AbstractStreamOperator<Void>
      *     with checkpoints, and checkpoints after tasks finish): then the end of input's messages
      *     are committed with it
      */
-    GovernedCommitterOperator(FileStoreTable table, String commitUser, boolean checkpointAfterEndInput) {
-        this(table, commitUser, checkpointAfterEndInput, null);
-    }
-
     /**
      * @param overwrite the partitions an overwrite replaces (see {@link
      *     GovernedPaimonSink.Builder#overwrite}); null for a plain write. An overwrite commits at

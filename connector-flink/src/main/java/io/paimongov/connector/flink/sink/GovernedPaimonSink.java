@@ -45,10 +45,11 @@ import org.apache.paimon.table.FileStoreTable;
  * {@code governance.memory.budget} is smaller. A committer with parallelism 1 commits on completed
  * checkpoints, and at the end of a bounded input when no checkpoint follows it (else with that
  * checkpoint); configure checkpointing and the runtime mode before calling {@link Builder#write}.
- * The writer, the committer and the sink's end have fixed uids ({@code paimon-gov-writer-}, {@code
- * paimon-gov-committer-}, {@code paimon-gov-end-} followed by the table's full name) and the
- * committer starts its own chain, so a savepoint restores into a job whose writer parallelism
- * changed; one sink per table in a job. The commit user made here is kept in both operators'
+ * The assigner, the writer, the committer and the sink's end have fixed uids ({@code
+ * paimon-gov-assigner-}, {@code paimon-gov-writer-}, {@code paimon-gov-committer-}, {@code
+ * paimon-gov-end-} followed by the table's full name), the assigner runs at every parallelism
+ * (one writer too) and the committer starts its own chain, so a savepoint restores into a job
+ * whose writer parallelism changed; one sink per table in a job. The commit user made here is kept in both operators'
  * state, so a job restored from a checkpoint or a savepoint commits under it and never commits a
  * checkpoint twice; a restore that committed checkpoints fails once on purpose ({@link
  * RestoredCommitException}) so the writers restart from the new snapshot. See {@code
@@ -142,11 +143,12 @@ public final class GovernedPaimonSink {
                         + " its input: run it in batch mode ('execution.runtime-mode' = 'batch'), not as a checkpointed"
                         + " streaming job");
             }
-            int writers = parallelism != null ? parallelism : env.getParallelism();
-            WriteChannels channels = WriteChannels.of(table, writers);
+            int writers = GovernedPaimonSink.writers(this, env, input);
+            // The assigner stage runs at every parallelism, so that a savepoint restores into any.
+            WriteChannels channels = WriteChannels.of(table, writers).withAssignerStage();
             String commitUser = UUID.randomUUID().toString();
             SingleOutputStreamOperator<Committable> written;
-            if (channels.assigned() && writers > 1) {
+            if (channels.assignerStage()) {
                 SingleOutputStreamOperator<Tuple2<InternalRow, Integer>> assigned =
                         input.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.ChannelKey<>(channels, converter))
                                 .transform(
@@ -180,6 +182,25 @@ public final class GovernedPaimonSink {
                     .uid("paimon-gov-end-" + table.fullName())
                     .setParallelism(1);
         }
+    }
+
+    /**
+     * {@link Builder#parallelism}, else the job's default parallelism, else the input's: the
+     * routing in front of the writers needs the count when the job is built.
+     *
+     * @throws IllegalArgumentException when none is set, naming where to set it
+     */
+    private static int writers(Builder builder, StreamExecutionEnvironment env, DataStream<?> input) {
+        if (builder.parallelism != null) {
+            return builder.parallelism;
+        }
+        int writers = env.getParallelism() > 0 ? env.getParallelism() : input.getParallelism();
+        if (writers < 1) {
+            throw new IllegalArgumentException("the governed sink of '" + builder.table.fullName() + "' needs its writer"
+                    + " count when the job is built: set 'parallelism.default' (or 'sink.parallelism' in SQL,"
+                    + " GovernedPaimonSink.Builder.parallelism)");
+        }
+        return writers;
     }
 
     /**

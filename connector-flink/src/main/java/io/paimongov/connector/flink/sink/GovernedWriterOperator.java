@@ -90,10 +90,6 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     /** Paimon's {@code full-compaction.delta-commits}; null when unset. */
     private transient Integer fullCompactionDeltaCommits;
 
-    GovernedWriterOperator(FileStoreTable table, Map<String, String> options, RowConverter<T> converter, String commitUser) {
-        this(table, options, Feeder.rows(converter), commitUser, null);
-    }
-
     /**
      * @param overwrite the partitions an overwrite replaces (see {@link
      *     GovernedPaimonSink.Builder#overwrite}); null for a plain write
@@ -129,7 +125,8 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
         cancellation = new FlinkTaskCancellation(getContainingTask()::isCanceled);
         String name = table.name() + "-writer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         // As many channels as writers: the routing in front of this operator used the same count.
-        WriteChannels channels = WriteChannels.of(table, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
+        WriteChannels channels =
+                WriteChannels.of(table, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks()).withAssignerStage();
         write = GovernedTableWrite.stream(table, commitUser, SlotMemory.open(this, name, options, cancellation), channels, overwrite);
     }
 

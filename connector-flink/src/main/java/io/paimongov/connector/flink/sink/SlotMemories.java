@@ -11,8 +11,11 @@ import org.apache.flink.runtime.memory.MemoryManager;
  * slot's managed memory; its pool is only the governed writers' shares, so the other operators of
  * the slot keep their fractions.
  *
- * <p>Held weakly: a slot's entry goes when its memory manager is collected (the slot was freed). A
- * job's classes, this one included, are loaded per job, so two jobs never share an entry.
+ * <p>Held weakly: a slot's entry goes when its memory manager is collected (the slot was freed).
+ * Loaded per job (the connector in the job's jar) each job has its own map; on the system class
+ * path (Flink's {@code lib/}, the CLI) one map serves every job, which is right too: a memory
+ * manager belongs to one slot allocation, and a job that fails over into the same allocation
+ * finds its writers' old members gone (each leaves when its write closes).
  *
  * <p><b>Thread-safety:</b> thread-safe; the writer operators of a slot open on their own task
  * threads at once.

@@ -50,6 +50,10 @@ final class GovernedTableSink extends org.apache.paimon.flink.sink.FlinkTableSin
             sink.overwrite(staticPartitions);
         }
         if (parallelism != null) {
+            if (parallelism < 1) {
+                throw new IllegalArgumentException("'" + FlinkConnectorOptions.SINK_PARALLELISM.key() + "' = '" + parallelism
+                        + "' of '" + tableIdentifier.asSummaryString() + "' is not a positive integer");
+            }
             sink.parallelism(parallelism);
         }
         return new DataStreamSinkProvider() {

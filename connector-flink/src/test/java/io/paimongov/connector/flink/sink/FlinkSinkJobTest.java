@@ -187,7 +187,7 @@ class FlinkSinkJobTest {
         env.setParallelism(1);
         env.fromData(new Change(0, 1, "a", false))
                 .transform("undeclared writer", TypeInformation.of(Committable.class),
-                        new GovernedWriterOperator<>(table, Map.of(), Change::toRow, "u"))
+                        new GovernedWriterOperator<>(table, Map.of(), GovernedWriterOperator.Feeder.rows(Change::toRow), "u", null))
                 .sinkTo(new DiscardingSink<>());
 
         assertThatThrownBy(() -> env.execute("undeclared"))

@@ -47,7 +47,7 @@ class SinkFullCompactionTest {
         Map<List<Integer>, String> model = TestTables.emptyModel();
         try (OneInputStreamOperatorTestHarness<InternalRow, Committable> writer = writer(table);
                 OneInputStreamOperatorTestHarness<Committable, Void> committer =
-                        new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, "job-user", false))) {
+                        new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, "job-user", false, null))) {
             writer.open();
             committer.open();
             for (long checkpoint = 1; checkpoint <= 2; checkpoint++) {
@@ -87,7 +87,7 @@ class SinkFullCompactionTest {
         RowConverter<InternalRow> identity = row -> row;
         MockEnvironment env = new MockEnvironmentBuilder().setManagedMemorySize(8L << 20).build();
         OneInputStreamOperatorTestHarness<InternalRow, Committable> harness =
-                new OneInputStreamOperatorTestHarness<>(new GovernedWriterOperator<>(table, Map.of(), identity, "job-user"), env);
+                new OneInputStreamOperatorTestHarness<>(new GovernedWriterOperator<>(table, Map.of(), GovernedWriterOperator.Feeder.rows(identity), "job-user", null), env);
         harness.getStreamConfig().setManagedMemoryFractionOperatorOfUseCase(ManagedMemoryUseCase.OPERATOR, 1.0);
         return harness;
     }

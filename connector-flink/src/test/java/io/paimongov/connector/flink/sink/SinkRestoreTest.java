@@ -197,14 +197,14 @@ class SinkRestoreTest {
 
     private static OneInputStreamOperatorTestHarness<Committable, Void> committer(
             FileStoreTable table, String user, boolean checkpointAfterEndInput) throws Exception {
-        return new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, user, checkpointAfterEndInput));
+        return new OneInputStreamOperatorTestHarness<>(new GovernedCommitterOperator(table, user, checkpointAfterEndInput, null));
     }
 
     private static OneInputStreamOperatorTestHarness<InternalRow, Committable> writer(
             FileStoreTable table, String user, int parallelism, int subtask) throws Exception {
         RowConverter<InternalRow> identity = row -> row;
         return new OneInputStreamOperatorTestHarness<>(
-                new GovernedWriterOperator<>(table, Map.of(), identity, user), parallelism, parallelism, subtask);
+                new GovernedWriterOperator<>(table, Map.of(), GovernedWriterOperator.Feeder.rows(identity), user, null), parallelism, parallelism, subtask);
     }
 
     @SuppressWarnings("unchecked")

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Stop-with-savepoint and a restart from it with another writer parallelism, and repeated
+ * Stop-with-savepoint and a restart from it with another writer parallelism (fixed and dynamic
+ * buckets, append), and repeated
  * failovers in one job, on the unbounded job of {@link StreamingJob}.
  *
  * <p>Savepoints: the first job is stopped (with or without drain) once it passed half its input;
@@ -67,6 +68,21 @@ class StreamingSavepointTest {
         Map<List<Integer>, String> model = StreamingJob.lastChangePerKey(N);
 
         stopAndRestore(cluster, table, true, 1, 3, false,
+                read -> assertThat(TestTables.read(table)).isEqualTo(StreamingJob.lastChangePerKey(read)),
+                () -> TestTables.read(table).equals(model));
+
+        assertThat(TestTables.read(table)).isEqualTo(model);
+    }
+
+    /** The assigner stage runs at every parallelism: the job of one writer restores the assigners' state of two. */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aDynamicBucketJobStoppedWithASavepointRestartsWithOneWriterInsteadOfTwo(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", -1, "avro");
+        Map<List<Integer>, String> model = StreamingJob.lastChangePerKey(N);
+
+        stopAndRestore(cluster, table, true, 2, 1, false,
                 read -> assertThat(TestTables.read(table)).isEqualTo(StreamingJob.lastChangePerKey(read)),
                 () -> TestTables.read(table).equals(model));
 

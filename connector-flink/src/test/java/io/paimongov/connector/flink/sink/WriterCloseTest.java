@@ -45,7 +45,7 @@ class WriterCloseTest {
         MemoryManager memory = env.getMemoryManager();
         RowConverter<InternalRow> identity = row -> row;
         OneInputStreamOperatorTestHarness<InternalRow, Committable> writer =
-                new OneInputStreamOperatorTestHarness<>(new GovernedWriterOperator<>(table, Map.of(), identity, "job-user"), env);
+                new OneInputStreamOperatorTestHarness<>(new GovernedWriterOperator<>(table, Map.of(), GovernedWriterOperator.Feeder.rows(identity), "job-user", null), env);
         writer.getStreamConfig().setManagedMemoryFractionOperatorOfUseCase(ManagedMemoryUseCase.OPERATOR, 1.0);
         writer.open();
         for (int k = 0; k < 5_000; k++) {

@@ -61,6 +61,8 @@ class FlinkSqlOptionsTest {
                 .hasStackTraceContaining("governance.memory.budget");
         assertThatThrownBy(() -> s.exec("INSERT INTO t /*+ OPTIONS('governance.provider' = 'heap') */ SELECT * FROM src"))
                 .hasStackTraceContaining("'governance.provider' = 'heap', but this write runs on provider 'flink'");
+        assertThatThrownBy(() -> s.exec("INSERT INTO t /*+ OPTIONS('sink.parallelism' = '0') */ SELECT * FROM src"))
+                .hasStackTraceContaining("'sink.parallelism' = '0'");
         assertThat(s.query("SELECT * FROM t")).as("nothing written by the refused statements").isEmpty();
     }
 

@@ -128,7 +128,7 @@ public final class ChannelJob<T> implements Serializable {
     }
 
     List<CommitMessage> run(RDD<T> input, TaskHook hook) throws Exception {
-        boolean assigned = channels.assigned() && channels.count() > 1;
+        boolean assigned = channels.assignerStage();
         RDD<?> routed;
         AbstractFunction2<TaskContext, scala.collection.Iterator<Object>, byte[]> write;
         if (!channels.keyed()) {
