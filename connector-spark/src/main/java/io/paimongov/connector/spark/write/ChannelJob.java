@@ -166,17 +166,11 @@ public final class ChannelJob<T> implements Serializable {
         return messages(finished);
     }
 
-    /** Deletes the files of messages that will not be committed. */
-    public static void abort(FileStoreTable table, List<CommitMessage> messages) throws Exception {
-        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
-            commit.abort(messages);
-        }
-    }
-
+    /** Deletes the files of the tasks that finished: the job failed, nothing was committed. */
     private static void abortQuietly(FileStoreTable table, List<byte[]> finished, Throwable cause) {
-        try {
+        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
             synchronized (finished) {
-                abort(table, messages(finished));
+                commit.abort(messages(finished));
             }
         } catch (Exception e) {
             cause.addSuppressed(e);

@@ -55,7 +55,7 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
             faults.beforeCommit(batchId);
         } catch (Throwable e) {
             try {
-                EpochCommits.abort(table, user, messages);
+                EpochCommits.abort(table, user, batchId, messages);
             } catch (Exception suppressed) {
                 e.addSuppressed(suppressed);
             }
