@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
  * metastore) and, for a batch commit, runs the table's maintenance (snapshot, partition and tag
  * expiry, tag creation). When one of those throws, the commit throws with its snapshot live: the
  * write's files are the table's rows now, and deleting them would make every later read fail with
- * a missing file. So {@link #abort} deletes the files only when no snapshot of the write's user
- * holds its commit ({@link UserSnapshots}); otherwise it leaves them, and the caller rethrows the
- * commit's error. Paimon's own Spark writer deletes nothing on abort (its files wait for orphan
- * cleanup); this class deletes what can be shown to be unreferenced.
+ * a missing file. So {@link #abort} deletes the files ({@link MessageFiles}) only when no snapshot
+ * of the write's user holds its commit ({@link UserSnapshots}); otherwise it leaves them, and the
+ * caller rethrows the commit's error. Paimon's own Spark writer deletes nothing on abort (its files
+ * wait for orphan cleanup); this class deletes what can be shown to be unreferenced.
  *
  * <p>The commit is the one {@code BatchWriteBuilder.newCommit()} of Paimon 1.4.2 makes (the
  * overwrite, empty commits ignored unless {@code snapshot.ignore-empty-commit} says otherwise,
@@ -80,9 +80,7 @@ public final class BatchCommits {
                     + " the {} messages' files are the table's", table.fullName(), user, published.get().id(), messages.size());
             return false;
         }
-        try (BatchTableCommit commit = table.newCommit(user)) {
-            commit.abort(messages);
-        }
+        MessageFiles.delete(table, messages);
         return true;
     }
 }

@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.utils.SerializationUtils;
 import org.apache.spark.HashPartitioner;
@@ -218,9 +217,9 @@ public final class ChannelJob<T> implements Serializable {
 
     /** Deletes the files of the tasks that finished: the job failed, nothing was committed. */
     private static void abortQuietly(FileStoreTable table, List<Written> finished, Throwable cause) {
-        try (BatchTableCommit commit = table.newBatchWriteBuilder().newCommit()) {
+        try {
             synchronized (finished) {
-                commit.abort(messages(finished));
+                MessageFiles.delete(table, messages(finished));
             }
         } catch (Exception e) {
             cause.addSuppressed(e);

@@ -47,7 +47,7 @@ public final class EpochCommits {
     public static boolean commit(FileStoreTable table, String user, long epoch, List<CommitMessage> messages) throws Exception {
         try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
             if (commit.filterAndCommit(Map.of(epoch, messages)) == 0) {
-                commit.abort(messages);
+                MessageFiles.delete(table, messages);
                 LOG.info("epoch {} of commit user {} was committed before: {} messages aborted", epoch, user, messages.size());
                 return false;
             }
@@ -73,9 +73,7 @@ public final class EpochCommits {
                     + " the {} messages' files are the table's", epoch, user, table.fullName(), published.get().id(), messages.size());
             return false;
         }
-        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
-            commit.abort(messages);
-        }
+        MessageFiles.delete(table, messages);
         return true;
     }
 }

@@ -66,6 +66,9 @@ import scala.jdk.javaapi.CollectionConverters;
  *       from two stage attempts, and leaves no file.
  * </ul>
  *
+ * A failed write must leave no file at all: data files, and the hash index files its write tasks
+ * made (which Paimon's own abort of commit messages leaves).
+ *
  * The order of events is made by latches on Spark's listener events, not by timing.
  */
 @Timeout(180)
@@ -167,7 +170,7 @@ class ChannelJobRetryTest {
         assertThatThrownBy(write::run).hasStackTraceContaining("A shuffle map stage with indeterminate output was failed and retried");
         assertThat(FETCH_FAILURES.get()).isEqualTo(1);
         assertThat(table.snapshotManager().latestSnapshotId()).as("snapshots").isNull();
-        assertThat(TableFiles.unreferencedDataFiles(table)).as("data files no snapshot references").isEmpty();
+        assertThat(TableFiles.unreferenced(table)).as("files no snapshot references").isEmpty();
     }
 
     @Test
@@ -182,7 +185,7 @@ class ChannelJobRetryTest {
                         + " buckets (a key could be in two buckets); the written files were deleted, run the write again");
         assertThat(FETCH_FAILURES.get()).isEqualTo(1);
         assertThat(table.snapshotManager().latestSnapshotId()).as("snapshots").isNull();
-        assertThat(TableFiles.unreferencedDataFiles(table)).as("data files no snapshot references").isEmpty();
+        assertThat(TableFiles.unreferenced(table)).as("files no snapshot references").isEmpty();
     }
 
     /** What write task {@code task} does before it writes. Runs in the task's thread. */
