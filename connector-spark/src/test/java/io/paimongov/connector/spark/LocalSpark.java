@@ -32,6 +32,12 @@ public final class LocalSpark {
     public static final String LOCAL_2 = "local[2]";
     /** Two task threads; a task may fail once and run again. */
     public static final String LOCAL_2_RETRY = "local[2,2]";
+    /**
+     * Two task threads, a task may fail three times; for a class that throws Spark's fetch failures,
+     * which in local mode remove the driver's block manager from the master: no other class shares
+     * the session, so the next class starts a fresh one.
+     */
+    public static final String LOCAL_2_FETCH_FAILURES = "local[2,4]";
 
     private static SparkSession session;
     private static String master;

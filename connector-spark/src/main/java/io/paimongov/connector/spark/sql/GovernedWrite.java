@@ -1,5 +1,6 @@
 package io.paimongov.connector.spark.sql;
 
+import io.paimongov.connector.spark.write.BatchCommits;
 import io.paimongov.connector.spark.write.ChannelJob;
 import io.paimongov.connector.spark.write.EpochCommits;
 import io.paimongov.runtime.write.WriteChannels;
@@ -8,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.BatchTableCommit;
-import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.distributions.Distribution;
@@ -46,11 +45,15 @@ import org.apache.spark.sql.sources.InsertableRelation;
  * plans Spark only runs as DataSource V2 writes, a dynamic partition overwrite and a streaming
  * micro-batch, write such a table through one channel: one task assigns and writes every row.
  *
- * <p>Commit, on the driver: a batch write commits every task's messages in one Paimon commit: an
- * append, or an overwrite of a static partition spec ({@code dynamic-partition-overwrite = false},
- * the empty spec being the whole table) or of the partitions the write touched ({@code true});
- * Spark's abort deletes the files of the tasks that finished. A micro-batch commits exactly once
- * ({@link EpochCommits}) under the user of the query id Spark keeps in the checkpoint.
+ * <p>Commit, on the driver: a batch write commits every task's messages in one Paimon commit
+ * ({@link BatchCommits}, under a commit user of the write's own): an append, or an overwrite of a
+ * static partition spec ({@code dynamic-partition-overwrite = false}, the empty spec being the whole
+ * table) or of the partitions the write touched ({@code true}). A micro-batch commits exactly once
+ * ({@link EpochCommits}) under the user of the query id Spark keeps in the checkpoint. When a job
+ * or a commit fails, the files of the tasks that finished are deleted (Spark's abort, or the job's
+ * own) unless the write's user has a snapshot holding the commit: Paimon publishes the snapshot
+ * before it runs the table's commit callbacks and a batch commit's maintenance, either of which may
+ * throw, and the files of a published snapshot are the table's rows.
  *
  * <p>Metrics: the write's {@link SparkWriteAccumulators}, registered when the write was built (one
  * statement's write, one micro-batch), go to every write task; after a batch write, their values
@@ -175,31 +178,42 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
             } catch (Exception e) {
                 throw new IllegalStateException("the write to " + table.fullName() + " failed", e);
             }
-            commitOrAbort(messages);
+            commitOrAbort(BatchCommits.newUser(table), messages);
         };
     }
 
-    /** Commits a batch write's messages as the builder said (append or overwrite); aborts them when that fails. */
-    private void commitOrAbort(List<CommitMessage> messages) {
-        FileStoreTable target = overwrite == null ? table
-                : table.copy(Map.of(CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(), Boolean.toString(overwrite.dynamic())));
-        BatchWriteBuilder builder = target.newBatchWriteBuilder();
-        if (overwrite != null) {
-            builder = builder.withOverwrite(overwrite.partition());
-        }
-        try (BatchTableCommit commit = builder.newCommit()) {
-            commit.commit(messages);
-        } catch (Exception e) {
+    /**
+     * Commits a batch write's messages as {@code user}; when that fails, deletes their files unless
+     * the commit had published its snapshot ({@link BatchCommits#abort}), then rethrows.
+     */
+    private void commitOrAbort(String user, List<CommitMessage> messages) {
+        try {
+            commit(user, messages);
+        } catch (RuntimeException e) {
             try {
-                ChannelJob.abort(table, messages);
+                BatchCommits.abort(table, user, messages);
             } catch (Exception suppressed) {
                 e.addSuppressed(suppressed);
             }
+            throw e;
+        }
+    }
+
+    /** Commits a batch write's messages as {@code user}, as the builder said (append or overwrite). */
+    private void commit(String user, List<CommitMessage> messages) {
+        FileStoreTable target = overwrite == null ? table
+                : table.copy(Map.of(CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(), Boolean.toString(overwrite.dynamic())));
+        try {
+            BatchCommits.commit(target, user, overwrite == null ? null : overwrite.partition(), messages);
+        } catch (Exception e) {
             throw new IllegalStateException("committing the write to " + table.fullName() + " failed", e);
         }
     }
 
+    /** A batch write committed by Spark: {@link #commit}, or {@link #abort} after a failed job or a commit that threw. */
     private final class Batch implements BatchWrite {
+        private final String user = BatchCommits.newUser(table);
+
         @Override
         public String toString() {
             return description();
@@ -210,16 +224,16 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
             return writers();
         }
 
-        /** Spark calls {@link #abort} too when this throws; the abort then finds the files already gone. */
+        /** Spark calls {@link #abort} when this throws ({@code V2TableWriteExec.writeWithV2}). */
         @Override
         public void commit(WriterCommitMessage[] results) {
-            commitOrAbort(TaskWriters.TaskMessages.all(results));
+            GovernedWrite.this.commit(user, TaskWriters.TaskMessages.all(results));
         }
 
         @Override
         public void abort(WriterCommitMessage[] results) {
             try {
-                ChannelJob.abort(table, TaskWriters.TaskMessages.all(results));
+                BatchCommits.abort(table, user, TaskWriters.TaskMessages.all(results));
             } catch (Exception e) {
                 throw new IllegalStateException("aborting the write to " + table.fullName() + " failed", e);
             }
@@ -255,7 +269,7 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
         @Override
         public void abort(long epochId, WriterCommitMessage[] results) {
             try {
-                EpochCommits.abort(table, user, TaskWriters.TaskMessages.all(results));
+                EpochCommits.abort(table, user, epochId, TaskWriters.TaskMessages.all(results));
             } catch (Exception e) {
                 throw new IllegalStateException("aborting micro-batch " + epochId + " of " + table.fullName() + " failed", e);
             }

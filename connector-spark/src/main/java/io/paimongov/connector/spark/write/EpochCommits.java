@@ -2,6 +2,8 @@ package io.paimongov.connector.spark.write;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.StreamTableCommit;
@@ -17,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * after a failure with the same id and the same rows; if its first run had committed, the filter
  * finds the identifier in the user's snapshots, commits nothing, and the new files are aborted. The
  * query id Spark keeps in the checkpoint is the same on every restart of the query, so the user is.
+ *
+ * <p>Paimon publishes the snapshot before it calls the table's commit callbacks, so a commit may
+ * throw with its epoch published: {@link #abort} then keeps the files (they are the table's rows),
+ * and the epoch's next run finds it committed.
  *
  * <p><b>Thread-safety:</b> stateless; called on the driver.
  */
@@ -41,7 +47,7 @@ public final class EpochCommits {
     public static boolean commit(FileStoreTable table, String user, long epoch, List<CommitMessage> messages) throws Exception {
         try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
             if (commit.filterAndCommit(Map.of(epoch, messages)) == 0) {
-                commit.abort(messages);
+                MessageFiles.delete(table, messages);
                 LOG.info("epoch {} of commit user {} was committed before: {} messages aborted", epoch, user, messages.size());
                 return false;
             }
@@ -49,10 +55,25 @@ public final class EpochCommits {
         }
     }
 
-    /** Deletes the files of messages that will not be committed (a failed epoch's finished tasks). */
-    public static void abort(FileStoreTable table, String user, List<CommitMessage> messages) throws Exception {
-        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
-            commit.abort(messages);
+    /**
+     * Deletes the files of epoch {@code epoch}'s {@code messages} (a failed epoch's finished tasks)
+     * unless the user's snapshots hold the epoch: Spark aborts an epoch whose commit threw too, and
+     * that commit may have published its snapshot before a commit callback failed. The files of an
+     * epoch run again whose first run had committed stay too when a task of the second run fails
+     * (they are in no snapshot; Paimon's orphan-file cleanup removes them).
+     *
+     * @return whether the files were deleted
+     * @throws Exception what reading the snapshots or deleting throws; when the snapshots cannot be
+     *     read nothing is deleted
+     */
+    public static boolean abort(FileStoreTable table, String user, long epoch, List<CommitMessage> messages) throws Exception {
+        Optional<Snapshot> published = UserSnapshots.holding(table, user, epoch);
+        if (published.isPresent()) {
+            LOG.warn("not aborting epoch {} of commit user {} to {}: snapshot {} holds it (its commit failed after publishing),"
+                    + " the {} messages' files are the table's", epoch, user, table.fullName(), published.get().id(), messages.size());
+            return false;
         }
+        MessageFiles.delete(table, messages);
+        return true;
     }
 }

@@ -50,12 +50,12 @@ final class MicroBatchWriter implements VoidFunction2<Dataset<Row>, Long> {
         BatchFaults faults = this.faults;
         SparkWriteAccumulators accumulators = SparkWriteAccumulators.register(spark);
         List<CommitMessage> messages = ChannelJob.of(table, governance, channels, false, rows::toPaimon, accumulators)
-                .run(batch.rdd(), partition -> faults.inTask(batchId, partition));
+                .run(batch.rdd(), task -> faults.inTask(batchId, task.partitionId()));
         try {
             faults.beforeCommit(batchId);
         } catch (Throwable e) {
             try {
-                EpochCommits.abort(table, user, messages);
+                EpochCommits.abort(table, user, batchId, messages);
             } catch (Exception suppressed) {
                 e.addSuppressed(suppressed);
             }
