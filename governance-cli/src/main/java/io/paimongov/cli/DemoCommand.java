@@ -130,7 +130,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--cancel-after-rows", paramLabel = "N",
             description = "Cancel the write from another thread once N rows were written; nothing is committed."
-                    + " 0 to --rows.")
+                    + " 0 to --rows; below --rows with provider flink.")
     Long cancelAfterRows;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
@@ -198,8 +198,8 @@ final class DemoCommand implements Callable<Integer> {
 
     /**
      * Providers flink and spark run the demo as an engine's SQL job (a local cluster, a local Spark
-     * session): a timeline draws one write's memory here, which they have not, and a Spark statement
-     * is not cancelled by row count.
+     * session): a timeline draws one write's memory here, which they have not, a Spark statement
+     * is not cancelled by row count, and a Flink job is cancelled only before its last row.
      */
     private void checkEngine(String name) {
         if (!DemoEngines.isEngine(name)) {
@@ -209,6 +209,10 @@ final class DemoCommand implements Callable<Integer> {
                 + "' the write runs in the engine's task (its metrics are in the report)");
         require(cancelAfterRows == null || name.equals("flink"), "--cancel-after-rows",
                 "is not offered with provider 'spark' (Spark's cancel is measured by 'bench cancel')");
+        // The job ends (and commits) once its source has given every row: a cancel at --rows races the commit.
+        require(cancelAfterRows == null || cancelAfterRows < rows, "--cancel-after-rows",
+                "must be below --rows (" + rows + ") with provider 'flink', whose job commits once the last row was"
+                        + " written, but was " + cancelAfterRows);
     }
 
     /** A table --warehouse holds already must be laid out as this run asks, unless --replace drops it. */

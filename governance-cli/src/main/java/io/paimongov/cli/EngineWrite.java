@@ -1,11 +1,13 @@
 package io.paimongov.cli;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.stream.Stream;
 import io.paimongov.runtime.spill.SpillScope;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * What the demo's write through an engine did ({@code --provider flink} or {@code spark}): the
@@ -23,17 +25,38 @@ import io.paimongov.runtime.spill.SpillScope;
 record EngineWrite(long rowsWritten, boolean committed, boolean cancelled, WriteSummary writes, long engineUsedAfterClose,
         long spillFilesLeft, Path spillRoot) {
 
-    /** Files in governed spill scopes ({@code paimon-gov-*} directories) anywhere under {@code root}. */
+    /**
+     * Files in governed spill scopes ({@code paimon-gov-*} directories) anywhere under {@code root};
+     * -1 when the tree cannot be read. A file or directory that vanishes during the walk is not
+     * left: the engine may still be removing its own directories under {@code root} as its cluster
+     * stops after the job.
+     */
     static long scopeFilesUnder(Path root) {
         if (!Files.exists(root)) {
             return 0;
         }
-        try (Stream<Path> walk = Files.walk(root)) {
-            return walk.filter(Files::isRegularFile)
-                    .filter(p -> root.relativize(p).toString().contains(SpillScope.PREFIX))
-                    .count();
-        } catch (IOException | UncheckedIOException e) {
+        long[] files = {0};
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    if (attributes.isRegularFile() && root.relativize(file).toString().contains(SpillScope.PREFIX)) {
+                        files[0]++;
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw e;
+                }
+            });
+        } catch (IOException e) {
             return -1;
         }
+        return files[0];
     }
 }

@@ -2,6 +2,7 @@ package io.paimongov.cli;
 
 import io.paimongov.flink.FlinkGovernanceProvider;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -39,7 +40,9 @@ import org.apache.paimon.data.InternalRow;
  * model makes them, deletes as {@code -D} rows of an upsert stream keyed by {@code (p, k)}), and
  * one {@code INSERT INTO} statement: one governed writer, as the heap demo has one write. Its metrics
  * come from Flink's metric system ({@link FlinkGauges}); {@code --cancel-after-rows} cancels the job
- * once the writer's {@code inputRows} gauge reaches the count.
+ * once the writer's {@code inputRows} gauge reaches the count (below {@code --rows}, since the job
+ * commits after its last row). Whether the statement committed is read from the table's snapshots,
+ * not inferred from how the job ended.
  */
 final class FlinkDemoWrite {
 
@@ -72,6 +75,7 @@ final class FlinkDemoWrite {
                 .build();
         Table input = s.appendOnly() ? sql.fromDataStream(rows) : sql.fromChangelogStream(rows, schema, ChangelogMode.upsert());
         sql.createTemporaryView("demo_input", input);
+        Long before = latestSnapshot(warehouse);
         TableResult result = sql.executeSql("INSERT INTO " + SqlEngine.CATALOG + "." + DemoTable.DATABASE + "." + DemoTable.TABLE
                 + " SELECT p, k, v FROM demo_input");
         JobClient job = result.getJobClient().orElseThrow();
@@ -79,19 +83,25 @@ final class FlinkDemoWrite {
         // The local cluster stops with its job, so the job's end is read from its result, not its status.
         CompletableFuture<JobExecutionResult> end = job.getJobExecutionResult();
         boolean cancelled = s.cancels() && cancelAt(job, end, id, s.cancelAfterRows());
-        boolean committed;
         try {
             end.get();
-            committed = true;
+            cancelled = false;
         } catch (ExecutionException e) {
             if (!cancelled) {
                 throw e;
             }
-            committed = false;
         }
+        // The job commits once, after its last row: a cancel that lands just after that commit still
+        // ends the job cancelled, so whether it committed is the table's to say.
+        boolean committed = !Objects.equals(before, latestSnapshot(warehouse));
         WriteSummary writes = FlinkGauges.take(id);
         return new EngineWrite(writes.inputRows(), committed, cancelled, writes,
                 FlinkGovernanceProvider.leakedBytes() - leakedBefore, EngineWrite.scopeFilesUnder(spillRoot), spillRoot);
+    }
+
+    /** The demo table's latest snapshot id; null before its first commit. */
+    private static Long latestSnapshot(Path warehouse) throws Exception {
+        return DemoTable.open(warehouse.toUri()).snapshotManager().latestSnapshotId();
     }
 
     /** Cancels the job once its writer took {@code rows} rows; false when it ended first. */
@@ -99,7 +109,15 @@ final class FlinkDemoWrite {
             throws Exception {
         while (!end.isDone()) {
             if (FlinkGauges.peek(id, "inputRows") >= rows) {
-                job.cancel().get();
+                try {
+                    job.cancel().get();
+                } catch (ExecutionException e) {
+                    if (!end.isDone()) {
+                        throw e;
+                    }
+                    // The job ended between the look and the cancel.
+                    return false;
+                }
                 return true;
             }
             Thread.sleep(5);

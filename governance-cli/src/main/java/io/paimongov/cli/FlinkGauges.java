@@ -32,7 +32,7 @@ public final class FlinkGauges implements MetricReporter {
     private static final String WRITER = "paimon-gov writer ";
     private static final String ASSIGNER = "paimon-gov assigner ";
 
-    /** Job id -> "operator/subtask" -> field -> gauge. */
+    /** Job id -> "operator name/operator id/subtask" -> field -> gauge. */
     private static final Map<String, Map<String, Map<String, Gauge<?>>>> JOBS = new ConcurrentHashMap<>();
 
     /** The configuration the embedded cluster needs for this reporter. */
@@ -96,7 +96,9 @@ public final class FlinkGauges implements MetricReporter {
         if (job == null || !(operator.startsWith(WRITER) || operator.startsWith(ASSIGNER))) {
             return;
         }
-        String subtask = operator + "/" + variables.getOrDefault("<subtask_index>", "?");
+        // The name alone is not unique: two writers of tables named alike (db1.t, db2.t) share it.
+        String subtask = operator + "/" + variables.getOrDefault("<operator_id>", "?") + "/"
+                + variables.getOrDefault("<subtask_index>", "?");
         JOBS.computeIfAbsent(job, j -> new ConcurrentHashMap<>())
                 .computeIfAbsent(subtask, s -> new ConcurrentHashMap<>())
                 .put(name, gauge);

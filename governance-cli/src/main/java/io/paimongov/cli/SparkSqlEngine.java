@@ -31,7 +31,12 @@ final class SparkSqlEngine implements SqlEngine {
     private final SparkSession spark;
     private final GovernedWriteReports reports;
 
-    /** @param catalogOptions more options of the governed catalog ({@code governance.*} defaults) */
+    /**
+     * Starts the session and loads the catalog.
+     *
+     * @param catalogOptions more options of the governed catalog ({@code governance.*} defaults)
+     * @throws IllegalArgumentException naming the option when the catalog refuses {@code catalogOptions}
+     */
     SparkSqlEngine(Path warehouse, Map<String, String> catalogOptions) {
         String prefix = "spark.sql.catalog." + CATALOG;
         SparkSession.Builder builder = SparkSession.builder()
@@ -46,6 +51,13 @@ final class SparkSqlEngine implements SqlEngine {
                 .config("spark.sql.defaultCatalog", CATALOG);
         catalogOptions.forEach((k, v) -> builder.config(prefix + "." + k, v));
         this.spark = builder.getOrCreate();
+        try {
+            // Spark loads a catalog when first used: the current database is the default catalog's.
+            spark.catalog().currentDatabase();
+        } catch (RuntimeException e) {
+            spark.stop();
+            throw SqlEngine.refusedOptions(e);
+        }
         this.reports = GovernedWriteReports.register(spark);
     }
 

@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -47,6 +49,8 @@ import picocli.CommandLine.Spec;
         })
 final class SqlCommand implements Callable<Integer> {
 
+    static final String DEFAULT_MANAGED_MEMORY = "256m";
+
     @Spec CommandSpec spec;
 
     @Option(names = "--engine", paramLabel = "ENGINE", required = true,
@@ -73,9 +77,9 @@ final class SqlCommand implements Callable<Integer> {
             description = "More options of the catalog 'governed', e.g. governance.memory.budget=32m (repeatable).")
     List<String> catalogOptions = new ArrayList<>();
 
-    @Option(names = "--managed-memory", paramLabel = "SIZE", defaultValue = "256m",
-            description = "Flink: the embedded task manager's managed memory, which the governed writers share."
-                    + " Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--managed-memory", paramLabel = "SIZE",
+            description = "Flink only: the embedded task manager's managed memory, which the governed writers share."
+                    + " Default: " + DEFAULT_MANAGED_MEMORY + ".")
     String managedMemory;
 
     @Option(names = "--json", description = "One JSON object per statement, one per line (keys in docs/cli.md).")
@@ -87,6 +91,7 @@ final class SqlCommand implements Callable<Integer> {
         List<String> parsed = parse(script);
         Map<String, String> catalog = catalogOptions();
         checkProvider();
+        MemorySize memory = managedMemory();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Path dir = warehouse;
@@ -100,7 +105,7 @@ final class SqlCommand implements Callable<Integer> {
             err.println("warehouse: " + dir + (temporary ? " (temporary)" : ""));
         }
         try (ShutdownCleanup shutdown = ShutdownCleanup.install();
-                SqlEngine sql = open(dir.toAbsolutePath(), catalog)) {
+                SqlEngine sql = open(dir.toAbsolutePath(), catalog, memory)) {
             if (temporary) {
                 shutdown.removeOnShutdown(dir);
             }
@@ -137,12 +142,17 @@ final class SqlCommand implements Callable<Integer> {
         }
     }
 
-    private SqlEngine open(Path dir, Map<String, String> catalog) {
-        return switch (engine) {
-            case "flink" -> new FlinkSqlEngine(dir, catalog, managedMemory);
-            case "spark" -> new SparkSqlEngine(dir, catalog);
-            default -> throw new IllegalStateException("checked in script(): " + engine);
-        };
+    /** The engine with its catalog registered; a catalog that refuses its options is a bad argument. */
+    private SqlEngine open(Path dir, Map<String, String> catalog, MemorySize memory) {
+        try {
+            return switch (engine) {
+                case "flink" -> new FlinkSqlEngine(dir, catalog, memory);
+                case "spark" -> new SparkSqlEngine(dir, catalog);
+                default -> throw new IllegalStateException("checked in script(): " + engine);
+            };
+        } catch (IllegalArgumentException e) {
+            throw invalid("--catalog-option", e.getMessage());
+        }
     }
 
     /** The statements given: {@code -e} or {@code -f}, exactly one. */
@@ -187,7 +197,28 @@ final class SqlCommand implements Callable<Integer> {
             }
             options.put(option.substring(0, eq).trim(), option.substring(eq + 1).trim());
         }
+        try {
+            GovernanceOptions.forProvider(engine, options);
+        } catch (IllegalArgumentException e) {
+            throw invalid("--catalog-option", e.getMessage());
+        }
         return options;
+    }
+
+    /** Flink's managed memory; refused with Spark, whose writes take the tasks' execution memory. */
+    private MemorySize managedMemory() {
+        if (managedMemory == null) {
+            return MemorySize.parse(DEFAULT_MANAGED_MEMORY);
+        }
+        if (!engine.equals("flink")) {
+            throw invalid("--managed-memory", "applies to --engine flink only; Spark's governed writes take the local"
+                    + " session's execution memory, a share of the JVM's heap (JAVA_OPTS=-Xmx...)");
+        }
+        try {
+            return MemorySize.parse(managedMemory);
+        } catch (IllegalArgumentException e) {
+            throw invalid("--managed-memory", "'" + managedMemory + "' is not a size; use bytes or a unit such as 128m, 1g");
+        }
     }
 
     private void checkProvider() {

@@ -45,6 +45,21 @@ interface SqlEngine extends AutoCloseable {
      */
     Result execute(String statement) throws Exception;
 
+    /**
+     * What to throw when registering the catalog {@value #CATALOG} failed: the catalog's refusal of
+     * its options (an {@link IllegalArgumentException} naming the key, which the engines wrap in
+     * their own exceptions) as an {@link IllegalArgumentException} of that message, or {@code
+     * failure} itself when no refusal is among its causes.
+     */
+    static RuntimeException refusedOptions(RuntimeException failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof IllegalArgumentException refusal) {
+                return new IllegalArgumentException(refusal.getMessage(), failure);
+            }
+        }
+        return failure;
+    }
+
     /** Stops the engine; idempotent. */
     @Override
     void close();

@@ -2,6 +2,9 @@ package io.paimongov.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Splits a SQL script into statements at the semicolons that end them, as the engines' own SQL
@@ -11,12 +14,17 @@ import java.util.List;
  * OPTIONS(...) *}{@code /} is one); a piece that holds nothing but comments and blanks is no
  * statement. A script's last statement may end without a semicolon.
  *
- * <p>{@code EXECUTE STATEMENT SET BEGIN ...; ...; END} is one statement (Flink's statement set),
- * its inner semicolons included.
+ * <p>A statement set of Flink's is one statement, its inner semicolons included, in either of the
+ * forms Flink's SQL client takes: {@code EXECUTE STATEMENT SET BEGIN ...; ...; END} and {@code
+ * BEGIN STATEMENT SET; ...; ...; END} ({@link #asExecuteStatementSet} turns the second into the
+ * first, which is the one {@code TableEnvironment.executeSql} runs).
  *
  * <p>Stateless; thread-safe.
  */
 final class SqlScript {
+
+    private static final Pattern BEGIN_STATEMENT_SET = Pattern.compile("(?i)BEGIN\\s+STATEMENT\\s+SET\\s*;");
+    private static final Pattern END = Pattern.compile("(?i)(?<=[;\\s])END\\s*$");
 
     private SqlScript() {}
 
@@ -70,6 +78,25 @@ final class SqlScript {
             statements.add(current.toString().trim());
         }
         return statements;
+    }
+
+    /**
+     * {@code statement} of the form {@code BEGIN STATEMENT SET; s1; ...; sN; END} (as {@link
+     * #statements} keeps it) as {@code EXECUTE STATEMENT SET BEGIN s1; ...; sN; END}; empty for any
+     * other statement.
+     */
+    static Optional<String> asExecuteStatementSet(String statement) {
+        String s = withoutLeadingComments(statement);
+        Matcher begin = BEGIN_STATEMENT_SET.matcher(s);
+        Matcher end = END.matcher(s);
+        if (!begin.lookingAt() || !end.find() || end.start() < begin.end()) {
+            return Optional.empty();
+        }
+        StringBuilder set = new StringBuilder("EXECUTE STATEMENT SET BEGIN\n");
+        for (String inner : statements(s.substring(begin.end(), end.start()))) {
+            set.append(inner).append(";\n");
+        }
+        return Optional.of(set.append("END").toString());
     }
 
     /**

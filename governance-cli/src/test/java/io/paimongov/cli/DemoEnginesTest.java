@@ -62,5 +62,9 @@ class DemoEnginesTest {
         CliRun cancel = CliRun.of("demo", "--provider", "spark", "--cancel-after-rows", "10");
         assertThat(cancel.exitCode()).isEqualTo(2);
         assertThat(cancel.err()).contains("--cancel-after-rows");
+        // A Flink job commits after its last row: a cancel at --rows would race that commit.
+        CliRun atTheEnd = CliRun.of("demo", "--provider", "flink", "--rows", "1000", "--cancel-after-rows", "1000");
+        assertThat(atTheEnd.exitCode()).isEqualTo(2);
+        assertThat(atTheEnd.err()).contains("--cancel-after-rows").contains("below --rows (1000)");
     }
 }

@@ -8,15 +8,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code sql} on both embedded engines, run as a user runs it: statements from {@code -e} or a
  * file, JSON lines on stdout (each parsed by a strict reader), what each query returned compared
  * with the rows the statements inserted, each write's governance reported and clean after close, a
- * table written through one engine read through the other, and the errors: a failing statement
- * names itself (exit 1), bad arguments exit 2.
+ * table written through one engine read through the other, Flink's session across a change of
+ * runtime mode, its statement sets and its changelogs, and the errors: a failing statement names
+ * itself (exit 1), bad arguments (a bad catalog option included) exit 2.
  */
 class SqlCommandTest {
 
@@ -111,6 +116,132 @@ class SqlCommandTest {
     }
 
     @Test
+    void flinkKeepsTheSessionWhenTheRuntimeModeChanges() throws Exception {
+        CliRun run = CliRun.of("sql", "--engine", "flink", "--json", "-e",
+                "CREATE TEMPORARY TABLE src (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '10',"
+                        + " 'fields.k.kind' = 'sequence', 'fields.k.start' = '1', 'fields.k.end' = '10');"
+                        + " CREATE TEMPORARY VIEW evens AS SELECT k FROM src WHERE MOD(k, 2) = 0;"
+                        + " CREATE TEMPORARY SYSTEM FUNCTION plus_one AS '" + PlusOne.class.getName() + "';"
+                        + " CREATE TABLE t (k INT);"
+                        + " CREATE VIEW default_catalog.default_database.tens AS SELECT k * 10 AS k FROM (VALUES (1), (2)) AS v(k);"
+                        + " CREATE CATALOG mem WITH ('type' = 'generic_in_memory');"
+                        + " USE CATALOG mem; CREATE DATABASE d; USE d;"
+                        + " SET 'execution.runtime-mode' = 'streaming';"
+                        + " SHOW CURRENT CATALOG; SHOW CURRENT DATABASE;"
+                        + " INSERT INTO governed.`default`.t SELECT * FROM governed.`default`.src"
+                        + "   UNION ALL SELECT plus_one(k) * 100 FROM governed.`default`.evens"
+                        + "   UNION ALL SELECT k FROM default_catalog.default_database.tens;"
+                        + " SET 'execution.runtime-mode' = 'batch';"
+                        + " SELECT k FROM governed.`default`.t ORDER BY k");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        List<JsonNode> lines = lines(run);
+        assertThat(lines).hasSize(15);
+        assertThat(rows(lines.get(10))).as("current catalog after the switch").containsExactly("[\"mem\"]");
+        assertThat(rows(lines.get(11))).as("current database after the switch").containsExactly("[\"d\"]");
+        List<String> expected = new ArrayList<>();
+        for (int k = 1; k <= 10; k++) {
+            expected.add("[" + k + "]");
+        }
+        for (int k = 2; k <= 10; k += 2) {
+            expected.add("[" + (k + 1) * 100 + "]");
+        }
+        expected.addAll(List.of("[10]", "[20]"));
+        assertThat(lines.get(12).get("governance").get("inputRows").asLong()).isEqualTo(expected.size());
+        assertThat(rows(lines.get(14))).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void aRuntimeModeThatIsNeitherStreamingNorBatchFailsNamingTheKeyAndItsValues() throws Exception {
+        CliRun run = CliRun.of("sql", "--engine", "flink", "--json", "-e", "SET 'execution.runtime-mode' = 'stream'");
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(lines(run).get(0).get("error").asText())
+                .contains("statement 1 failed").contains("'execution.runtime-mode'").contains("'streaming' or 'batch'")
+                .contains("'stream'");
+    }
+
+    @Test
+    void aFlinkStreamingQueryGivesEachRowsKindAndABatchOneDoesNot() throws Exception {
+        String query = "SELECT k, COUNT(*) AS c FROM (VALUES (1), (1), (2)) AS v(k) GROUP BY k";
+        CliRun run = CliRun.of("sql", "--engine", "flink", "--json", "-e",
+                query + "; SET 'execution.runtime-mode' = 'streaming'; " + query);
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        List<JsonNode> lines = lines(run);
+        assertThat(lines.get(0).get("columns").toString()).isEqualTo("[\"k\",\"c\"]");
+        JsonNode changelog = lines.get(2);
+        assertThat(changelog.get("columns").toString()).isEqualTo("[\"op\",\"k\",\"c\"]");
+        // The changelog applied in order ends at the batch result; key 1 counts up through a retraction.
+        Map<String, String> state = new TreeMap<>();
+        List<String> keyOne = new ArrayList<>();
+        for (JsonNode row : changelog.get("rows")) {
+            String op = row.get(0).asText();
+            String key = row.get(1).toString();
+            String value = "[" + key + "," + row.get(2) + "]";
+            switch (op) {
+                case "+I", "+U" -> state.put(key, value);
+                case "-U", "-D" -> assertThat(state.remove(key)).as(op + " retracts the row it follows").isEqualTo(value);
+                default -> throw new AssertionError("not a row kind: " + op);
+            }
+            if (key.equals("1")) {
+                keyOne.add(op + value);
+            }
+        }
+        assertThat(state.values()).containsExactlyInAnyOrderElementsOf(rows(lines.get(0)));
+        assertThat(keyOne).containsExactly("+I[1,1]", "-U[1,1]", "+U[1,2]");
+
+        CliRun text = CliRun.of("sql", "--engine", "flink", "-e", "SET 'execution.runtime-mode' = 'streaming'; " + query);
+        assertThat(text.exitCode()).as(text.err()).isZero();
+        assertThat(text.out()).contains("| op | k | c |").contains("| -U | 1 | 1 |").contains("| +U | 1 | 2 |");
+    }
+
+    @Test
+    void flinkRunsBothFormsOfAStatementSetAsOneJobAndCountsEveryWriterOfTablesNamedAlike() throws Exception {
+        CliRun run = CliRun.of("sql", "--engine", "flink", "--json", "-e",
+                "CREATE DATABASE db1; CREATE DATABASE db2;"
+                        + " CREATE TABLE db1.t (k INT, v STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '2');"
+                        + " CREATE TABLE db2.t (k INT, v STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '2');"
+                        + " BEGIN STATEMENT SET;"
+                        + "   INSERT INTO db1.t VALUES (1, 'a'), (2, 'b'), (3, 'c');"
+                        + "   INSERT INTO db2.t VALUES (1, 'x'), (2, 'y'), (3, 'z'), (4, 'w');"
+                        + " END;"
+                        + " EXECUTE STATEMENT SET BEGIN"
+                        + "   INSERT INTO db1.t VALUES (4, 'd');"
+                        + "   INSERT INTO db2.t VALUES (5, 'v'), (6, 'u');"
+                        + " END;"
+                        + " SELECT k, v FROM db1.t ORDER BY k; SELECT k, v FROM db2.t ORDER BY k");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        List<JsonNode> lines = lines(run);
+        assertThat(lines).hasSize(8);
+        JsonNode begin = lines.get(4).get("governance");
+        assertThat(lines.get(4).get("kind").asText()).isEqualTo("dml");
+        assertThat(begin.get("inputRows").asLong()).as("rows of both tables' writers").isEqualTo(7);
+        assertThat(lines.get(5).get("governance").get("inputRows").asLong()).isEqualTo(3);
+        assertThat(lines.get(5).get("governance").get("writes").asLong()).isEqualTo(begin.get("writes").asLong());
+        assertThat(rows(lines.get(6))).containsExactly("[1,\"a\"]", "[2,\"b\"]", "[3,\"c\"]", "[4,\"d\"]");
+        assertThat(rows(lines.get(7)))
+                .containsExactly("[1,\"x\"]", "[2,\"y\"]", "[3,\"z\"]", "[4,\"w\"]", "[5,\"v\"]", "[6,\"u\"]");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"flink", "spark"})
+    void aBadGovernanceCatalogOptionExitsTwoNamingTheKey(String engine) throws Exception {
+        CliRun runtimeKey = CliRun.of("sql", "--engine", engine, "--catalog-option", "governance.memory.budgit=32m",
+                "--json", "-e", "SELECT 1");
+        assertThat(runtimeKey.exitCode()).isEqualTo(2);
+        assertThat(runtimeKey.err()).contains("--catalog-option").contains("'governance.memory.budgit'");
+        assertThat(runtimeKey.out()).isEmpty();
+        CliRun badValue = CliRun.of("sql", "--engine", engine, "--catalog-option", "governance.memory.budget=lots",
+                "-e", "SELECT 1");
+        assertThat(badValue.exitCode()).isEqualTo(2);
+        assertThat(badValue.err()).contains("--catalog-option").contains("'governance.memory.budget'").contains("lots");
+        // The engine's own keys are the catalog's to judge: refused when the engine registers it.
+        CliRun providerKey = CliRun.of("sql", "--engine", engine, "--catalog-option", "governance." + engine + ".nope=1",
+                "--json", "-e", "SELECT 1");
+        assertThat(providerKey.exitCode()).as(providerKey.err()).isEqualTo(2);
+        assertThat(providerKey.err()).contains("--catalog-option").contains("'governance." + engine + ".nope'");
+        assertThat(providerKey.out()).isEmpty();
+    }
+
+    @Test
     void aFailingStatementNamesItselfAndStopsTheRun() throws Exception {
         CliRun run = CliRun.of("sql", "--engine", "flink", "--json", "-e",
                 "CREATE TABLE t (k INT); SELECT * FROM missing_table; CREATE TABLE never (k INT)");
@@ -140,5 +271,11 @@ class SqlCommandTest {
         CliRun option = CliRun.of("sql", "--engine", "flink", "--catalog-option", "nokey", "-e", "SELECT 1");
         assertThat(option.exitCode()).isEqualTo(2);
         assertThat(option.err()).contains("--catalog-option");
+        CliRun memory = CliRun.of("sql", "--engine", "spark", "--managed-memory", "512m", "-e", "SELECT 1");
+        assertThat(memory.exitCode()).isEqualTo(2);
+        assertThat(memory.err()).contains("--managed-memory").contains("flink only");
+        CliRun size = CliRun.of("sql", "--engine", "flink", "--managed-memory", "lots", "-e", "SELECT 1");
+        assertThat(size.exitCode()).isEqualTo(2);
+        assertThat(size.err()).contains("--managed-memory").contains("'lots'");
     }
 }

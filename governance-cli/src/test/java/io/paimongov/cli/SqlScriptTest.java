@@ -31,6 +31,30 @@ class SqlScriptTest {
     }
 
     @Test
+    void aBeginStatementSetIsOneStatementThatRunsAsAnExecuteStatementSet() {
+        List<String> statements = SqlScript.statements("""
+                BEGIN STATEMENT SET;
+                  INSERT INTO a VALUES (1, 'x;y');
+                  -- the second; of two
+                  INSERT INTO b VALUES (2);
+                END;
+                SELECT 1;
+                """);
+        assertThat(statements).hasSize(2);
+        assertThat(statements.get(1)).isEqualTo("SELECT 1");
+        assertThat(SqlScript.asExecuteStatementSet(statements.get(0))).contains("""
+                EXECUTE STATEMENT SET BEGIN
+                INSERT INTO a VALUES (1, 'x;y');
+                -- the second; of two
+                  INSERT INTO b VALUES (2);
+                END""");
+        assertThat(SqlScript.asExecuteStatementSet("begin  statement set ; insert into a values (1); end"))
+                .contains("EXECUTE STATEMENT SET BEGIN\ninsert into a values (1);\nEND");
+        assertThat(SqlScript.asExecuteStatementSet("EXECUTE STATEMENT SET BEGIN INSERT INTO a VALUES (1); END")).isEmpty();
+        assertThat(SqlScript.asExecuteStatementSet("INSERT INTO a VALUES (1)")).isEmpty();
+    }
+
+    @Test
     void commentsAndBlanksAloneAreNoStatement() {
         assertThat(SqlScript.statements(";;  -- nothing\n ; /* none */ ;")).isEmpty();
         assertThat(SqlScript.statements("SELECT 1;")).containsExactly("SELECT 1");
