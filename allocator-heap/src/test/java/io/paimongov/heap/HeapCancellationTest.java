@@ -7,14 +7,27 @@ import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.PreparedCommit;
+import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingFile;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.PositionOutputStream;
 import org.apache.paimon.fs.local.LocalFileIO;
@@ -217,6 +230,100 @@ class HeapCancellationTest {
         } else {
             h.assertNothingLeft(table);
         }
+    }
+
+    /**
+     * A cancelled write's final snapshot keeps Paimon's own metrics as its last prepareCommit read
+     * them: its release does not read Paimon's gauges again (docs/metrics.md). The model is what the
+     * test wrote into a one-bucket table: one partition before the checkpoint, two after, so Paimon
+     * held one writer at the prepareCommit and two at the cancel; a close, which reads them, sees two.
+     * A batch write cancelled before any prepareCommit keeps none.
+     */
+    @Test
+    void aCancelledWriteKeepsPaimonsMetricsOfItsLastPrepareCommit() throws Exception {
+        for (boolean cancel : new boolean[] {true, false}) {
+            WriteHarness h = new WriteHarness(dir.resolve(cancel ? "cancelled" : "closed"));
+            FileStoreTable table = TestTables.primaryKeyTable(h.root.resolve("wh"), "t", 1, "avro");
+            h.context = ResourceContext.open("metrics", h.provider, h.options("8m"), EngineEnvironment.standalone());
+            GovernedTableWrite write = GovernedTableWrite.stream(table, "metrics-test", h.context);
+            writePartition(write, 1);
+            write.prepareCommit(false, 1);
+            assertThat(writers(write.metrics())).as("writers at the prepareCommit").isEqualTo(1);
+            writePartition(write, 2);
+            if (cancel) {
+                assertThat(write.cancel("test: cancel after a second partition")).isTrue();
+            }
+            write.close();
+            assertThat(writers(write.metrics())).as(cancel ? "after the cancel" : "after the close").isEqualTo(cancel ? 1 : 2);
+            h.assertNothingLeft(table);
+        }
+        WriteHarness h = new WriteHarness(dir.resolve("batch"));
+        FileStoreTable table = TestTables.primaryKeyTable(h.root.resolve("wh"), "t", 1, "avro");
+        GovernedTableWrite write = h.batchWriting(table, h.options("8m"), Workload.random(30, 1_000, 500, 2, 16).rows());
+        write.cancel("test: cancel before any prepareCommit");
+        assertThat(write.metrics().paimon()).isEmpty();
+        write.close();
+        h.assertNothingLeft(table);
+    }
+
+    private static void writePartition(GovernedTableWrite write, int partition) throws Exception {
+        for (int k = 0; k < 100; k++) {
+            write.write(GenericRow.of(partition, k, BinaryString.fromString("v" + k)));
+        }
+    }
+
+    private static int writers(MetricsSnapshot m) {
+        return ((Number) m.paimon().get("writerBuffer.numWriters")).intValue();
+    }
+
+    /**
+     * An engine cancel that is only polled (as Spark's task kill is) is seen by the writing thread at
+     * its next check point, which undoes the write itself: no cleanup thread is started (the JVM's own
+     * record of thread starts, a JFR recording, says so), and nothing is left.
+     */
+    @Test
+    void aCancelSeenByTheWritingThreadsOwnCheckStartsNoCleanupThread() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "avro");
+        AtomicReference<String> killed = new AtomicReference<>();
+        CancellationSignal polled = new CancellationSignal() {
+            @Override
+            public Optional<String> cancelReason() {
+                return Optional.ofNullable(killed.get());
+            }
+
+            @Override
+            public AutoCloseable onCancel(Runnable listener) {
+                return () -> {};
+            }
+        };
+        h.context = ResourceContext.open("polled", h.provider, h.options("8m"),
+                EngineEnvironment.builder().with(CancellationSignal.class, polled).build());
+        GovernedTableWrite write = GovernedTableWrite.batch(table, h.context);
+        List<InternalRow> rows = Workload.random(28, 5_000, 2_000, 2, 32).rows();
+        List<String> started = new ArrayList<>();
+        try (Recording recording = new Recording()) {
+            recording.enable("jdk.ThreadStart");
+            recording.start();
+            assertThatThrownBy(() -> {
+                for (int i = 0; i < rows.size(); i++) {
+                    if (i == rows.size() / 2) {
+                        killed.set("engine: task killed");
+                    }
+                    write.write(rows.get(i));
+                }
+            }).isInstanceOf(WriteCancelledException.class).hasMessage("write cancelled: engine: task killed");
+            recording.stop();
+            Path events = dir.resolve("cancel.jfr");
+            recording.dump(events);
+            RecordingFile.readAllEvents(events).forEach(e -> {
+                RecordedThread thread = e.getThread("thread");
+                started.add(thread == null ? "?" : thread.getJavaName());
+            });
+        }
+        assertThat(started).as("threads started while the write was cancelled").noneMatch(n -> n.startsWith("paimon-gov-cancel-"));
+        h.assertNothingLeft(table);
+        write.close();
     }
 
     private static Set<String> compactionThreads() {

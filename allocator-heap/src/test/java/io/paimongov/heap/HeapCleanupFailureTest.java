@@ -39,6 +39,7 @@ class HeapCleanupFailureTest {
         write.prepareCommit().commit();
         Path scope = h.context.spillScopeDir();
         Path lease = scope.resolve(SpillScope.LEASE);
+        assertThat(lease).as("the write spilled, which made its scope").exists();
         assumeTrue(chattr("+i", lease) == 0, "chattr +i is not available here: no way to make a file undeletable");
         try {
             assertThatThrownBy(write::close)
@@ -65,12 +66,13 @@ class HeapCleanupFailureTest {
     void aCleanupThatFailsDuringACancelIsThrownByTheNextClose() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
-        Workload w = Workload.random(43, 5_000, 2_500, 2, 64);
-        GovernedTableWrite write = h.batch(table, h.options("4m", "governance.memory.page-size", "16k"));
+        Workload w = Workload.random(43, WriteHarness.ROWS, WriteHarness.ROWS / 2, 2, 64);
+        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
         for (InternalRow row : w.rows()) {
             write.write(row);
         }
         Path lease = h.context.spillScopeDir().resolve(SpillScope.LEASE);
+        assertThat(lease).as("the write spilled, which made its scope").exists();
         assumeTrue(chattr("+i", lease) == 0, "chattr +i is not available here: no way to make a file undeletable");
         try {
             assertThat(write.cancel("operator asked")).isTrue();

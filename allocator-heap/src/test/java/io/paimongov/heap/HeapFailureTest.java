@@ -11,6 +11,8 @@ import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
@@ -73,16 +75,45 @@ class HeapFailureTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
         GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
-        // The scope directory disappears under the write: creating a spill file fails with an I/O error.
+        List<InternalRow> rows = workload().rows();
+        // Rows until the first spill made the scope...
         Path scope = h.context.spillScopeDir();
-        try (Stream<Path> files = Files.list(scope)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
+        int written = 0;
+        while (!Files.exists(scope)) {
+            write.write(rows.get(written++));
+        }
+        // ...then the scope directory disappears under the write: creating a spill file fails with an I/O error.
+        try (Stream<Path> files = Files.walk(scope)) {
+            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(f);
             }
         }
-        Files.delete(scope);
-        assertThatThrownBy(() -> writeAll(write, workload())).hasStackTraceContaining("FileNotFoundException");
+        List<InternalRow> rest = rows.subList(written, rows.size());
+        assertThatThrownBy(() -> {
+            for (InternalRow row : rest) {
+                write.write(row);
+            }
+            write.prepareCommit().commit();
+        }).hasStackTraceContaining("FileNotFoundException");
         write.close();
+        h.assertNothingLeft(table);
+    }
+
+    /**
+     * The spill root passes the check at open and is gone by the first spill, which makes the
+     * scope: the spill fails naming the option, and the write leaves nothing.
+     */
+    @Test
+    void theSpillRootGoneByTheFirstSpill() throws Exception {
+        WriteHarness h = new WriteHarness(dir);
+        FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "parquet");
+        GovernedTableWrite write = h.batch(table, h.options("2m", "governance.memory.page-size", "16k"));
+        Files.delete(h.spillRoot);
+        assertThatThrownBy(() -> writeAll(write, workload()))
+                .hasStackTraceContaining("no spill root can hold a spill scope; check 'governance.spill.dirs' (or the engine's temp dirs): "
+                        + h.spillRoot);
+        write.close();
+        Files.createDirectory(h.spillRoot);
         h.assertNothingLeft(table);
     }
 

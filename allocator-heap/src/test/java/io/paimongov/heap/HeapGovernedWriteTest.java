@@ -164,12 +164,18 @@ class HeapGovernedWriteTest {
         assertThat(TestTables.dataFiles(table)).hasSize((int) files);
     }
 
+    /** A write that fits in memory does not spill and never touches the disk: no spill scope is made (SPILL.4). */
     @Test
     void aWriteThatFitsInMemoryDoesNotSpill() throws Exception {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "avro");
         Workload w = Workload.random(5, 2_000, 500, 1, 16);
-        h.writeAndCommit(table, h.options("64m"), w.rows());
+        try (GovernedTableWrite write = h.batchWriting(table, h.options("64m"), w.rows())) {
+            assertThat(h.spillScopes()).as("spill scopes of the open write").isEmpty();
+            write.prepareCommit().commit();
+            assertThat(h.spillScopes()).as("spill scopes after its commit").isEmpty();
+        }
+        assertThat(TestTables.read(table)).isEqualTo(w.expected());
         MetricsSnapshot m = h.context.snapshot();
         assertThat(m.spillCount()).isZero();
         assertThat(m.spillFiles()).isZero();

@@ -27,7 +27,12 @@ class HeapResourceContextTest {
                 GovernanceOptions.of(Map.of(GovernanceOptions.PROVIDER, "heap", GovernanceOptions.SPILL_DIRS, dir.toString()));
         try (ResourceContext ctx = ResourceContext.open("w", options, EngineEnvironment.standalone())) {
             assertThat(ctx.snapshot().budgetBytes()).isEqualTo(64L << 20);
-            assertThat(ctx.spillScopeDir()).startsWith(dir).exists();
+            // The scope is made when the write first needs its disk: opening only checked the root.
+            assertThat(ctx.spillScopeDir().getParent()).isEqualTo(dir.toRealPath());
+            assertThat(ctx.spillScopeDir()).doesNotExist();
+            try (var files = Files.list(dir)) {
+                assertThat(files).as("made at open").isEmpty();
+            }
             MemoryReservation r = ctx.newReservation("engine side buffer");
             r.grow(1 << 20);
             assertThat(ctx.engineUsedBytes()).isEqualTo(1 << 20);

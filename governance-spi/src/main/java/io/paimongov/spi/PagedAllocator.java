@@ -352,12 +352,13 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     @Override
     public void release(Collection<MemorySegment> segments) {
         synchronized (lock) {
-            Map<MemorySegment, P> freed = new IdentityHashMap<>(segments.size());
+            // Taken out of the live pages at once (a segment listed twice is found once), and put
+            // back should the engine refuse them: one look-up per page on the usual path.
             List<MemorySegment> gone = new ArrayList<>(segments.size());
             List<P> pages = new ArrayList<>(segments.size());
             for (MemorySegment segment : segments) {
-                P page = live.get(segment);
-                if (page != null && freed.put(segment, page) == null) {
+                P page = live.remove(segment);
+                if (page != null) {
                     gone.add(segment);
                     pages.add(page);
                 }
@@ -368,11 +369,11 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             try {
                 givePages(pages);
             } catch (RuntimeException | Error e) {
+                for (int i = 0; i < gone.size(); i++) {
+                    live.put(gone.get(i), pages.get(i));
+                }
                 releaseFailed(e);
                 return;
-            }
-            for (MemorySegment segment : gone) {
-                live.remove(segment);
             }
             long bytes = (long) gone.size() * pageSize;
             try {

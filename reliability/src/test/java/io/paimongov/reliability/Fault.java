@@ -23,7 +23,8 @@ enum Fault {
             ResourceExhaustedException.class),
     SPILL_IO_ERROR(
             "spill-io-error",
-            "mid-write, the spill scope vanishes under the I/O manager: the next spill-file create or run read fails",
+            "mid-write, the spill scope vanishes under the I/O manager and a file takes its place: the next spill-file create, the"
+                    + " scope's making or a run read fails",
             Set.of(Outcome.FAILED),
             0),
     DATA_FILE_IO_ERROR("data-file-io-error", "the second data file's write fails after 1 KiB (faulty:// FileIO)", Set.of(Outcome.FAILED), 0),

@@ -4,6 +4,7 @@ import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -65,6 +66,9 @@ final class FaultSetup {
             case SPILL_IO_ERROR -> (writer, context) -> {
                 removedScope = context.spillScopeDir();
                 Cell.delete(removedScope);
+                // A file where the scope was: a scope not made yet (no spill so far) cannot be made
+                // there either. The write's cleanup deletes it with the scope, disarm() otherwise.
+                Files.writeString(removedScope, "in the way of the spill scope");
             };
             case THREAD_INTERRUPTED -> (writer, context) -> writer.interrupt();
             case ENGINE_CANCELS -> (writer, context) -> {
@@ -120,8 +124,11 @@ final class FaultSetup {
     }
 
     /** Takes the fault away: the file system heals, the allocator stops throwing, the other consumer lets go. */
-    void disarm() {
+    void disarm() throws IOException {
         FileFaults.disarm();
+        if (removedScope != null) {
+            Files.deleteIfExists(removedScope);
+        }
         world.provider.stopFailing();
         if (hog != null) {
             hog.memory().release(hogBytes);

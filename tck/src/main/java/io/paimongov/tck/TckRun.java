@@ -294,6 +294,8 @@ final class TckRun {
     private void sampleScope(AtomicBoolean done) {
         while (!done.get()) {
             checkLive(context.snapshot());
+            // Made when the write first spills, under a later root should the first refuse then (SPILL.4).
+            scope = context.spillScopeDir();
             try {
                 if (scopePermissions == null && Files.exists(scope)) {
                     scopePermissions = PosixFilePermissions.toString(Files.getPosixFilePermissions(scope));

@@ -32,6 +32,15 @@ import org.apache.paimon.memory.Buffer;
  * write-buffer-spill.max-disk-size} is only checked when a writer is preempted; this budget is
  * checked on every block written.
  *
+ * <p>The scope is made when the write first needs its disk ({@link SpillScope#make()}): when a spill
+ * file is created, a channel is named ({@link #createChannel()}) or a temp directory is handed out
+ * ({@link #tempDirs()}, {@link #pickTempDir()}), never when a channel enumerator is made (Paimon
+ * makes one with every writer's sort buffer). An enumerator names its channels under the scope's
+ * directory as it is when the enumerator is made; so one made before the scope was, by Paimon's own
+ * sort buffer, names channels under the root chosen at open, and if the scope then had to be made
+ * under a later root, those channels are refused as outside it (the spill fails with an {@link
+ * IOException}). The runtime's own sort buffer makes its enumerator at its first spill.
+ *
  * <p>Confinement: a channel whose path, normalised, is not inside the scope is refused with an
  * {@link IOException} before anything is created. Each spill file is created owner-only (0600 on
  * POSIX file systems) before Paimon opens it, so its bytes are never readable by another user even
@@ -45,8 +54,8 @@ import org.apache.paimon.memory.Buffer;
  * threads. <b>May throw:</b> {@link ResourceExhaustedException} ({@code SPILL_DISK}) when a block
  * would pass the budget; what {@code checkCancelled} throws (cancellation) when a file is created and
  * before each block is written to or read from a spill file, so a long spill or merge stops within
- * a block of a cancel.
- * {@link #close()} deletes the scope and every spill file in it.
+ * a block of a cancel; {@link java.io.UncheckedIOException} when the scope cannot be made ({@link
+ * SpillScope#make()}). {@link #close()} deletes the scope and every spill file in it, if it was made.
  */
 public final class GovernedIOManager implements IOManager {
 
@@ -54,10 +63,8 @@ public final class GovernedIOManager implements IOManager {
     private static final Pattern SPILL_RUN = Pattern.compile(".*\\.\\d{6}\\.channel$");
 
     private final SpillScope scope;
-    private final Path scopeDir;
     private final long maxBytes;
     private final Runnable checkCancelled;
-    private final File[] dirs;
     private final Random random = new Random();
     private final Map<String, AtomicLong> onDisk = new ConcurrentHashMap<>();
     private final AtomicLong diskBytes = new AtomicLong();
@@ -74,40 +81,45 @@ public final class GovernedIOManager implements IOManager {
      */
     public GovernedIOManager(SpillScope scope, long maxBytes, Runnable checkCancelled) {
         this.scope = scope;
-        this.scopeDir = scope.dir().toAbsolutePath().normalize();
         this.maxBytes = maxBytes;
         this.checkCancelled = checkCancelled;
-        this.dirs = new File[] {scope.dir().toFile()};
+    }
+
+    /** The scope's directory, made now if it was not yet. */
+    private File made() {
+        return scope.make().toFile();
     }
 
     @Override
     public FileIOChannel.ID createChannel() {
-        return new FileIOChannel.ID(dirs[0], 0, random);
+        return new FileIOChannel.ID(made(), 0, random);
     }
 
     @Override
     public FileIOChannel.ID createChannel(String prefix) {
-        return new FileIOChannel.ID(dirs[0], 0, prefix, random);
+        return new FileIOChannel.ID(made(), 0, prefix, random);
     }
 
     @Override
     public String[] tempDirs() {
-        return new String[] {dirs[0].getAbsolutePath()};
+        return new String[] {made().getAbsolutePath()};
     }
 
     @Override
     public String pickTempDir() {
-        return dirs[0].getAbsolutePath();
+        return made().getAbsolutePath();
     }
 
+    /** Does not make the scope: see the class comment. */
     @Override
     public FileIOChannel.Enumerator createChannelEnumerator() {
-        return new FileIOChannel.Enumerator(dirs, random);
+        return new FileIOChannel.Enumerator(new File[] {scope.dir().toFile()}, random);
     }
 
     @Override
     public BufferFileWriter createBufferFileWriter(FileIOChannel.ID channel) throws IOException {
         checkCancelled.run();
+        Path scopeDir = scope.make().toAbsolutePath().normalize();
         Path file = channel.getPathFile().toPath().toAbsolutePath().normalize();
         if (!file.startsWith(scopeDir) || file.equals(scopeDir)) {
             throw new IOException("spill file " + channel.getPath() + " is outside the write's spill scope " + scope);
@@ -199,9 +211,12 @@ public final class GovernedIOManager implements IOManager {
         return written.sum();
     }
 
-    /** Spill files in the scope now (counts the directory). */
+    /** Spill files in the scope now (counts the directory; 0 while the scope is not made). */
     public long filesLeft() {
-        File[] left = dirs[0].listFiles((d, name) -> name.endsWith(".channel"));
+        if (!scope.isMade()) {
+            return 0;
+        }
+        File[] left = scope.dir().toFile().listFiles((d, name) -> name.endsWith(".channel"));
         return left == null ? 0 : left.length;
     }
 
@@ -220,7 +235,7 @@ public final class GovernedIOManager implements IOManager {
     /**
      * Closes every spill file writer and reader still open (a failed write may leave one, which
      * would hold its deleted file's space until the JVM exits), then deletes every spill file and
-     * the scope, each step run even when another failed. The disk counters then follow what is really gone:
+     * the scope, if it was made (nothing is made after this), each step run even when another failed. The disk counters then follow what is really gone:
      * a file that could not be deleted stays counted in {@link #diskBytes()} and in {@code
      * spillFilesLeft}. Idempotent once it succeeded.
      *

@@ -5,9 +5,12 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -26,6 +29,13 @@ import org.slf4j.LoggerFactory;
  * permissions (0700 where the file system has POSIX permissions), with a lease file (0600) naming
  * the owner process. {@link #delete()} removes it with everything in it.
  *
+ * <p>Made when first needed. {@link #open} only checks the roots (an existing directory this
+ * process may write, no file made) and fixes the directory's path under the first root that passes;
+ * {@link #make()} creates the directory and its lease when the write first needs its disk (a spill
+ * file, a temp directory handed to Paimon). A write that never spills touches the disk neither when
+ * it opens nor when it ends, and a cancelled one has nothing to delete. If the directory cannot be
+ * made under that root, the later roots are tried in order (SPILL.4).
+ *
  * <p>Confinement: the directory's name is made of the process id and a random UUID only; the
  * write's name goes into the lease file (with line breaks and other control characters replaced),
  * never into a path, so no write name can put a scope outside its root. The directory is created
@@ -35,9 +45,12 @@ import org.slf4j.LoggerFactory;
  * rules ({@code docs/reliability.md}).
  *
  * <p>A process that dies leaves its scopes behind; {@link #sweepDead} removes scopes whose owner
- * process is gone, so the next write on the same roots cleans up after a crash.
+ * process is gone, so the next write on the same roots cleans up after a crash. A scope is swept by
+ * its lease's process, so it does not matter when it was made.
  *
- * <p><b>Thread-safety:</b> thread-safe; {@link #delete()} is idempotent once it succeeded.
+ * <p><b>Thread-safety:</b> thread-safe: {@link #make()} and {@link #delete()} exclude each other,
+ * and once {@link #delete()} was called nothing is made any more; {@link #delete()} is idempotent
+ * once it succeeded.
  */
 public final class SpillScope {
 
@@ -55,41 +68,131 @@ public final class SpillScope {
     /** Owner-only file: rw-------. */
     static final Set<PosixFilePermission> FILE_PERMISSIONS = PosixFilePermissions.fromString("rw-------");
 
-    private final Path dir;
+    private final String name;
+    private final String writeName;
+    /** The roots to make the scope under, in order: the first is the one that passed the check at open. */
+    private final List<Path> roots;
+    /** Why the roots before {@link #roots} failed the check at open, for the message when none works. */
+    private final List<String> refusedAtOpen;
+    private volatile Path dir;
+    /** Written under this. */
+    private volatile boolean made;
+    /** Written under this: set by the first {@link #delete()}, after which nothing is made. */
+    private volatile boolean closed;
     private volatile boolean deleted;
 
-    private SpillScope(Path dir) {
-        this.dir = dir;
+    private SpillScope(String name, String writeName, List<Path> roots, List<String> refusedAtOpen) {
+        this.name = name;
+        this.writeName = writeName;
+        this.roots = roots;
+        this.refusedAtOpen = refusedAtOpen;
+        this.dir = roots.get(0).resolve(name);
     }
 
     /**
-     * Creates a fresh scope under the first usable root of {@code locations}.
+     * Checks {@code locations}' roots without making anything and returns a scope whose directory
+     * lies under the first root that is an existing directory this process may write; the directory
+     * is made by {@link #make()}.
      *
-     * @throws UncheckedIOException when no root can hold a scope; the message names {@value
+     * @throws UncheckedIOException when no root passes; the message names {@value
      *     GovernanceOptions#SPILL_DIRS} and why each root refused
      */
-    public static SpillScope create(SpillLocations locations, String writeName) {
-        long pid = ProcessHandle.current().pid();
-        IOException last = null;
+    public static SpillScope open(SpillLocations locations, String writeName) {
         List<String> refusals = new ArrayList<>();
-        for (Path root : locations.roots()) {
-            Path dir = root.resolve(PREFIX + pid + "-" + UUID.randomUUID());
-            try {
-                createPrivateDirectory(dir);
-                createPrivateFile(dir.resolve(LEASE));
-                Files.writeString(dir.resolve(LEASE), lease(pid, writeName), StandardCharsets.UTF_8);
-                return new SpillScope(dir);
-            } catch (IOException e) {
-                last = e;
-                refusals.add(root + " (" + e + ")");
-                LOG.warn("cannot create a spill scope under {}: {}", root, e.toString());
-                deleteQuietly(dir);
+        List<Path> roots = locations.roots();
+        IOException last = null;
+        for (int i = 0; i < roots.size(); i++) {
+            Path root = roots.get(i);
+            IOException unusable = unusable(root);
+            if (unusable == null) {
+                String name = PREFIX + ProcessHandle.current().pid() + "-" + UUID.randomUUID();
+                return new SpillScope(name, writeName, List.copyOf(roots.subList(i, roots.size())), List.copyOf(refusals));
             }
+            last = unusable;
+            refusals.add(root + " (" + unusable + ")");
+            LOG.warn("spill root {} cannot hold a spill scope: {}", root, unusable.toString());
         }
-        throw new UncheckedIOException(
+        throw noRoot(refusals, last);
+    }
+
+    /** {@link #open} and {@link #make()} at once: a scope whose directory exists now. */
+    public static SpillScope create(SpillLocations locations, String writeName) {
+        SpillScope scope = open(locations, writeName);
+        scope.make();
+        return scope;
+    }
+
+    /** Why {@code root} cannot hold a scope, judged without making anything; null when it can. */
+    private static IOException unusable(Path root) {
+        if (Files.isRegularFile(root)) {
+            return new NotDirectoryException(root.toString());
+        }
+        if (!Files.isDirectory(root)) {
+            return new NoSuchFileException(root.toString(), null, "not an existing directory");
+        }
+        if (!Files.isWritable(root)) {
+            return new AccessDeniedException(root.toString(), null, "this process cannot write to it");
+        }
+        return null;
+    }
+
+    private static UncheckedIOException noRoot(List<String> refusals, IOException last) {
+        return new UncheckedIOException(
                 "no spill root can hold a spill scope; check '" + GovernanceOptions.SPILL_DIRS + "' (or the engine's"
                         + " temp dirs): " + String.join(", ", refusals),
                 last);
+    }
+
+    /**
+     * Makes the directory and its lease unless they exist: under the root chosen at open, else under
+     * the first later root that accepts it. Idempotent.
+     *
+     * @return the scope's directory
+     * @throws UncheckedIOException when no root can hold it (the message names {@value
+     *     GovernanceOptions#SPILL_DIRS} and why each root refused, as {@link #open}), or once the
+     *     scope was deleted
+     */
+    public Path make() {
+        if (made && !closed) {
+            return dir;
+        }
+        synchronized (this) {
+            if (closed) {
+                throw new UncheckedIOException(new IOException("the spill scope " + dir + " was deleted: its write is closed"));
+            }
+            if (made) {
+                return dir;
+            }
+            long pid = ProcessHandle.current().pid();
+            List<String> refusals = new ArrayList<>(refusedAtOpen);
+            IOException last = null;
+            for (Path root : roots) {
+                Path candidate = root.resolve(name);
+                boolean created = false;
+                try {
+                    createPrivateDirectory(candidate);
+                    created = true;
+                    createPrivateFile(candidate.resolve(LEASE));
+                    Files.writeString(candidate.resolve(LEASE), lease(pid, writeName), StandardCharsets.UTF_8);
+                    dir = candidate;
+                    made = true;
+                    return candidate;
+                } catch (IOException e) {
+                    last = e;
+                    refusals.add(root + " (" + e + ")");
+                    LOG.warn("cannot create a spill scope under {}: {}", root, e.toString());
+                    if (created) {
+                        deleteQuietly(candidate);
+                    }
+                }
+            }
+            throw noRoot(refusals, last);
+        }
+    }
+
+    /** Whether the directory was made (and not deleted since). */
+    public boolean isMade() {
+        return made && !deleted;
     }
 
     private static boolean posix() {
@@ -205,27 +308,32 @@ public final class SpillScope {
         }
     }
 
-    /** The scope directory. */
+    /**
+     * The scope's directory: where it is, once made; before that, where it will be made unless its
+     * root refuses then.
+     */
     public Path dir() {
         return dir;
     }
 
-    /** Whether the scope directory still exists. */
+    /** Whether the scope directory exists now. */
     public boolean exists() {
         return Files.exists(dir);
     }
 
     /**
-     * Deletes the scope and everything in it: every entry is tried, even after one could not be
-     * deleted. Idempotent once it succeeded; after a failure a later call tries again.
+     * Deletes the scope and everything in it, if it was made; from the first call on, nothing is
+     * made any more. Every entry is tried, even after one could not be deleted. Idempotent once it
+     * succeeded; after a failure a later call tries again.
      *
      * @throws UncheckedIOException when something is left: the message names the scope, how many
      *     entries are left and the first that could not be deleted; each failure is suppressed in it.
      *     The scope stays (its lease names this process, so {@link #sweepDead} removes it once the
      *     process is gone).
      */
-    public void delete() {
-        if (deleted) {
+    public synchronized void delete() {
+        closed = true;
+        if (deleted || !made) {
             return;
         }
         try {

@@ -109,7 +109,8 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     private final int fanIn;
     private final MemoryReservation reservation;
     private final long reservedBytes;
-    private final FileIOChannel.Enumerator enumerator;
+    /** Made at the first spill: making it earlier would fix the spill scope's directory before it exists. */
+    private FileIOChannel.Enumerator enumerator;
     private final SpillTiers<Run> tiers;
     /** Runs on disk (in the tiers or being merged): deleted by {@link #clear()}. */
     private final Set<FileIOChannel.ID> liveRuns = new HashSet<>();
@@ -179,7 +180,6 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         reservation.grow(reservedBytes);
         this.memory = BinaryInMemorySortBuffer.createBuffer(
                 CodeGenUtils.newNormalizedKeyComputer(types, keyFields), new InternalRowSerializer(rowType), comparator, pool);
-        this.enumerator = ioManager.createChannelEnumerator();
     }
 
     private static SpillCodec codec(CompressOptions compression) {
@@ -308,6 +308,12 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
             return;
         }
         new QuickSort().sort(memory);
+        if (enumerator == null) {
+            // Asking for a temp dir makes the governed spill scope first, so the enumerator names its
+            // channels where the scope was made (its root may be a later one: SpillScope#make).
+            ioManager.pickTempDir();
+            enumerator = ioManager.createChannelEnumerator();
+        }
         FileIOChannel.ID id = enumerator.next();
         liveRuns.add(id);
         ChannelWriterOutputView out = FileChannelUtil.createOutputView(ioManager, id, runCodec, block);

@@ -82,10 +82,10 @@ public final class ResourceContext implements AutoCloseable {
             throw e;
         }
         this.pool = new GovernedSegmentPool(budget, token::throwIfCancelled);
-        SpillScope scope = null;
         try {
             this.sweptScopes = options.sweepOrphans() ? SpillScope.sweepDead(engine.spill()) : 0;
-            scope = SpillScope.create(engine.spill(), name);
+            // Checks the roots only: the scope is made when the write first needs its disk (SPILL.4).
+            SpillScope scope = SpillScope.open(engine.spill(), name);
             this.ioManager = new GovernedIOManager(scope, engine.spill().maxBytes(), token::throwIfCancelled);
             this.metrics = new WriterMetrics(sources());
             this.compaction =
@@ -94,13 +94,6 @@ public final class ResourceContext implements AutoCloseable {
             engine.memory().bindRelief(budget::relieve);
         } catch (RuntimeException | Error e) {
             budget.leavePool();
-            if (scope != null) {
-                try {
-                    scope.delete();
-                } catch (RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
             token.close();
             throw e;
         }
@@ -246,7 +239,11 @@ public final class ResourceContext implements AutoCloseable {
         return done != null ? done : metrics.snapshot();
     }
 
-    /** The spill scope directory of this write (deleted when the context closes). */
+    /**
+     * The spill scope directory of this write: made when the write first needs its disk (a spill
+     * file, a temp directory for Paimon), so it may not exist yet; before that, where it will be made
+     * unless its root refuses then (SPILL.4). Deleted when the context closes.
+     */
     public Path spillScopeDir() {
         return ioManager.scope().dir();
     }

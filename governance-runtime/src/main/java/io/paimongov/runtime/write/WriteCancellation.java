@@ -13,7 +13,8 @@ import java.nio.channels.ClosedByInterruptException;
  * <p>A cancel through {@link #cancel} marks its thread ({@code CANCELLING_HERE}) while the token
  * runs its listeners, so the listener ({@link #onCancel}) knows the caller cleans up itself; a
  * cancel from elsewhere (the engine's signal, {@link ResourceContext#cancel}) starts a short-lived
- * thread that cleans up if the write is idle.
+ * thread that cleans up if the write is idle, unless a call of the write on the cancelling thread
+ * saw it (a check point polled the engine's signal): that call undoes the write itself.
  *
  * <p><b>Thread-safety:</b> {@link #cancel} and {@link #onCancel} run on any thread and never wait
  * for the call lock (an idle write is cleaned up only if the lock is free at once);
@@ -52,11 +53,12 @@ final class WriteCancellation {
      * The token's listener: runs once, on the cancelling thread, and never blocks. Wakes a writing
      * thread that waits for a compaction (the task is interrupted or cancelled, its future
      * completes). A cancel that did not come through {@link #cancel} finds an idle write cleaned up
-     * on a short-lived thread of its own.
+     * on a short-lived thread of its own; one seen by a call of the write on this thread (its check
+     * polled the engine's signal) starts none: the write is not idle, and the call undoes it.
      */
     void onCancel() {
         w.context.compactionExecutor().abort();
-        if (CANCELLING_HERE.get() == null) {
+        if (CANCELLING_HERE.get() == null && !w.callLock.isHeldByCurrentThread()) {
             Thread cleaner = new Thread(this::cleanUpIfIdle, "paimon-gov-cancel-" + w.context.name());
             cleaner.setDaemon(true);
             cleaner.start();

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Gives everything of one governed write back, once, whether it ends by close, failure or cancel.
  *
- * <p>The order matters, because Paimon uses the pages until its write is closed: running
+ * <p>The order matters, because Paimon uses the pages until its write is closed: Paimon's metrics
+ * are read into the snapshot (not after a cancel, which keeps those of the last prepareCommit); running
  * compactions are interrupted and queued ones cancelled (after a failure or cancel only); the
  * Paimon write is closed (twice if the first close throws) and the compaction threads end;
  * prepared but uncommitted messages are aborted and the data files this write created and nobody
@@ -79,8 +80,13 @@ final class WriteRelease {
         w.state = State.DONE;
         ResourceContext context = w.context;
         CleanupException.Steps steps = new CleanupException.Steps("write '" + context.name() + "'");
-        steps.run("read Paimon's metrics", () -> context.recorder().recordPaimon(w.paimonMetrics.read()));
-        if (!orderly || context.isCancelled()) {
+        boolean cancelled = context.isCancelled();
+        if (!cancelled) {
+            // A cancelled write keeps what its last prepareCommit read: reading Paimon's gauges again
+            // would only delay giving everything back (docs/metrics.md, Paimon metrics).
+            steps.run("read Paimon's metrics", () -> context.recorder().recordPaimon(w.paimonMetrics.read()));
+        }
+        if (!orderly || cancelled) {
             context.compactionExecutor().abort();
         }
         steps.run("close Paimon's write", this::closePaimon);

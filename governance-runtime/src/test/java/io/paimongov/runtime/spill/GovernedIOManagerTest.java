@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.WriteCancelledException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.paimon.disk.BufferFileReader;
 import org.apache.paimon.disk.BufferFileWriter;
@@ -26,6 +29,17 @@ class GovernedIOManagerTest {
     private GovernedIOManager manager(long maxBytes, Runnable check) {
         SpillScope scope = SpillScope.create(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t");
         return new GovernedIOManager(scope, maxBytes, check);
+    }
+
+    /** A manager whose scope is not made yet, as a write's is when it opens. */
+    private GovernedIOManager lazy(Runnable check) {
+        return new GovernedIOManager(SpillScope.open(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t"), Long.MAX_VALUE, check);
+    }
+
+    private List<Path> underRoot() throws Exception {
+        try (Stream<Path> children = Files.list(root)) {
+            return children.toList();
+        }
     }
 
     private static Buffer block() {
@@ -173,5 +187,58 @@ class GovernedIOManagerTest {
         w.writeBlock(block());
         w.writeBlock(block());
         return w;
+    }
+
+    @Test
+    void theScopeIsMadeByTheFirstSpillFileNotWhenAnEnumeratorNamesChannels() throws Exception {
+        GovernedIOManager io = lazy(() -> {});
+        FileIOChannel.Enumerator runs = io.createChannelEnumerator();
+        FileIOChannel.ID run = runs.next();
+        assertThat(underRoot()).as("on disk before the first spill file").isEmpty();
+        assertThat(io.filesLeft()).isZero();
+        BufferFileWriter w = io.createBufferFileWriter(run);
+        w.writeBlock(block());
+        w.close();
+        assertThat(underRoot()).containsExactly(io.scope().dir());
+        assertThat(run.getPathFile().toPath().getParent()).isEqualTo(io.scope().dir());
+        assertThat(io.filesLeft()).isEqualTo(1);
+        io.close();
+        assertThat(underRoot()).isEmpty();
+    }
+
+    @Test
+    void namingAChannelOrHandingOutATempDirMakesTheScope() throws Exception {
+        GovernedIOManager named = lazy(() -> {});
+        FileIOChannel.ID id = named.createChannel("lookup");
+        assertThat(id.getPathFile().toPath().getParent()).isEqualTo(named.scope().dir()).exists();
+        named.close();
+        GovernedIOManager temp = lazy(() -> {});
+        assertThat(Path.of(temp.pickTempDir())).isEqualTo(temp.scope().dir()).exists();
+        assertThat(temp.tempDirs()).containsExactly(temp.pickTempDir());
+        temp.close();
+        assertThat(underRoot()).isEmpty();
+    }
+
+    @Test
+    void aCancelledWriteNeverMakesItsScope() throws Exception {
+        GovernedIOManager io = lazy(() -> {
+            throw new WriteCancelledException("stop");
+        });
+        FileIOChannel.ID run = io.createChannelEnumerator().next();
+        assertThatThrownBy(() -> io.createBufferFileWriter(run)).isInstanceOf(WriteCancelledException.class);
+        assertThat(underRoot()).isEmpty();
+        io.close();
+    }
+
+    @Test
+    void nothingIsMadeAfterClose() throws Exception {
+        GovernedIOManager io = lazy(() -> {});
+        FileIOChannel.ID run = io.createChannelEnumerator().next();
+        io.close();
+        assertThatThrownBy(() -> io.createBufferFileWriter(run))
+                .isInstanceOf(UncheckedIOException.class)
+                .hasMessageContaining("was deleted: its write is closed");
+        assertThatThrownBy(io::pickTempDir).isInstanceOf(UncheckedIOException.class);
+        assertThat(underRoot()).isEmpty();
     }
 }

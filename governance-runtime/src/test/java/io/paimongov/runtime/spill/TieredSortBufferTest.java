@@ -9,6 +9,7 @@ import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.memory.TestAllocators;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SpillLocations;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -75,7 +76,12 @@ class TieredSortBufferTest {
 
     private TieredSortBuffer buffer(int pages, int fanIn, int block, CompressOptions runs, CompressOptions merged,
             MemoryReservation reservation) {
-        io = new GovernedIOManager(SpillScope.create(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t"), Long.MAX_VALUE, () -> {});
+        return buffer(pages, fanIn, block, runs, merged, reservation, SpillScope.open(SpillLocations.of(List.of(root), Long.MAX_VALUE), "t"));
+    }
+
+    private TieredSortBuffer buffer(int pages, int fanIn, int block, CompressOptions runs, CompressOptions merged,
+            MemoryReservation reservation, SpillScope scope) {
+        io = new GovernedIOManager(scope, Long.MAX_VALUE, () -> {});
         GovernedSegmentPool pool = new GovernedSegmentPool(new MemoryBudget(TestAllocators.bounded(PAGE, (long) pages * PAGE)), () -> {});
         TieredSortBuffer buffer = new TieredSortBuffer(ROW, KEY, pool, io, fanIn, runs, merged, block, reservation, PER_CHANNEL);
         toClose.add(pool);
@@ -155,6 +161,27 @@ class TieredSortBufferTest {
         assertThat(s.peakOpenChannels()).as("open channels never pass the fan-in plus a merge's writer").isLessThanOrEqualTo(fanIn + 1);
         assertThat(s.spillBytes()).as("the governed IOManager counted the same bytes").isEqualTo(io.spillBytes());
         assertThat(s.runs()).as("spill runs as the IOManager counted them").isEqualTo(io.spillRuns());
+    }
+
+    /**
+     * The buffer names its runs where the spill scope was made, not where it was planned when the
+     * buffer was made: with the root chosen at open gone by the first spill, the scope is made under
+     * the next root and the runs go there.
+     */
+    @Test
+    void runsGoWhereTheScopeWasMadeWhenTheRootChosenAtOpenRefusedAtTheFirstSpill() throws Exception {
+        Path first = Files.createDirectory(root.resolve("first"));
+        Path second = Files.createDirectory(root.resolve("second"));
+        SpillScope scope = SpillScope.open(SpillLocations.of(List.of(first, second), Long.MAX_VALUE), "t");
+        TieredSortBuffer buffer = buffer(4, 3, TieredSortBuffer.SMALL_BLOCK, LZ4, ZSTD, channelBudget.newReservation("spill channels"), scope);
+        Files.delete(first);
+        List<GenericRow> rows = rows(17, 20000, 5000);
+        for (GenericRow r : rows) {
+            assertThat(buffer.write(r)).isTrue();
+        }
+        assertThat(read(buffer)).isEqualTo(model(rows));
+        assertThat(buffer.stats().runs()).isPositive().isEqualTo(io.spillRuns());
+        assertThat(io.scope().dir().getParent()).isEqualTo(second);
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.paimon.disk.BufferFileWriter;
 import org.apache.paimon.memory.Buffer;
 import org.apache.paimon.memory.MemorySegment;
@@ -183,5 +184,31 @@ class ResourceContextCleanupTest {
         assertThat(context.snapshot().cleanupFailures()).isZero();
         assertThat(engine.usedBytes()).isZero();
         assertThat(Files.exists(context.spillScopeDir())).isFalse();
+    }
+
+    /**
+     * A context whose write never spills makes no spill scope: opening only checks the root, and
+     * neither a close nor a cancel has a directory to delete (SPILL.4, SPILL.5).
+     */
+    @Test
+    void aContextThatNeverSpillsTouchesNoDisk() throws Exception {
+        for (boolean cancel : new boolean[] {false, true}) {
+            ResourceContext context = open("30s");
+            assertThat(context.pool().nextSegment()).isNotNull();
+            assertThat(entries()).as("under the spill root of the open context").isEmpty();
+            if (cancel) {
+                context.cancel("test");
+            }
+            context.close();
+            assertThat(entries()).as("under the spill root after the close").isEmpty();
+            assertThat(context.snapshot().cleanupFailures()).isZero();
+            assertThat(engine.usedBytes()).isZero();
+        }
+    }
+
+    private List<Path> entries() throws Exception {
+        try (Stream<Path> children = Files.list(dir)) {
+            return children.toList();
+        }
     }
 }
