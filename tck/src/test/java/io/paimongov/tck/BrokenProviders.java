@@ -72,7 +72,12 @@ public final class BrokenProviders {
                     Map.entry("broken-spill-root-per-write", new Fault(Rule.SPILL_7)),
                     Map.entry("broken-slow-allocate", new Fault(Rule.CANCEL_1)),
                     Map.entry("broken-foreign-release", new Fault(Rule.CANCEL_3)),
-                    Map.entry("broken-capacity-slack", new Fault(Rule.METRICS_1)));
+                    Map.entry("broken-capacity-slack", new Fault(Rule.METRICS_1)),
+                    // memory at the edges: BrokenEdgeProviders
+                    Map.entry("broken-int-budget", new Fault(Rule.MEM_14, "ALLOC.12", "capacityBytes() is -1073741824")),
+                    Map.entry("broken-skips-interrupted-release", new Fault(Rule.MEM_15, "ALLOC.13", "on an interrupted thread gave back 0 of")),
+                    Map.entry("broken-unlocked-page-set", new Fault(Rule.MEM_16, "ALLOC.14", "a release was lost")),
+                    Map.entry("broken-page-cache", new Fault(Rule.MEM_17, "ALLOC.15", "are not charged to the engine")));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {

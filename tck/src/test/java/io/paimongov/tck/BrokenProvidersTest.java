@@ -36,6 +36,11 @@ class BrokenProvidersTest {
                     assertTrue(result.message().startsWith("[" + rule.id() + "] "), "message: " + result.message());
                     assertTrue(result.message().contains("if this fails, check: " + rule.ifFails()), "message: " + result.message());
                     assertTrue(result.message().contains("contract: docs/spi.md " + String.join(", ", rule.clauses())), "message: " + result.message());
+                    BrokenProviders.Fault stated = fault.getValue();
+                    if (stated.fragment() != null) {
+                        assertTrue(rule.clauses().contains(stated.clause()), rule.id() + " does not cite " + stated.clause());
+                        assertTrue(result.message().contains(stated.fragment()), "message without '" + stated.fragment() + "': " + result.message());
+                    }
                 }));
     }
 
@@ -53,7 +58,7 @@ class BrokenProvidersTest {
 
     @Test
     void aProviderWithoutAnEngineIsJudgedByItsOwnCounters() {
-        Set<Rule> rules = Set.of(Rule.MEM_2, Rule.MEM_6, Rule.CANCEL_3, Rule.SPILL_2);
+        Set<Rule> rules = Set.of(Rule.MEM_2, Rule.MEM_6, Rule.CANCEL_3, Rule.SPILL_2, Rule.MEM_14, Rule.MEM_15, Rule.MEM_16, Rule.MEM_17);
         TckReport report = TckRunner.runDiscovered("no-engine", loader, rules, null);
         for (Rule rule : rules) {
             assertEquals(TckReport.Status.PASSED, report.rule(rule.id()).status(), report.rule(rule.id()).toString());
