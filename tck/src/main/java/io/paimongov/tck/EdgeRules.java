@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Example;
 import net.jqwik.api.Reporter;
+import org.opentest4j.TestAbortedException;
 
 /**
  * MEM-14 to MEM-17: the allocator where the other MEM rules do not reach: sizes past 32 bits,
@@ -44,6 +45,11 @@ interface EdgeRules extends TckContext {
             String violation = race.run();
             report(reporter, Rule.MEM_16, "overlaps", race.summary());
             check(Rule.MEM_16, violation == null, violation + " (" + race.summary() + ")");
+            String unjudged = race.shortOfOverlaps();
+            if (unjudged != null) {
+                // Not a pass: the calls did not overlap enough to show what the rule looks for.
+                throw new TestAbortedException("[" + Rule.MEM_16.id() + "] skipped: " + unjudged);
+            }
         }
     }
 

@@ -78,7 +78,8 @@ final class OverlapRace {
 
     /**
      * Runs rounds until {@code minRounds} ran and the overlaps seen reach {@code requiredOverlaps},
-     * or {@code 10 x minRounds} ran; the first violation, or null when there was none.
+     * or {@code 10 x minRounds} ran; the first violation, or null when there was none (then {@link
+     * #shortOfOverlaps()} says whether the rounds overlapped enough to judge).
      *
      * @throws InterruptedException when the calling thread is interrupted while a round runs
      */
@@ -86,12 +87,21 @@ final class OverlapRace {
         while (violation.get() == null && (rounds < minRounds || (overlaps.sum() < requiredOverlaps && rounds < maxRounds))) {
             round(rounds++);
         }
-        if (violation.get() == null && overlaps.sum() < requiredOverlaps) {
-            return "only " + overlaps.sum() + " of " + calls.sum() + " calls overlapped another in " + rounds + " rounds of " + workers
-                    + " workers, fewer than the " + requiredOverlaps + " required (" + TckSettings.OVERLAPS
-                    + "): the kit could not make the allocator's calls overlap on this machine";
-        }
         return violation.get();
+    }
+
+    /**
+     * Why the rounds cannot be judged, or null: fewer overlaps than required after the most rounds
+     * (a machine whose cores were too busy, or too few, to run the workers at once).
+     */
+    String shortOfOverlaps() {
+        if (overlaps.sum() >= requiredOverlaps) {
+            return null;
+        }
+        return "only " + overlaps.sum() + " of " + calls.sum() + " calls overlapped another in " + rounds + " rounds of " + workers
+                + " workers on " + Runtime.getRuntime().availableProcessors() + " cores, fewer than the " + requiredOverlaps + " required ("
+                + TckSettings.OVERLAPS + "): the kit could not make the allocator's calls overlap on this machine; run it where more"
+                + " cores are free, or raise " + TckSettings.OVERLAP_ROUNDS;
     }
 
     /** What the race saw, for the rule's report: overlaps, calls, rounds, workers, cores, refusals. */

@@ -103,7 +103,7 @@ public final class BrokenEdgeProviders {
     /**
      * The same fault with a plain {@link ArrayList}: two threads that add at once may lose a page or
      * grow the list past its array; a removal shifts the list under another thread's feet. Not in
-     * {@code FAULTS} (MEM-16 has {@link UnlockedPageSet}); {@code UnlockedPageListTest} checks that
+     * {@code FAULTS} (MEM-16 has {@link UnlockedPageSet}); {@code OverlapRaceTest} checks that
      * MEM-16 fails it.
      */
     public static final class UnlockedPageList extends ReferenceProvider {
