@@ -240,11 +240,20 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
 
     private void admit(long bytes) {
         ensureOpen();
-        if (used + bytes > capacity || !admitPages(bytes)) {
+        if (!fits(bytes) || !admitPages(bytes)) {
             throw exhausted(bytes, null);
         }
         pageBytes += bytes;
         count(bytes);
+    }
+
+    /**
+     * Whether {@code bytes} fit in the room left. Compared with {@code capacity - used}, which
+     * cannot overflow (0 <= used <= capacity): {@code used + bytes} wraps to a negative number for a
+     * request near {@link Long#MAX_VALUE}, which would then pass the check.
+     */
+    private boolean fits(long bytes) {
+        return bytes <= capacity - used;
     }
 
     private MemorySegment[] take(int count, long bytes, List<P> taken) {
@@ -398,7 +407,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
             if (bytes == 0) {
                 return true;
             }
-            if (used + bytes > capacity || !reserveBytes(bytes)) {
+            if (!fits(bytes) || !reserveBytes(bytes)) {
                 return false;
             }
             reserved += bytes;

@@ -8,9 +8,10 @@ import org.apache.paimon.memory.MemorySegment;
  * The engine's memory manager as the writer sees it: fixed-size pages for Paimon's write buffer
  * and byte reservations for memory the writer uses outside pages (format encoders, spill I/O
  * buffers, compaction). Both count against one engine budget of {@link #capacityBytes()}.
- * Contract: docs/spi.md, clauses ALLOC.1-ALLOC.10 (checked by the TCK's MEM-* rules).
+ * Contract: docs/spi.md, clauses ALLOC.1-ALLOC.15 (checked by the TCK's MEM-* rules). Sizes are
+ * {@code long} over their whole range (ALLOC.12).
  *
- * <p><b>Thread-safety:</b> every method, from any thread, concurrently (ALLOC.6). <b>Who calls:</b>
+ * <p><b>Thread-safety:</b> every method, from any thread, concurrently (ALLOC.6, ALLOC.14). <b>Who calls:</b>
  * the runtime only, under no lock of its own but the write's call lock (LOCK.1, LOCK.2). <b>May
  * throw:</b> {@link #allocate} only {@link ResourceExhaustedException} for "no memory" (ALLOC.3);
  * the releases never (ALLOC.7). <b>Re-entrancy:</b> no call back into the write (LOCK.3).
@@ -40,25 +41,30 @@ public interface SegmentAllocator {
     long usedBytes();
 
     /**
-     * Appends {@code pages} pages to {@code target}, all or nothing (ALLOC.3, ALLOC.4).
+     * Appends {@code pages} pages to {@code target}, all or nothing (ALLOC.3, ALLOC.4), each charged
+     * to the engine while it is held (ALLOC.15).
      *
      * @throws ResourceExhaustedException when the engine cannot give all of them
      */
     void allocate(List<MemorySegment> target, int pages);
 
     /**
-     * Gives pages that {@link #allocate} handed out back to the engine; never throws (ALLOC.7). A
-     * page that is not live here (released already, another allocator's) changes nothing
-     * (ALLOC.10).
+     * Gives pages that {@link #allocate} handed out back to the engine; never throws (ALLOC.7), also
+     * on an interrupted thread (ALLOC.13). A page that is not live here (released already, another
+     * allocator's) changes nothing (ALLOC.10).
      */
     void release(Collection<MemorySegment> pages);
 
-    /** Reserves {@code bytes} of non-page memory, all or nothing: false changes nothing (ALLOC.5). */
+    /**
+     * Reserves {@code bytes} of non-page memory, all or nothing: false changes nothing (ALLOC.5), for
+     * any size up to {@link Long#MAX_VALUE} (ALLOC.12).
+     */
     boolean tryReserve(long bytes);
 
     /**
-     * Gives bytes that {@link #tryReserve} reserved back to the engine; never throws (ALLOC.7). More
-     * than is reserved gives back what is reserved; after close it does nothing (ALLOC.10).
+     * Gives bytes that {@link #tryReserve} reserved back to the engine; never throws (ALLOC.7), also
+     * on an interrupted thread (ALLOC.13). More than is reserved gives back what is reserved; after
+     * close it does nothing (ALLOC.10).
      */
     void release(long bytes);
 

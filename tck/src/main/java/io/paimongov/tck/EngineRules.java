@@ -33,7 +33,7 @@ import org.apache.paimon.memory.MemorySegment;
  * engine's own counter, so it needs the provider's standalone engine; without one {@link
  * OptionalRules} skips it with that reason (and the provider does not conform).
  */
-interface EngineRules extends LifecycleRules {
+interface EngineRules extends LifecycleRules, EdgeRules {
 
     /** MEM-11's engine: a quarter of the budget. */
     long TIGHT_ENGINE = MEM_BUDGET / 4;

@@ -61,6 +61,22 @@ public enum Rule {
             clauses("ALLOC.11", "ALLOC.7"),
             "A real write whose engine memory is taken by another consumer mid-write is refused by the engine afterwards, and either commits exactly the model's table or fails with ResourceExhaustedException, and then holds nothing: nothing reserved, nothing in the engine but the other consumer's memory, no spill scope.",
             "take every page and reservation from the engine at the moment it is asked for, so that a shrunk engine refuses with ResourceExhaustedException; release(pages) and close() must give the engine back everything."),
+    MEM_14("MEM-14", true,
+            clauses("ALLOC.12"),
+            "Budgets of 3 GiB, 2^40 bytes and within a MiB of Long.MAX_VALUE, each on an engine of as much, are refused at open taking nothing or give a capacity of the whole budget, and reservations past 2^31 bytes up to the capacity are counted exactly in usedBytes() and the engine's counter; requests past the room left, up to Long.MAX_VALUE, are refused and change nothing. Only reservations are that large: nothing of that size is allocated.",
+            "keep budgets, capacities, requests and counters in long, never int; compare a request with the room left (capacity - used), not used + request, which overflows."),
+    MEM_15("MEM-15", true,
+            clauses("ALLOC.13"),
+            "release(pages), release(bytes) and close() called on an interrupted thread, or on a thread another thread keeps interrupting while they run, give the memory back to the engine at once, and leave the thread's interrupt status set.",
+            "do not skip or cut short a release when the thread is interrupted, and do not wait interruptibly in it; if something in it catches InterruptedException, finish the release and interrupt the thread again."),
+    MEM_16("MEM-16", true,
+            clauses("ALLOC.14", "ALLOC.6"),
+            "More worker threads than cores take and give back pages and bytes at random on one allocator with room to spare for all of them, round after round (a fresh write each) until their calls were seen to overlap (a worker entering allocate, tryReserve or release while another is inside one): after every round usedBytes() is 0 and the engine's counter back at its start, no page went to two workers and no call threw.",
+            "guard the set or list of live pages with the lock that guards the counters, or use a concurrent set; a plain HashSet or ArrayList loses or keeps pages when two threads change it at once."),
+    MEM_17("MEM-17", true,
+            clauses("ALLOC.15", "ALLOC.11"),
+            "Writes that share one engine, side by side and one after another, take pages and bytes after earlier writes gave theirs back: after every grant the engine's counter is up by at least everything the open writes hold.",
+            "take the memory of a page from the engine every time the page is handed out; a cache of released pages must charge the engine again when it hands one out, also to another write."),
     WRITE_1("WRITE-1", true,
             clauses("ALLOC.4"),
             "Random workloads (duplicate keys, deletes, partitions, buckets, merge engines, formats, budgets) commit exactly the reference model's table.",
@@ -217,7 +233,8 @@ public enum Rule {
     private static final class Stochastic {
         static final java.util.Set<Rule> RULES = java.util.EnumSet.of(
                 MEM_1, MEM_2, MEM_5, MEM_12, MEM_13, WRITE_1, WRITE_2, WRITE_3, SPILL_2, SPILL_4, SPILL_5,
-                CANCEL_1, CANCEL_2, CANCEL_3, CANCEL_4, CANCEL_5, METRICS_1, COMPACT_1, COMPACT_2);
+                CANCEL_1, CANCEL_2, CANCEL_3, CANCEL_4, CANCEL_5, METRICS_1, COMPACT_1, COMPACT_2,
+                MEM_15, MEM_16);
     }
 
     /** The clauses of docs/spi.md this rule checks, such as {@code ALLOC.3}; at least one. */

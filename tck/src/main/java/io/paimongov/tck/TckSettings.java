@@ -48,6 +48,33 @@ public record TckSettings(int tries, int writeTries, int rows, long cancelBoundM
                 intProperty(RULE_TIMEOUT_S, 600));
     }
 
+    /**
+     * {@code governance.tck.overlap-rounds}: the rounds MEM-16 runs at least, each a fresh write;
+     * default 100, deep 5000. MEM-16 runs more rounds, up to ten times as many, while it has seen
+     * fewer than {@link #overlaps()} overlapping calls.
+     */
+    public static final String OVERLAP_ROUNDS = "governance.tck.overlap-rounds";
+
+    /**
+     * {@code governance.tck.overlaps}: the overlapping calls MEM-16 must see (a worker entering an
+     * allocator call while another is inside one); default 20000, deep 1000000.
+     */
+    public static final String OVERLAPS = "governance.tck.overlaps";
+
+    /** {@link #OVERLAP_ROUNDS} from the system properties, or its default. */
+    public static int overlapRounds() {
+        int rounds = intProperty(OVERLAP_ROUNDS, 100);
+        positive(OVERLAP_ROUNDS, rounds);
+        return rounds;
+    }
+
+    /** {@link #OVERLAPS} from the system properties, or its default. */
+    public static int overlaps() {
+        int overlaps = intProperty(OVERLAPS, 20_000);
+        positive(OVERLAPS, overlaps);
+        return overlaps;
+    }
+
     private static int intProperty(String key, int defaultValue) {
         String value = System.getProperty(key);
         if (value == null || value.isBlank()) {

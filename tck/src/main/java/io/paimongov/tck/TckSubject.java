@@ -50,7 +50,13 @@ final class TckSubject implements AutoCloseable {
         this.provider = new ObservedProvider(vendor);
         this.budgetBytes = budgetBytes;
         this.engineBytes = engineBytes;
-        this.engine = factory.create(provider, engineBytes, dir.resolve("engine"));
+        try {
+            this.engine = factory.create(provider, engineBytes, dir.resolve("engine"));
+        } catch (RuntimeException | Error e) {
+            // An engine that cannot be made (one of a size the engine cannot have) leaves no directory.
+            deleteTree(dir);
+            throw e;
+        }
         this.engineStart = engine.engineUsedBytes();
         provider.engineCounter = engine::engineUsedBytes;
         provider.engineLimit = engineStart + engineBytes;

@@ -23,45 +23,61 @@ public final class BrokenProviders {
 
     private BrokenProviders() {}
 
+    /**
+     * What each broken provider must fail: the rule, the contract clause its fault breaks and a
+     * fragment of the failure message that only that fault gives ({@code null} where it is not yet
+     * stated).
+     */
+    record Fault(Rule rule, String clause, String fragment) {
+        Fault(Rule rule) {
+            this(rule, null, null);
+        }
+    }
+
     /** Which rule each broken provider must fail. */
-    static final Map<String, Rule> FAULTS =
+    static final Map<String, Fault> FAULTS =
             Map.ofEntries(
-                    Map.entry("broken-over-budget", Rule.MEM_1),
-                    Map.entry("broken-check-then-act", Rule.MEM_2),
-                    Map.entry("broken-double-free", Rule.MEM_10),
-                    Map.entry("broken-thread-leak", Rule.CANCEL_4),
-                    Map.entry("broken-leaky", Rule.MEM_6),
-                    Map.entry("broken-aliasing", Rule.MEM_5),
-                    Map.entry("broken-partial", Rule.MEM_4),
-                    Map.entry("broken-spill-leftover", Rule.SPILL_1),
-                    Map.entry("broken-ignores-cancel", Rule.CANCEL_5),
-                    Map.entry("broken-wrong-metrics", Rule.METRICS_3),
-                    Map.entry("broken-closes-twice", Rule.MEM_7),
-                    Map.entry("broken-after-close", Rule.MEM_8),
+                    Map.entry("broken-over-budget", new Fault(Rule.MEM_1)),
+                    Map.entry("broken-check-then-act", new Fault(Rule.MEM_2)),
+                    Map.entry("broken-double-free", new Fault(Rule.MEM_10)),
+                    Map.entry("broken-thread-leak", new Fault(Rule.CANCEL_4)),
+                    Map.entry("broken-leaky", new Fault(Rule.MEM_6)),
+                    Map.entry("broken-aliasing", new Fault(Rule.MEM_5)),
+                    Map.entry("broken-partial", new Fault(Rule.MEM_4)),
+                    Map.entry("broken-spill-leftover", new Fault(Rule.SPILL_1)),
+                    Map.entry("broken-ignores-cancel", new Fault(Rule.CANCEL_5)),
+                    Map.entry("broken-wrong-metrics", new Fault(Rule.METRICS_3)),
+                    Map.entry("broken-closes-twice", new Fault(Rule.MEM_7)),
+                    Map.entry("broken-after-close", new Fault(Rule.MEM_8)),
                     // the engine side: BrokenEngineProviders
-                    Map.entry("broken-untyped-refusal", Rule.MEM_11),
-                    Map.entry("broken-engine-overcommit", Rule.MEM_12),
-                    Map.entry("broken-partial-grant-kept", Rule.MEM_13),
-                    Map.entry("broken-refusal-keeps-engine-part", Rule.MEM_3),
+                    Map.entry("broken-untyped-refusal", new Fault(Rule.MEM_11)),
+                    Map.entry("broken-engine-overcommit", new Fault(Rule.MEM_12)),
+                    Map.entry("broken-partial-grant-kept", new Fault(Rule.MEM_13)),
+                    Map.entry("broken-refusal-keeps-engine-part", new Fault(Rule.MEM_3)),
                     // write, discovery and compaction: BrokenWriteProviders, BrokenDiscoveryProviders, BrokenCompactionProviders
-                    Map.entry("broken-wipes-live-pages", Rule.WRITE_1),
-                    Map.entry("broken-zeroes-first-page", Rule.WRITE_2),
-                    Map.entry("broken-overstates-capacity", Rule.WRITE_3),
-                    Map.entry("broken-renames-itself", Rule.DISCOVERY_1),
-                    Map.entry("broken-Mixed-Case", Rule.DISCOVERY_2),
-                    Map.entry("broken-accepts-unknown-keys", Rule.DISCOVERY_3),
-                    Map.entry("broken-runs-twice", Rule.COMPACT_1),
-                    Map.entry("broken-overstates-threads", Rule.COMPACT_2),
+                    Map.entry("broken-wipes-live-pages", new Fault(Rule.WRITE_1)),
+                    Map.entry("broken-zeroes-first-page", new Fault(Rule.WRITE_2)),
+                    Map.entry("broken-overstates-capacity", new Fault(Rule.WRITE_3)),
+                    Map.entry("broken-renames-itself", new Fault(Rule.DISCOVERY_1)),
+                    Map.entry("broken-Mixed-Case", new Fault(Rule.DISCOVERY_2)),
+                    Map.entry("broken-accepts-unknown-keys", new Fault(Rule.DISCOVERY_3)),
+                    Map.entry("broken-runs-twice", new Fault(Rule.COMPACT_1)),
+                    Map.entry("broken-overstates-threads", new Fault(Rule.COMPACT_2)),
                     // page size and page memory (BrokenPageProviders)
-                    Map.entry("broken-ignores-page-size", Rule.MEM_9),
+                    Map.entry("broken-ignores-page-size", new Fault(Rule.MEM_9)),
                     // spill, cancel and metrics: BrokenSpillCancelProviders
-                    Map.entry("broken-failure-leak", Rule.SPILL_2),
-                    Map.entry("broken-spill-unbounded", Rule.SPILL_5),
-                    Map.entry("broken-spill-root-missing", Rule.SPILL_6),
-                    Map.entry("broken-spill-root-per-write", Rule.SPILL_7),
-                    Map.entry("broken-slow-allocate", Rule.CANCEL_1),
-                    Map.entry("broken-foreign-release", Rule.CANCEL_3),
-                    Map.entry("broken-capacity-slack", Rule.METRICS_1));
+                    Map.entry("broken-failure-leak", new Fault(Rule.SPILL_2)),
+                    Map.entry("broken-spill-unbounded", new Fault(Rule.SPILL_5)),
+                    Map.entry("broken-spill-root-missing", new Fault(Rule.SPILL_6)),
+                    Map.entry("broken-spill-root-per-write", new Fault(Rule.SPILL_7)),
+                    Map.entry("broken-slow-allocate", new Fault(Rule.CANCEL_1)),
+                    Map.entry("broken-foreign-release", new Fault(Rule.CANCEL_3)),
+                    Map.entry("broken-capacity-slack", new Fault(Rule.METRICS_1)),
+                    // memory at the edges: BrokenEdgeProviders
+                    Map.entry("broken-int-budget", new Fault(Rule.MEM_14, "ALLOC.12", "capacityBytes() is -1073741824")),
+                    Map.entry("broken-skips-interrupted-release", new Fault(Rule.MEM_15, "ALLOC.13", "on an interrupted thread gave back 0 of")),
+                    Map.entry("broken-unlocked-page-set", new Fault(Rule.MEM_16, "ALLOC.14", "a release was lost")),
+                    Map.entry("broken-page-cache", new Fault(Rule.MEM_17, "ALLOC.15", "are not charged to the engine")));
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {

@@ -1,6 +1,7 @@
 package io.paimongov.tck;
 
 import io.paimongov.spi.ProviderOptions;
+import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
@@ -73,15 +74,7 @@ public class ReferenceProvider implements GovernanceProvider {
         }
 
         boolean take(long bytes) {
-            while (true) {
-                long now = used.get();
-                if (now + bytes > capacity) {
-                    return false;
-                }
-                if (used.compareAndSet(now, now + bytes)) {
-                    return true;
-                }
-            }
+            return BoundedCounters.tryAdd(used, bytes, capacity) >= 0;
         }
 
         void give(long bytes) {

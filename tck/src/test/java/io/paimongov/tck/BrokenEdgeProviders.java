@@ -1,0 +1,242 @@
+package io.paimongov.tck;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import org.apache.paimon.memory.MemorySegment;
+
+/**
+ * Providers broken where MEM-14 to MEM-17 look, each the reference provider with one plausible
+ * fault that every other rule of the kit lets pass.
+ */
+public final class BrokenEdgeProviders {
+
+    private BrokenEdgeProviders() {}
+
+    /** Keeps its capacity in an {@code int}: a budget past 2 GiB wraps (3 GiB becomes -1 GiB). */
+    public static final class IntBudget extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-int-budget";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            int inAnInt = (int) capacity;
+            return super.allocator(pageSize, inAnInt, engine);
+        }
+    }
+
+    /**
+     * Gives nothing back when the releasing thread is interrupted, as if the interrupt meant the
+     * write is going away anyway: the memory stays taken until the write closes.
+     */
+    public static final class SkipsReleaseWhenInterrupted extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-skips-interrupted-release";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                public void release(Collection<MemorySegment> pages) {
+                    if (!Thread.currentThread().isInterrupted()) {
+                        super.release(pages);
+                    }
+                }
+
+                @Override
+                public void release(long bytes) {
+                    if (!Thread.currentThread().isInterrupted()) {
+                        super.release(bytes);
+                    }
+                }
+            };
+        }
+    }
+
+    /**
+     * Decides which pages are live by a plain {@link HashSet} of its own, without a lock: a page
+     * goes back only when the set still has it. Its counters are the base's, locked; the set alone
+     * is unsafe, so two threads that change it at once lose a page, which then never goes back.
+     */
+    public static final class UnlockedPageSet extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-unlocked-page-set";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                private final Set<MemorySegment> live = new HashSet<>();
+
+                @Override
+                public void allocate(List<MemorySegment> target, int pages) {
+                    int before = target.size();
+                    super.allocate(target, pages);
+                    live.addAll(target.subList(before, target.size()));
+                }
+
+                @Override
+                public void release(Collection<MemorySegment> pages) {
+                    List<MemorySegment> mine = new ArrayList<>(pages.size());
+                    for (MemorySegment page : pages) {
+                        if (live.remove(page)) {
+                            mine.add(page);
+                        }
+                    }
+                    super.release(mine);
+                }
+            };
+        }
+    }
+
+    /**
+     * The same fault with a plain {@link ArrayList}: two threads that add at once may lose a page or
+     * grow the list past its array; a removal shifts the list under another thread's feet. Not in
+     * {@code FAULTS} (MEM-16 has {@link UnlockedPageSet}); {@code OverlapRaceTest} checks that
+     * MEM-16 fails it.
+     */
+    public static final class UnlockedPageList extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-unlocked-page-list";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                private final List<MemorySegment> live = new ArrayList<>();
+
+                @Override
+                public void allocate(List<MemorySegment> target, int pages) {
+                    int before = target.size();
+                    super.allocate(target, pages);
+                    live.addAll(target.subList(before, target.size()));
+                }
+
+                @Override
+                public void release(Collection<MemorySegment> pages) {
+                    List<MemorySegment> mine = new ArrayList<>(pages.size());
+                    for (MemorySegment page : pages) {
+                        if (live.remove(page)) {
+                            mine.add(page);
+                        }
+                    }
+                    super.release(mine);
+                }
+            };
+        }
+    }
+
+    /**
+     * Keeps the arrays of released pages, per engine, and hands them out again without asking the
+     * engine, to spare the garbage collector: the memory went back to the engine when the page was
+     * first released, and a page from the cache is not charged again. Such a page goes back to the
+     * cache when released, without touching the engine, so the engine's counter never goes below
+     * its start and is back there after every close; only while a cached page is held does the
+     * engine count less than the writes hold.
+     */
+    public static final class PageCache extends ReferenceProvider {
+        /** Released arrays per engine; an engine that is gone takes its cache with it. */
+        private static final Map<Engine, List<byte[]>> CACHES = Collections.synchronizedMap(new WeakHashMap<>());
+
+        @Override
+        public String name() {
+            return "broken-page-cache";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            List<byte[]> cache = CACHES.computeIfAbsent(engine, e -> new ArrayList<>());
+            return new Allocator(pageSize, capacity, engine) {
+                /** Pages handed out from the cache, not charged to the engine. */
+                private final Set<MemorySegment> uncharged = Collections.newSetFromMap(new IdentityHashMap<>());
+                /** Every page handed out and not yet released, so that only live pages go to the cache. */
+                private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
+                /** Arrays taken from the cache for the allocation under way on this thread, until newPage. */
+                private final ThreadLocal<List<byte[]>> taken = ThreadLocal.withInitial(ArrayList::new);
+                /** Bytes of the release under way that the engine never got. */
+                private long notCharged;
+
+                @Override
+                protected boolean admitPages(long bytes) {
+                    synchronized (cache) {
+                        int count = (int) (bytes / pageSize());
+                        if (cache.size() >= count) {
+                            for (int i = 0; i < count; i++) {
+                                taken.get().add(cache.remove(cache.size() - 1));
+                            }
+                            return true;
+                        }
+                    }
+                    return super.admitPages(bytes);
+                }
+
+                @Override
+                protected MemorySegment newPage() {
+                    synchronized (lock) {
+                        MemorySegment page;
+                        List<byte[]> mine = taken.get();
+                        if (mine.isEmpty()) {
+                            page = super.newPage();
+                        } else {
+                            page = MemorySegment.wrap(mine.remove(mine.size() - 1));
+                            uncharged.add(page);
+                        }
+                        live.add(page);
+                        return page;
+                    }
+                }
+
+                @Override
+                public void release(Collection<MemorySegment> pages) {
+                    synchronized (lock) {
+                        List<byte[]> back = new ArrayList<>();
+                        for (MemorySegment page : pages) {
+                            if (live.remove(page)) {
+                                back.add(page.getHeapMemory());
+                                if (uncharged.remove(page)) {
+                                    notCharged += pageSize();
+                                }
+                            }
+                        }
+                        super.release(pages);
+                        notCharged = 0;
+                        synchronized (cache) {
+                            cache.addAll(back);
+                        }
+                    }
+                }
+
+                @Override
+                protected void unadmitPages(long bytes) {
+                    super.unadmitPages(bytes - notCharged);
+                }
+
+                @Override
+                public void close() {
+                    synchronized (lock) {
+                        notCharged = (long) uncharged.size() * pageSize();
+                        try {
+                            super.close();
+                        } finally {
+                            notCharged = 0;
+                            uncharged.clear();
+                            live.clear();
+                        }
+                    }
+                }
+            };
+        }
+    }
+}
