@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TckCommandTest {
 
     /** The keys docs/cli.md promises, in order: of the report, then of each rule. */
-    static final List<String> KEYS = List.of("provider", "passed", "failed", "skipped", "requiredPassed", "rules");
+    static final List<String> KEYS =
+            List.of("provider", "passed", "failed", "skipped", "timedOut", "notRun", "requiredPassed", "ended", "rules");
     static final List<String> RULE_KEYS = List.of("id", "required", "stochastic", "status", "message", "millis", "reported", "output");
 
     /** Few tries and small tables: each run takes seconds. */
@@ -53,6 +54,9 @@ class TckCommandTest {
         assertThat(json.get("passed").asInt()).isEqualTo(4);
         assertThat(json.get("failed").asInt()).isZero();
         assertThat(json.get("skipped").asInt()).isZero();
+        assertThat(json.get("timedOut").asInt()).isZero();
+        assertThat(json.get("notRun").asInt()).isZero();
+        assertThat(json.get("ended").asText()).isEqualTo("COMPLETED");
         List<String> ids = new ArrayList<>();
         for (JsonNode rule : json.get("rules")) {
             assertThat(fieldNames(rule)).containsExactlyElementsOf(RULE_KEYS);
