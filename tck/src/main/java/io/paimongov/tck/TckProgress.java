@@ -79,7 +79,7 @@ public final class TckProgress {
                 continue;
             }
             if (running != null && running.rule() == rule) {
-                rules.add(stillRunning(rule, why, running.thread(), running.startNanos(), Map.of()).withOutput(running.output().text()));
+                rules.add(stillRunning(rule, why, "", running.thread(), running.startNanos(), Map.of()).withOutput(running.output().text()));
             } else {
                 rules.add(notRun(rule, why));
             }
@@ -107,12 +107,13 @@ public final class TckProgress {
     }
 
     /**
-     * A rule still running when {@code why}: {@link TckReport.Status#TIMED_OUT}, its line first, then
-     * the stacks of the threads alive, {@code thread}'s first.
+     * A rule still running when {@code why}: {@link TckReport.Status#TIMED_OUT}, its line first (what
+     * became of its thread, {@code then}, after the reason), then the stacks of the threads alive,
+     * {@code thread}'s first.
      */
-    static TckReport.RuleResult stillRunning(Rule rule, String why, Thread thread, long startNanos, Map<String, String> reported) {
+    static TckReport.RuleResult stillRunning(Rule rule, String why, String then, Thread thread, long startNanos, Map<String, String> reported) {
         long millis = (System.nanoTime() - startNanos) / 1_000_000;
-        String line = rule.timedOut("still running after " + millis / 1000 + " s when " + why + "; it was interrupted and left behind");
+        String line = rule.timedOut("still running after " + millis / 1000 + " s when " + why + then);
         return timedOut(rule, line, thread, millis, reported);
     }
 

@@ -191,7 +191,8 @@ public final class TckRunner {
             Map<String, String> reported = collector.reported.getOrDefault(rule, Map.of());
             TckReport.RuleResult result;
             if (stoppedBy != null) {
-                result = TckProgress.stillRunning(rule, "the run was stopped (" + stoppedBy + ")", runner, start, reported);
+                result = TckProgress.stillRunning(rule, "the run was stopped (" + stoppedBy + ")", "; it was interrupted and left behind", runner,
+                        start, reported);
             } else {
                 long millis = (System.nanoTime() - start) / 1_000_000;
                 String what = runLimitFirst
