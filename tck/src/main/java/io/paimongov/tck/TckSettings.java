@@ -47,6 +47,17 @@ public record TckSettings(
         notNegative(RUN_TIMEOUT_S, runTimeoutSeconds);
     }
 
+    /**
+     * The settings of the version before the run's time limit: {@code ruleTimeoutSeconds} for every
+     * rule, the run's limit the default.
+     *
+     * @deprecated use the canonical constructor, which takes the run's limit too (0 for the default)
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public TckSettings(int tries, int writeTries, int rows, long cancelBoundMillis, int raceRounds, long ruleTimeoutSeconds) {
+        this(tries, writeTries, rows, cancelBoundMillis, raceRounds, ruleTimeoutSeconds, 0);
+    }
+
     /** The settings given as system properties, defaults where absent. */
     public static TckSettings fromSystemProperties() {
         return new TckSettings(
