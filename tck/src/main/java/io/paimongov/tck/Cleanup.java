@@ -12,6 +12,25 @@ final class Cleanup {
     private Cleanup() {}
 
     /**
+     * Runs a rule's {@code checks} on what a body did whose cleanup threw {@code cleanup} (null when
+     * it did not): a failed check is the verdict, with {@code cleanup} added as suppressed; when every
+     * check holds, {@code cleanup} is the rule's failure.
+     */
+    static void judgeThen(RuntimeException cleanup, Runnable checks) {
+        try {
+            checks.run();
+        } catch (RuntimeException | Error e) {
+            if (cleanup != null) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+        if (cleanup != null) {
+            throw cleanup;
+        }
+    }
+
+    /**
      * Closes {@code resource}; {@code verdict} is what the rule threw, or null when it passed.
      *
      * @throws RuntimeException or {@link Error} what the close threw, when {@code verdict} is null
