@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * <p>The report: the run prints it through {@link #report}, which runs only while the hook has not
  * given up on the run, and which the hook waits for once it started; so stdout holds the whole
  * report or nothing of it, never a part (after the bound the hook takes the run over and no report
- * is printed).
+ * is printed, unless the run registered one with {@link #onAbandon}: the hook then prints that one).
  *
  * <p>A run whose writes the CLI cannot reach (the {@code bench} commands: the writes run inside
  * the benchmark harness, or in child JVMs) registers an interrupt of its thread as the cancel (an
@@ -57,6 +57,7 @@ final class ShutdownCleanup implements AutoCloseable {
     private final CountDownLatch ended = new CountDownLatch(1);
     private final List<Runnable> cancels = new CopyOnWriteArrayList<>();
     private final List<Path> created = new CopyOnWriteArrayList<>();
+    private final List<Runnable> abandons = new CopyOnWriteArrayList<>();
     private final PrintStream err;
     private final long waitMillis;
     private final Thread hook;
@@ -98,6 +99,15 @@ final class ShutdownCleanup implements AutoCloseable {
     /** A directory this run created, removed by the hook if the run did not end within the bound. */
     void removeOnShutdown(Path dir) {
         created.add(dir);
+    }
+
+    /**
+     * Runs {@code print} from the hook when the run did not end within the bound and the hook takes
+     * it over: a report of what is known then, printed instead of the run's, which {@link #report}
+     * no longer prints. {@code print} must be quick and must not throw.
+     */
+    void onAbandon(Runnable print) {
+        abandons.add(print);
     }
 
     /** On shutdown, also stop this JVM's child processes (and theirs) before removing the directories. */
@@ -156,6 +166,13 @@ final class ShutdownCleanup implements AutoCloseable {
         }
         if (state.compareAndSet(State.RUNNING, State.ABANDONED)) {
             err.println("error: the run did not end within " + waitMillis + " ms of the signal; removing what it created");
+            for (Runnable print : abandons) {
+                try {
+                    print.run();
+                } catch (RuntimeException e) {
+                    err.println("warning: printing the report on shutdown failed: " + e);
+                }
+            }
             if (children) {
                 ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
                 // Bounded: an orphaned grandchild stays a zombie where no init reaps it.

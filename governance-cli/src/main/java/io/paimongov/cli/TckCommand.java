@@ -2,6 +2,7 @@ package io.paimongov.cli;
 
 import io.paimongov.runtime.Providers;
 import io.paimongov.tck.Rule;
+import io.paimongov.tck.TckProgress;
 import io.paimongov.tck.TckReport;
 import io.paimongov.tck.TckRunner;
 import io.paimongov.tck.TckSettings;
@@ -30,11 +31,14 @@ import picocli.CommandLine.Spec;
  * ParameterException} naming it (exit code 2). An unknown provider lists the names found, an unknown
  * rule id lists the valid ones.
  *
- * <p>Exit code 0 when every required rule passed and no rule failed; 1 when a rule failed or a
- * required rule did not pass (an optional rule may skip, but one that ran and failed is a defect of
- * the provider, as it is when a vendor runs the kit in its own build). Output: the report on
- * stdout, as text or, with {@code --json}, as exactly one JSON object; a start line and the log on
- * stderr.
+ * <p>Exit code 0 when every required rule passed and no rule failed or timed out; 1 when a rule
+ * failed or timed out, a required rule did not pass, or the run ended before every rule ran (an
+ * optional rule may skip, but one that ran and failed is a defect of the provider, as it is when a
+ * vendor runs the kit in its own build). Output: the report on stdout, as text or, with {@code
+ * --json}, as exactly one JSON object, also when a time limit or a signal ends the run (SIGTERM,
+ * SIGINT: the rule running is reported timed out, the rules left not run, and the JVM exits with
+ * 143 or 130); a start line, a line per rule as it ends and the log on stderr (no lines with {@code
+ * --json}).
  *
  * <p>Picocli creates one instance per execution; not thread-safe, and one run per JVM at a time
  * (the kit's settings are system properties, see {@link RunScope}).
@@ -53,7 +57,7 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every required rule passed and none failed",
-            "1:a rule failed, or a required rule did not pass",
+            "1:a rule failed or timed out, a required rule did not pass, or the run's time limit ended it",
             "2:bad arguments",
             "3:the kit could not run (the error is printed)"
         })
@@ -82,6 +86,16 @@ final class TckCommand implements Callable<Integer> {
             description = "Rows of the largest workload; sets " + TckSettings.ROWS + " (default 20000).")
     Integer rows;
 
+    @Option(names = "--rule-timeout-s", paramLabel = "N",
+            description = "The most any one rule may run, in seconds, before it is reported TIMED_OUT; sets "
+                    + TckSettings.RULE_TIMEOUT_S + " (default: each rule's own limit, a minute for the rules that only call the allocator).")
+    Integer ruleTimeout;
+
+    @Option(names = "--run-timeout-s", paramLabel = "N",
+            description = "The most the whole run may take, in seconds; the rules left are then reported NOT_RUN. Sets "
+                    + TckSettings.RUN_TIMEOUT_S + " (default 1800 at the default sizes).")
+    Integer runTimeout;
+
     @Option(names = "--rule", paramLabel = "ID",
             description = "Run only this rule, such as MEM-1; repeat it for several. Default: every rule.")
     List<String> rules = new ArrayList<>();
@@ -101,9 +115,14 @@ final class TckCommand implements Callable<Integer> {
         // Taken before RunScope points System.out elsewhere: picocli creates its writer on first use.
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        TckProgress progress = new TckProgress(json ? result -> {} : result -> {
+            err.println("tck: " + result.id() + " " + result.status() + " (" + result.millis() + " ms)");
+            err.flush();
+        });
         TckReport report;
         RunScope scope = new RunScope(settings);
-        try (VendorClassPath vendor = vendorClassPath()) {
+        try (VendorClassPath vendor = vendorClassPath();
+                ShutdownCleanup cleanup = ShutdownCleanup.install()) {
             checkProvider(vendor.loader());
             // Read here too so that a bad value given with JAVA_OPTS=-D... stops the run before it starts.
             TckSettings effective = TckSettings.fromSystemProperties();
@@ -111,15 +130,25 @@ final class TckCommand implements Callable<Integer> {
                 err.println(startLine(only, effective));
                 err.flush();
             }
-            report = TckRunner.runDiscovered(provider, vendor.loader(), only, reports);
+            // On SIGTERM or SIGINT the run stops and its report is printed all the same: by this thread
+            // when the runner returns in time, else by the hook from what ran so far; never both.
+            cleanup.cancelOnShutdown(() -> progress.stop(STOPPED_BY));
+            cleanup.onAbandon(() -> print(out, progress.snapshot()));
+            report = TckRunner.runDiscovered(provider, vendor.loader(), only, reports, progress);
+            TckReport printed = report;
+            cleanup.report(() -> print(out, printed));
         } finally {
             scope.close();
         }
+        return report.conforms() ? GovernanceCli.EXIT_OK : GovernanceCli.EXIT_VERIFICATION_FAILED;
+    }
+
+    /** The reason a signal stops the run with, in the messages of the rules it cut short. */
+    static final String STOPPED_BY = "by a signal: SIGTERM or SIGINT";
+
+    private void print(PrintWriter out, TckReport report) {
         out.print(json ? Json.write(TckReportPrinter.json(report)) + System.lineSeparator() : TckReportPrinter.text(report));
         out.flush();
-        return report.requiredPassed() && report.count(TckReport.Status.FAILED) == 0
-                ? GovernanceCli.EXIT_OK
-                : GovernanceCli.EXIT_VERIFICATION_FAILED;
     }
 
     /** The rules named with {@code --rule} (ids in any case); empty means every rule. */
@@ -145,6 +174,8 @@ final class TckCommand implements Callable<Integer> {
         put(settings, TckSettings.TRIES, tries, "--tries");
         put(settings, TckSettings.WRITE_TRIES, writeTries, "--write-tries");
         put(settings, TckSettings.ROWS, rows, "--rows");
+        put(settings, TckSettings.RULE_TIMEOUT_S, ruleTimeout, "--rule-timeout-s");
+        put(settings, TckSettings.RUN_TIMEOUT_S, runTimeout, "--run-timeout-s");
         return settings;
     }
 

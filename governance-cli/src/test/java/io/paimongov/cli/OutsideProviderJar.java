@@ -26,13 +26,21 @@ import org.apache.paimon.memory.MemorySegment;
  * with its {@code META-INF/services} entry into a jar. Nothing of this project's test code is in
  * the jar, so the CLI can only find the providers through the vendor class path.
  *
- * <p>Two providers: {@value #CORRECT} (heap pages under a bounded counter) and {@value #BROKEN}
- * (the same, except that it never refuses: {@code fits} ignores the budget).
+ * <p>Three providers: {@value #CORRECT} (heap pages under a bounded counter), {@value #BROKEN}
+ * (the same, except that it never refuses: {@code fits} ignores the budget) and {@value #BLOCKING}
+ * (the same, except that {@code allocate} never returns and ignores interrupts; it creates the file
+ * the system property {@value #BLOCKED_MARKER} names, if set, when it starts to block).
  */
 final class OutsideProviderJar {
 
     static final String CORRECT = "outside-counting";
     static final String BROKEN = "outside-unbounded";
+    static final String BLOCKING = "outside-blocking";
+    /**
+     * The system property naming a file that {@value #BLOCKING} creates when a call of {@code
+     * allocate} starts to block: a test waits for it to know the kit is stuck in the provider.
+     */
+    static final String BLOCKED_MARKER = "outside.blocked-marker";
 
     private static final String SOURCE = """
             package com.example.outside;
@@ -65,6 +73,8 @@ final class OutsideProviderJar {
                     return used + bytes <= capacity;
                 }
 
+                void beforeAllocate() {}
+
                 public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
                     Pages pages = new Pages(options.pageSize(), options.budgetBytes());
                     SpillLocations spill = SpillLocations.of(options.spillDirs(), options.spillMaxBytes());
@@ -81,6 +91,31 @@ final class OutsideProviderJar {
                         public CompactionThreads compaction() { return threads; }
                         public void close() { pages.close(); }
                     };
+                }
+
+                public static final class Blocking extends CountingProvider {
+                    public String name() {
+                        return "%s";
+                    }
+
+                    void beforeAllocate() {
+                        String marker = System.getProperty("%s");
+                        if (marker != null) {
+                            try {
+                                java.nio.file.Files.writeString(java.nio.file.Path.of(marker), Thread.currentThread().getName());
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        }
+                        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+                        while (true) {
+                            try {
+                                never.await();
+                            } catch (InterruptedException ignored) {
+                                // a hung engine does not answer interrupts either
+                            }
+                        }
+                    }
                 }
 
                 public static final class Unbounded extends CountingProvider {
@@ -110,7 +145,12 @@ final class OutsideProviderJar {
                     public long capacityBytes() { return capacity; }
                     public synchronized long usedBytes() { return used; }
 
-                    public synchronized void allocate(List<MemorySegment> target, int pages) {
+                    public void allocate(List<MemorySegment> target, int pages) {
+                        beforeAllocate();
+                        take(target, pages);
+                    }
+
+                    synchronized void take(List<MemorySegment> target, int pages) {
                         ensureOpen();
                         long bytes = (long) pages * pageSize;
                         if (!fits(used, bytes, capacity)) {
@@ -162,11 +202,12 @@ final class OutsideProviderJar {
                     }
                 }
             }
-            """.formatted(CORRECT, BROKEN);
+            """.formatted(CORRECT, BLOCKING, BLOCKED_MARKER, BROKEN);
 
     private static final String SERVICES = """
             com.example.outside.CountingProvider
             com.example.outside.CountingProvider$Unbounded
+            com.example.outside.CountingProvider$Blocking
             """;
 
     private OutsideProviderJar() {}

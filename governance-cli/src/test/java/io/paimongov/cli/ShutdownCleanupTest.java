@@ -16,12 +16,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link ShutdownCleanup} in a JVM of its own that a SIGTERM stops while its run cannot end (as a
  * {@code bench} run, whose writes the CLI cannot cancel): the hook stops the run's child processes,
- * even one that would outlive it by far, removes the directories the run registered, and the JVM
- * exits with 143.
+ * even one that would outlive it by far, prints the report the run registered for that case
+ * once, removes the directories the run registered, and the JVM exits with 143.
  */
 class ShutdownCleanupTest {
 
     private static final String READY = "ready ";
+    private static final String REPORT = "the report of what the run knew when the hook took it over";
 
     @TempDir Path tmp;
 
@@ -35,6 +36,10 @@ class ShutdownCleanupTest {
         Path dir = Files.createDirectories(Path.of(args[0]));
         Files.writeString(dir.resolve("table-file"), "data");
         cleanup.removeOnShutdown(dir);
+        cleanup.onAbandon(() -> {
+            System.out.println(REPORT);
+            System.out.flush();
+        });
         Process sleeper = new ProcessBuilder("sleep", "600").start();
         System.out.println(READY + sleeper.pid());
         System.out.flush();
@@ -57,9 +62,11 @@ class ShutdownCleanupTest {
                 assertThat(running(sleeper)).isTrue();
                 assertThat(dir.resolve("table-file")).exists();
 
-                child.destroy();
+                // SIGTERM through the handle: Process.destroy() would also close our end of its stdout.
+                child.toHandle().destroy();
 
                 assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(out.lines().toList()).as("stdout after the signal: the hook's report, once").containsExactly(REPORT);
             }
             assertThat(child.exitValue()).isEqualTo(GovernanceCli.EXIT_SIGTERM);
             assertThat(running(sleeper)).as("the run's child process 'sleep 600' after the run ended").isFalse();

@@ -3,6 +3,7 @@ package io.paimongov.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.paimongov.tck.TckReport;
 import io.paimongov.tck.TckSettings;
 import java.io.File;
 import java.nio.file.Files;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TckCommandTest {
 
     /** The keys docs/cli.md promises, in order: of the report, then of each rule. */
-    static final List<String> KEYS = List.of("provider", "passed", "failed", "skipped", "requiredPassed", "rules");
+    static final List<String> KEYS =
+            List.of("provider", "passed", "failed", "skipped", "timedOut", "notRun", "requiredPassed", "ended", "rules");
     static final List<String> RULE_KEYS = List.of("id", "required", "stochastic", "status", "message", "millis", "reported", "output");
 
     /** Few tries and small tables: each run takes seconds. */
@@ -53,6 +55,9 @@ class TckCommandTest {
         assertThat(json.get("passed").asInt()).isEqualTo(4);
         assertThat(json.get("failed").asInt()).isZero();
         assertThat(json.get("skipped").asInt()).isZero();
+        assertThat(json.get("timedOut").asInt()).isZero();
+        assertThat(json.get("notRun").asInt()).isZero();
+        assertThat(json.get("ended").asText()).isEqualTo("COMPLETED");
         List<String> ids = new ArrayList<>();
         for (JsonNode rule : json.get("rules")) {
             assertThat(fieldNames(rule)).containsExactlyElementsOf(RULE_KEYS);
@@ -64,6 +69,7 @@ class TckCommandTest {
         }
         assertThat(ids).containsExactly("MEM-1", "WRITE-1", "DISCOVERY-1", "DISCOVERY-2");
         assertThat(System.getProperty(TckSettings.TRIES)).as("the JVM's tries after the run").isEqualTo(triesBefore);
+        assertThat(run.err()).as("no line per rule with --json").doesNotContain("tck: MEM-1");
     }
 
     @Test
@@ -79,7 +85,26 @@ class TckCommandTest {
         assertThat(lines.get(2)).matches("CANCEL-5 +optional +SKIPPED +\\d+ +\\[CANCEL-5\\] skipped: .+");
         assertThat(lines.get(lines.size() - 1)).isEqualTo("1 passed, 0 failed, 1 skipped");
         assertThat(lines).hasSize(4);
-        assertThat(run.err()).contains("2 rules against provider '" + OutsideProviderJar.CORRECT + "'");
+        assertThat(run.err()).contains("2 rules against provider '" + OutsideProviderJar.CORRECT + "'")
+                .containsPattern("tck: MEM-1 PASSED \\(\\d+ ms\\)")
+                .containsPattern("tck: CANCEL-5 SKIPPED \\(\\d+ ms\\)");
+    }
+
+    /** A run that timed out: a line before the summary says so, and the summary counts the time-out as failed. */
+    @Test
+    void theTextSaysWhatTimedOutAndWhatDidNotRun() {
+        TckReport report = new TckReport("p", List.of(
+                new TckReport.RuleResult("MEM-3", true, TckReport.Status.PASSED, "", 5, java.util.Map.of()),
+                new TckReport.RuleResult("MEM-4", true, TckReport.Status.TIMED_OUT, "[MEM-4] did not finish before the run's time limit", 4000,
+                        java.util.Map.of()),
+                new TckReport.RuleResult("MEM-9", true, TckReport.Status.NOT_RUN, "[MEM-9] not run: the run's time limit", 0, java.util.Map.of())),
+                TckReport.Ending.RUN_TIMEOUT);
+
+        List<String> lines = TckReportPrinter.text(report).lines().toList();
+
+        assertThat(lines.get(2)).matches("MEM-4 +required +TIMED_OUT +4000 +\\[MEM-4\\] did not finish before the run's time limit");
+        assertThat(lines.get(lines.size() - 2)).isEqualTo("the run's time limit ended the run: 1 timed out (counted as failed), 1 not run");
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("1 passed, 1 failed, 0 skipped");
     }
 
     @Test

@@ -7,7 +7,8 @@ package io.paimongov.spi;
  * (ALLOC.4), more or fewer pages than asked for (ALLOC.3), or a {@link SegmentAllocator#usedBytes()}
  * below zero (ALLOC.2). Thrown by the runtime, never by an allocator: the write that meets it fails
  * and commits nothing, where going on would write one page's rows into another's. The message
- * names the allocator's class, the clause and what was seen.
+ * names the allocator's class ({@link SegmentAllocator#implementation()}: the vendor's, also when a
+ * wrapper such as the conformance kit's stands between), the clause and what was seen.
  */
 public final class AllocatorContractException extends IllegalStateException {
 
@@ -21,7 +22,7 @@ public final class AllocatorContractException extends IllegalStateException {
      * @param what what the runtime saw
      */
     public AllocatorContractException(SegmentAllocator allocator, String clause, String what) {
-        super("the allocator " + allocator.getClass().getName() + " broke " + clause + " of docs/spi.md: " + what);
+        super("the allocator " + allocator.implementation().getName() + " broke " + clause + " of docs/spi.md: " + what);
         this.clause = clause;
     }
 

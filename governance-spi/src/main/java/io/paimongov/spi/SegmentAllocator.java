@@ -70,4 +70,14 @@ public interface SegmentAllocator {
 
     /** Receives, once, how to ask the write for memory back (ALLOC.9); the default ignores it. */
     default void bindRelief(MemoryRelief relief) {}
+
+    /**
+     * The class messages name for this allocator ({@link AllocatorContractException}): its own by
+     * default. An allocator that only forwards every call to another, as the conformance kit's
+     * observer does, returns the other's, so that an error names the class that broke the contract
+     * rather than the wrapper around it. Any thread; does not throw.
+     */
+    default Class<?> implementation() {
+        return getClass();
+    }
 }

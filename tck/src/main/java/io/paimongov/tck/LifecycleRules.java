@@ -97,16 +97,20 @@ interface LifecycleRules extends MemoryRules {
                 long capacity = allocator.capacityBytes();
                 int pageSize = allocator.pageSize();
                 check(Rule.MEM_9, capacity > 0 && capacity <= MEM_BUDGET,
-                        "capacityBytes() is " + capacity + "; governance.memory.budget is " + MEM_BUDGET);
-                check(Rule.MEM_9, pageSize >= 4096 && Integer.bitCount(pageSize) == 1, "pageSize() is " + pageSize);
+                        "capacityBytes() is " + capacity + "; governance.memory.budget is " + MEM_BUDGET,
+                        "capacityBytes() must be positive and at most governance.memory.budget, read from the options given to open().");
+                check(Rule.MEM_9, pageSize >= 4096 && Integer.bitCount(pageSize) == 1, "pageSize() is " + pageSize,
+                        "pageSize() must be a power of two of at least 4096 bytes.");
                 if (allocator.pageSizeFixedByEngine()) {
                     check(Rule.MEM_9, engineFixed == null || engineFixed == pageSize,
-                            "pageSize() is " + engineFixed + " with one setting and " + pageSize + " with another, yet pageSizeFixedByEngine() says the engine fixes it");
+                            "pageSize() is " + engineFixed + " with one setting and " + pageSize + " with another, yet pageSizeFixedByEngine() says the engine fixes it",
+                            "when pageSizeFixedByEngine() is true, pageSize() must be the engine's page size whatever governance.memory.page-size says; else return false and follow the option.");
                     engineFixed = pageSize;
                 } else {
                     check(Rule.MEM_9, pageSize == asked,
                             "pageSize() is " + pageSize + " with governance.memory.page-size = " + setting
-                                    + ", and pageSizeFixedByEngine() is false");
+                                    + ", and pageSizeFixedByEngine() is false",
+                            "read governance.memory.page-size from the options given to open(); if the engine decides the page size, return true from pageSizeFixedByEngine().");
                 }
                 checkPageSizes(allocator, pageSize, setting);
                 resources.close();
@@ -121,7 +125,8 @@ interface LifecycleRules extends MemoryRules {
         allocator.allocate(pages, 2);
         for (MemorySegment page : pages) {
             check(Rule.MEM_9, page.size() == pageSize,
-                    "a page has " + page.size() + " bytes; pageSize() is " + pageSize + " (governance.memory.page-size = " + setting + ")");
+                    "a page has " + page.size() + " bytes; pageSize() is " + pageSize + " (governance.memory.page-size = " + setting + ")",
+                    "allocate() must give pages of exactly pageSize() bytes.");
         }
         allocator.release(pages);
     }

@@ -65,7 +65,7 @@ interface MemoryRules extends TckContext {
                 model.checkAccounting();
                 return model;
             } catch (RuntimeException | Error e) {
-                model.close();
+                Cleanup.after(e, model);
                 throw e;
             }
         }
@@ -78,7 +78,8 @@ interface MemoryRules extends TckContext {
             boolean fits = modelBytes + bytes <= capacity();
             boolean granted = allocator.tryReserve(bytes);
             check(Rule.MEM_1, fits || !granted,
-                    "tryReserve(" + bytes + ") was granted with " + modelBytes + " of " + capacity() + " bytes taken: accounting passed the capacity");
+                    "tryReserve(" + bytes + ") was granted with " + modelBytes + " of " + capacity() + " bytes taken: accounting passed the capacity",
+                    "tryReserve must return false for what does not fit in capacityBytes(), the check and the update one atomic step.");
             if (granted) {
                 reservations.add(bytes);
                 modelBytes += bytes;
@@ -98,12 +99,15 @@ interface MemoryRules extends TckContext {
             try {
                 allocator.allocate(target, count);
             } catch (ResourceExhaustedException e) {
-                check(Rule.MEM_1, target.isEmpty(), "a refused allocate() still added " + target.size() + " pages");
+                check(Rule.MEM_1, target.isEmpty(), "a refused allocate() still added " + target.size() + " pages",
+                        "a refused allocate must leave the target list untouched: check room for every page before taking the first.");
                 return;
             }
             check(Rule.MEM_1, fits,
-                    "allocate(" + count + " pages) succeeded with " + modelBytes + " of " + capacity() + " bytes taken: accounting passed the capacity");
-            check(Rule.MEM_1, target.size() == count, "allocate(" + count + ") gave " + target.size() + " pages");
+                    "allocate(" + count + " pages) succeeded with " + modelBytes + " of " + capacity() + " bytes taken: accounting passed the capacity",
+                    "allocate must throw ResourceExhaustedException for pages that do not fit in capacityBytes().");
+            check(Rule.MEM_1, target.size() == count, "allocate(" + count + ") gave " + target.size() + " pages",
+                    "allocate(target, n) must add exactly n pages.");
             pages.addAll(target);
             modelBytes += bytes;
         }
@@ -118,20 +122,18 @@ interface MemoryRules extends TckContext {
         void checkAccounting() {
             long used = allocator.usedBytes();
             check(Rule.MEM_1, used == modelBytes,
-                    "usedBytes() is " + used + " but live pages and reservations add up to " + modelBytes);
+                    "usedBytes() is " + used + " but live pages and reservations add up to " + modelBytes,
+                    "usedBytes() must be exactly live pages plus reservations: count every grant and every release, and nothing else.");
             check(Rule.MEM_1, used <= capacity(), "usedBytes() " + used + " passed capacityBytes() " + capacity());
         }
 
         @Override
         public void close() {
-            try {
+            try (subject; resources) {
                 if (!pages.isEmpty()) {
                     allocator.release(new ArrayList<>(pages));
                 }
                 reservations.forEach(allocator::release);
-                resources.close();
-            } finally {
-                subject.close();
             }
         }
     }
@@ -141,12 +143,16 @@ interface MemoryRules extends TckContext {
     default void required_MEM1_accountingFollowsTheModelAndNeverPassesTheCapacity(
             @ForAll("allocatorChains") ActionChain<AllocatorModel> chain) {
         AllocatorModel last = null;
+        Throwable verdict = null;
         try {
             last = chain.withInvariant("accounting", AllocatorModel::checkAccounting).run();
+        } catch (RuntimeException | Error e) {
+            verdict = e;
+            throw e;
         } finally {
-            chain.finalState().ifPresent(AllocatorModel::close);
-            if (last != null && chain.finalState().isEmpty()) {
-                last.close();
+            AllocatorModel model = chain.finalState().orElse(last);
+            if (model != null) {
+                Cleanup.after(verdict, model);
             }
         }
     }
@@ -257,10 +263,13 @@ interface MemoryRules extends TckContext {
             } catch (ResourceExhaustedException e) {
                 refused = true;
             }
-            check(Rule.MEM_4, refused, "allocate(5 pages) with room for 2 did not throw ResourceExhaustedException");
-            check(Rule.MEM_4, target.isEmpty(), "a refused allocate(5 pages) added " + target.size() + " pages to the target");
+            check(Rule.MEM_4, refused, "allocate(5 pages) with room for 2 did not throw ResourceExhaustedException",
+                    "allocate must throw ResourceExhaustedException when the pages asked for do not all fit, not give fewer.");
+            check(Rule.MEM_4, target.isEmpty(), "a refused allocate(5 pages) added " + target.size() + " pages to the target",
+                    "check room for every page before taking the first, or take the pages taken out of the target before throwing.");
             check(Rule.MEM_4, allocator.usedBytes() == used,
-                    "a refused allocate moved usedBytes() from " + used + " to " + allocator.usedBytes());
+                    "a refused allocate moved usedBytes() from " + used + " to " + allocator.usedBytes(),
+                    "give back what a refused allocate took before throwing, in the allocator's books and in the engine.");
             allocator.allocate(target, 2);
             check(Rule.MEM_4, target.size() == 2, "allocate(2 pages) with room for 2 gave " + target.size());
             allocator.release(most);

@@ -75,9 +75,12 @@ interface MetricsRules extends TckWrites {
         try (TckSubject s = subject(sized.budgetBytes())) {
             TckRun run = TckRun.run(s, sized.workload(), "t", s.options("governance.memory.page-size", sized.pageSize()), TckRun.Plan.none());
             Optional<MetricsSnapshot> reported = s.engine.reportedMetrics();
-            check(Rule.METRICS_3, reported.isPresent(), "the engine's metric system received nothing");
+            check(Rule.METRICS_3, reported.isPresent(), "the engine's metric system received nothing",
+                    "MetricsReporter.writeClosed must pass the write's final snapshot to the engine's metric system.");
             check(Rule.METRICS_3, reported.get().equals(run.metrics),
-                    "the engine received " + reported.get() + " but the write's final snapshot is " + run.metrics);
+                    "the engine received a snapshot that differs from the write's final one in "
+                            + SnapshotDiff.between(reported.get(), run.metrics, "the engine got", "the write's is")
+                            + "; the engine received " + reported.get() + ", the write's final snapshot is " + run.metrics);
         }
     }
 }

@@ -301,6 +301,12 @@ final class ObservedProvider implements GovernanceProvider {
             vendor.release(bytes);
         }
 
+        /** The vendor's class, so that an error about this allocator names it and not the kit's wrapper. */
+        @Override
+        public Class<?> implementation() {
+            return vendor.implementation();
+        }
+
         /** Passed through, so an engine that spills cooperatively is asked the same way under the kit. */
         @Override
         public void bindRelief(MemoryRelief relief) {

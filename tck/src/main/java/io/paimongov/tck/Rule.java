@@ -252,11 +252,40 @@ public enum Rule {
     }
 
     /**
-     * A failure message of this rule: {@code [MEM-1] <what> (if this fails, check: ...; contract:
-     * docs/spi.md ALLOC.2, ...)}.
+     * A failure message of this rule with its own hint: {@code [MEM-1] <what> (if this fails, check:
+     * <ifFails()>; contract: docs/spi.md ALLOC.2, ...)}.
      */
     String fail(String what) {
-        return "[" + id + "] " + what + " (if this fails, check: " + ifFails + "; contract: docs/spi.md "
+        return fail(what, ifFails);
+    }
+
+    /**
+     * A failure message of one check of this rule, with the hint of that check: where a rule makes
+     * several checks that go wrong for different reasons, each names what to look at for its own.
+     */
+    String fail(String what, String hint) {
+        return "[" + id + "] " + what + " (if this fails, check: " + hint + "; contract: docs/spi.md "
                 + String.join(", ", clauses) + ")";
+    }
+
+    /** The hint of a rule that ran past its time limit. */
+    static final String TIMED_OUT_HINT = "a call into the provider that does not return: the first stack below is the rule's"
+            + " thread, and its topmost frames in the provider's classes show where it waits; every call must return or throw"
+            + " promptly (if the rule is only slow on this machine, raise governance.tck.rule-timeout-s)";
+
+    /** The clause a call that never returns breaks, whatever the rule. */
+    static final String TIMED_OUT_CLAUSE = "LOCK.2";
+
+    /**
+     * The first line of a time-out of this rule: {@code [MEM-4] <what> (if this fails, check: <a call
+     * that does not return>; contract: docs/spi.md ALLOC.3, LOCK.2)}.
+     */
+    String timedOut(String what) {
+        List<String> cited = new java.util.ArrayList<>(clauses);
+        if (!cited.contains(TIMED_OUT_CLAUSE)) {
+            cited.add(TIMED_OUT_CLAUSE);
+        }
+        return "[" + id + "] " + what + " (if this fails, check: " + TIMED_OUT_HINT + "; contract: docs/spi.md "
+                + String.join(", ", cited) + ")";
     }
 }

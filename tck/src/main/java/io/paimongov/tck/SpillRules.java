@@ -112,14 +112,17 @@ interface SpillRules extends TckWrites {
     default void required_SPILL6_scopesAreOwnerOnlyUnderTheSpillRoots() throws Exception {
         TckRun run = write(spilling(6), TckRun.Plan.none());
         check(Rule.SPILL_6, run.scopePermissions != null, "the spill scope was never seen on disk during the write");
-        check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions);
-        check(Rule.SPILL_6, run.scopeUnderRoots, "the spill scope " + run.scope + " is not directly under a spill root of the provider");
+        check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions,
+                "spill roots must be on a file system with POSIX permissions, or the provider must say why not.");
+        check(Rule.SPILL_6, run.scopeUnderRoots, "the spill scope " + run.scope + " is not directly under a spill root of the provider",
+                "SpillLocations.roots() must name the directories the scopes are made in: the configured governance.spill.dirs or the engine's own.");
         try (TckSubject s = subject(2 << 20)) {
             try (EngineResources resources = s.open()) {
                 List<Path> roots = resources.spill().roots();
                 check(Rule.SPILL_6, !roots.isEmpty(), "SpillLocations.roots() is empty");
                 for (Path root : roots) {
-                    check(Rule.SPILL_6, Files.isDirectory(root) && Files.isWritable(root), "spill root " + root + " is not a writable directory");
+                    check(Rule.SPILL_6, Files.isDirectory(root) && Files.isWritable(root), "spill root " + root + " is not a writable directory",
+                            "every directory SpillLocations.roots() names must exist and be writable when open() returns: create it there.");
                 }
             }
         }

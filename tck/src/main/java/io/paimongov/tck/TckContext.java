@@ -27,10 +27,20 @@ interface TckContext {
         return TckSettings.fromSystemProperties();
     }
 
-    /** Fails {@code rule} unless {@code ok}. */
+    /** Fails {@code rule} unless {@code ok}, with the rule's hint ({@link Rule#ifFails()}). */
     static void check(Rule rule, boolean ok, String what) {
         if (!ok) {
             throw new AssertionError(rule.fail(what));
+        }
+    }
+
+    /**
+     * Fails {@code rule} unless {@code ok}, with the hint of this check: for a rule whose checks go
+     * wrong for different reasons, what to look at when this one fails.
+     */
+    static void check(Rule rule, boolean ok, String what, String hint) {
+        if (!ok) {
+            throw new AssertionError(rule.fail(what, hint));
         }
     }
 }

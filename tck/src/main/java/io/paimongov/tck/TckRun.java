@@ -354,7 +354,7 @@ final class TckRun {
 
     /** A short account of the run for failure messages. */
     String describe() {
-        return "outcome " + outcome + (error == null ? "" : " (" + error + ")") + ", " + rowsWritten + " rows written";
+        return "outcome " + outcome + (error == null ? "" : " (" + ThreadStacks.causes(error) + ")") + ", " + rowsWritten + " rows written";
     }
 
     private static Thread startDaemon(String name, Runnable body) {

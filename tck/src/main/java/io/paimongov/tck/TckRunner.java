@@ -30,9 +30,10 @@ import org.opentest4j.TestAbortedException;
  * Runs the kit through the JUnit Platform launcher and reports rule by rule: against a {@link
  * GovernanceVerification} subclass, or against a provider found by name with {@link
  * java.util.ServiceLoader} (also in a vendor's jar, through the class loader given). Each rule runs
- * through a launcher of its own on a daemon thread, under the time limit {@link
- * TckSettings#RULE_TIMEOUT_S}: a rule past it fails with the stacks of the live threads and the run
- * goes on. Every failure message starts with its rule id. What a rule prints while it runs (the
+ * through a launcher of its own on a daemon thread, under a time limit sized to it and the run's
+ * ({@link TimeLimits}): a rule past it times out with the stacks of the live threads and the run
+ * goes on; once the run's limit passed, or the run was stopped ({@link TckProgress#stop}), the
+ * rules left are reported not run. Every failure message starts with its rule id. What a rule prints while it runs (the
  * logs of the faults it causes on purpose) is kept in its result ({@link RuleOutput}), not printed.
  * With a reports directory it writes JUnit XML ({@link TckXml}).
  *
@@ -49,7 +50,7 @@ public final class TckRunner {
      * empty; a rule asked for that the class does not hold fails as not run.
      */
     public static TckReport run(Class<? extends TckBase> verification, String provider, Collection<Rule> only) {
-        return run(verification, provider, only, null);
+        return run(verification, provider, only, null, new TckProgress());
     }
 
     /**
@@ -59,13 +60,21 @@ public final class TckRunner {
      * @param reportsDir where to write JUnit XML reports, or null
      */
     public static TckReport runDiscovered(String name, ClassLoader loader, Collection<Rule> only, Path reportsDir) {
+        return runDiscovered(name, loader, only, reportsDir, new TckProgress());
+    }
+
+    /**
+     * As {@link #runDiscovered(String, ClassLoader, Collection, Path)}, reporting each rule to {@code
+     * progress} as it ends; {@link TckProgress#stop} ends the run early with a report of what ran.
+     */
+    public static TckReport runDiscovered(String name, ClassLoader loader, Collection<Rule> only, Path reportsDir, TckProgress progress) {
         GovernanceProvider provider = Providers.load(name, loader);
         Thread current = Thread.currentThread();
         ClassLoader previous = current.getContextClassLoader();
         current.setContextClassLoader(loader);
         DiscoveredVerification.target = provider;
         try {
-            return run(DiscoveredVerification.class, provider.name(), only, reportsDir);
+            return run(DiscoveredVerification.class, provider.name(), only, reportsDir, progress);
         } finally {
             DiscoveredVerification.target = null;
             current.setContextClassLoader(previous);
@@ -73,48 +82,76 @@ public final class TckRunner {
     }
 
     private static TckReport run(
-            Class<? extends TckBase> verification, String provider, Collection<Rule> only, Path reportsDir) {
+            Class<? extends TckBase> verification, String provider, Collection<Rule> only, Path reportsDir, TckProgress progress) {
+        TckSettings settings = TckSettings.fromSystemProperties();
+        // Every rule the class holds (one subject's class holds that subject's), or those asked for.
+        Map<Rule, Optional<Method>> plan = new EnumMap<>(Rule.class);
+        for (Rule rule : Rule.values()) {
+            Optional<Method> method = methodFor(verification, rule);
+            if (only.isEmpty() ? method.isPresent() : only.contains(rule)) {
+                plan.put(rule, method);
+            }
+        }
+        progress.plan(provider, List.copyOf(plan.keySet()));
+        long runLimit = TimeLimits.runSeconds(plan.values().stream().flatMap(Optional::stream).toList(), settings);
+        long runDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(runLimit);
         // jqwik keeps failed tries in a database it replays next time; a run must replay nothing from
         // an earlier one (another provider's samples), so the database lives only as long as the run.
         Path jqwikDir = temporaryDirectory();
-        long timeoutSeconds = TckSettings.fromSystemProperties().ruleTimeoutSeconds();
         List<TckReport.RuleResult> results = new ArrayList<>();
+        TckReport.Ending ending = TckReport.Ending.COMPLETED;
         try {
-            for (Rule rule : Rule.values()) {
-                Optional<Method> method = methodFor(verification, rule);
-                // Every rule the class holds (one subject's class holds that subject's), or those asked for.
-                if (only.isEmpty() ? method.isEmpty() : !only.contains(rule)) {
-                    continue;
-                }
-                if (method.isEmpty()) {
-                    results.add(failed(rule, "the rule did not run: " + verification.getName() + " has no method for it", System.nanoTime()));
-                    continue;
-                }
+            for (Map.Entry<Rule, Optional<Method>> entry : plan.entrySet()) {
+                Rule rule = entry.getKey();
                 TckReport.RuleResult result;
-                String printed;
-                try (RuleOutput output = RuleOutput.capture()) {
-                    result = runOne(verification, method.get(), rule, jqwikDir, timeoutSeconds);
-                    printed = output.text();
+                if (progress.stopped()) {
+                    ending = TckReport.Ending.STOPPED;
+                    result = TckProgress.notRun(rule, "the run was stopped (" + progress.stopReason() + ")");
+                } else if (System.nanoTime() - runDeadline >= 0) {
+                    ending = TckReport.Ending.RUN_TIMEOUT;
+                    result = TckProgress.notRun(rule, "the run's time limit of " + runLimit + " s (" + TckSettings.RUN_TIMEOUT_S + ") passed");
+                } else if (entry.getValue().isEmpty()) {
+                    result = failed(rule, "the rule did not run: " + verification.getName() + " has no method for it", System.nanoTime());
+                } else {
+                    Method method = entry.getValue().get();
+                    long ruleLimit = TimeLimits.ruleSeconds(rule, method, settings);
+                    try (RuleOutput output = RuleOutput.capture()) {
+                        result = runOne(verification, method, rule, jqwikDir, new Limits(ruleLimit, runLimit, runDeadline), output, progress);
+                        result = result.withOutput(output.text());
+                    }
+                    if (result.status() == TckReport.Status.TIMED_OUT) {
+                        ending = progress.stopped() ? TckReport.Ending.STOPPED
+                                : System.nanoTime() - runDeadline >= 0 ? TckReport.Ending.RUN_TIMEOUT : ending;
+                    }
                 }
-                results.add(result.withOutput(printed));
+                results.add(result);
+                progress.finished(result);
             }
         } finally {
             TckSubject.deleteTree(jqwikDir);
         }
-        TckReport report = new TckReport(provider, results);
+        TckReport report = new TckReport(provider, results, ending);
         if (reportsDir != null) {
             TckXml.write(report, reportsDir);
         }
         return report;
     }
 
+    /** A rule's own time limit, and the run's with the moment it passes ({@link System#nanoTime}). */
+    private record Limits(long ruleSeconds, long runSeconds, long runDeadline) {}
+
+    /** How often the runner looks whether the rule ended or the run was stopped while it waits. */
+    private static final long POLL_MILLIS = 100;
+
     /**
-     * Runs one rule through its own launcher on a thread of its own and waits for it at most
-     * {@code timeoutSeconds}. A rule still running then fails with the stacks of the threads alive,
-     * its thread is interrupted and left behind (a daemon), and the run goes on with the next rule.
+     * Runs one rule through its own launcher on a thread of its own and waits for it at most its
+     * limit, and no later than the run's. A rule still running then, or when the run is stopped,
+     * times out with the stacks of the threads alive; its thread is interrupted and left behind (a
+     * daemon), and the run goes on with the next rule.
      */
     private static TckReport.RuleResult runOne(
-            Class<? extends TckBase> verification, Method method, Rule rule, Path jqwikDir, long timeoutSeconds) {
+            Class<? extends TckBase> verification, Method method, Rule rule, Path jqwikDir, Limits limits, RuleOutput output,
+            TckProgress progress) {
         LauncherDiscoveryRequest discovery = LauncherDiscoveryRequestBuilder.request()
                 .selectors(DiscoverySelectors.selectMethod(verification, method))
                 .configurationParameter("jqwik.database", jqwikDir.resolve("jqwik-database").toString())
@@ -131,19 +168,42 @@ public final class TckRunner {
         }, "tck-rule-" + rule.id());
         runner.setDaemon(true);
         long start = System.nanoTime();
+        long ruleDeadline = start + TimeUnit.SECONDS.toNanos(limits.ruleSeconds());
+        boolean runLimitFirst = limits.runDeadline() - ruleDeadline < 0;
+        long deadline = runLimitFirst ? limits.runDeadline() : ruleDeadline;
+        progress.started(rule, runner, start, output);
         runner.start();
-        try {
-            runner.join(TimeUnit.SECONDS.toMillis(timeoutSeconds));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            runner.interrupt();
-            return failed(rule, "the run was interrupted while the rule ran", start);
+        String stoppedBy = null;
+        while (runner.isAlive() && stoppedBy == null) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                runner.join(Math.min(POLL_MILLIS, Math.floorDiv(left, 1_000_000) + 1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                progress.stop("the runner's thread was interrupted");
+            }
+            stoppedBy = progress.stopReason();
         }
         if (runner.isAlive()) {
-            String stacks = ThreadStacks.of(runner);
+            Map<String, String> reported = collector.reported.getOrDefault(rule, Map.of());
+            TckReport.RuleResult result;
+            if (stoppedBy != null) {
+                result = TckProgress.stillRunning(rule, "the run was stopped (" + stoppedBy + ")", "; it was interrupted and left behind", runner,
+                        start, reported);
+            } else {
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                String what = runLimitFirst
+                        ? "did not finish before the run's time limit of " + limits.runSeconds() + " s (" + TckSettings.RUN_TIMEOUT_S
+                                + ") passed, after " + millis / 1000 + " s"
+                        : "did not finish within " + limits.ruleSeconds() + " s (its time limit; " + TckSettings.RULE_TIMEOUT_S
+                                + " sets every rule's)";
+                result = TckProgress.timedOut(rule, rule.timedOut(what + "; it was interrupted and left behind"), runner, millis, reported);
+            }
             runner.interrupt();
-            return failed(rule, "did not finish within " + timeoutSeconds + " s (" + TckSettings.RULE_TIMEOUT_S
-                    + "); it was interrupted and left behind. Threads alive at the timeout, the rule's first:\n" + stacks, start);
+            return result;
         }
         if (crashed.get() != null) {
             return failed(rule, "the JUnit Platform launcher failed: " + ThreadStacks.causes(crashed.get()), start);
@@ -211,9 +271,24 @@ public final class TckRunner {
     static String ruleLine(Rule rule, TckReport.Status status, Throwable t) {
         String message = String.valueOf(t.getMessage());
         if (status != TckReport.Status.FAILED || message.contains("[" + rule.id() + "] ")) {
-            return leadWithRule(rule, message);
+            return leadWithRule(rule, message) + cleanupFailures(t);
         }
         return rule.fail("threw " + ThreadStacks.causes(t)) + "\n" + stackOf(t);
+    }
+
+    /**
+     * What failed after the verdict, when the rule's cleanup also threw (a provider's leak error at
+     * close): each on a line of its own after the message, which stays the first failure's.
+     */
+    private static String cleanupFailures(Throwable t) {
+        StringBuilder out = new StringBuilder();
+        int depth = 0;
+        for (Throwable c = t; c != null && depth < 20; c = c.getCause() == c ? null : c.getCause(), depth++) {
+            for (Throwable s : c.getSuppressed()) {
+                out.append("\nthen the cleanup failed too (suppressed): ").append(ThreadStacks.causes(s));
+            }
+        }
+        return out.toString();
     }
 
     private static String stackOf(Throwable t) {
@@ -225,7 +300,7 @@ public final class TckRunner {
     /** Collects one result per rule from the platform's events. */
     private static final class Collector implements TestExecutionListener {
         final Map<Rule, TckReport.RuleResult> results = new EnumMap<>(Rule.class);
-        private final Map<Rule, Map<String, String>> reported = new ConcurrentHashMap<>();
+        final Map<Rule, Map<String, String>> reported = new ConcurrentHashMap<>();
 
         /**
          * Keeps what a rule's property reported: jqwik's summary table (tries, checks, seed, ...)

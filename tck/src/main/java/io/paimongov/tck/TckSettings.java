@@ -1,9 +1,10 @@
 package io.paimongov.tck;
 
 /**
- * How hard the kit tries, from system properties, with small defaults for CI and a documented deep
- * setting ({@code docs/tck.md}). Read from the system properties by every rule as it starts, so a
- * runner may set them before a run; the record itself is immutable.
+ * How hard the kit tries and how long it may take, from system properties, with small defaults for
+ * CI and a documented deep setting ({@code docs/tck.md}). Read from the system properties by every
+ * rule as it starts, and by {@link TckRunner} as a run starts, so a runner may set them before a
+ * run; the record itself is immutable.
  *
  * <ul>
  *   <li>{@code governance.tck.tries}: tries of the cheap properties (allocator sequences); default
@@ -15,11 +16,18 @@ package io.paimongov.tck;
  *       percentile of CANCEL-1's cancels (docs/spi.md CANCEL.4); default 1000.
  *   <li>{@code governance.tck.race-rounds}: steps of MEM-2's race at the limit; default 20000, deep
  *       1000000.
- *   <li>{@code governance.tck.rule-timeout-s}: the most one rule may run before it fails with the
- *       stacks of the threads alive; default 600, deep 7200.
+ *   <li>{@code governance.tck.rule-timeout-s}: the most any one rule may run before it is reported
+ *       timed out with the stacks of the threads alive; by default each rule has a limit of its own
+ *       ({@link TimeLimits}), this sets every rule's.
+ *   <li>{@code governance.tck.run-timeout-s}: the most the whole run may take; by default sized to
+ *       the sizes above ({@link TimeLimits}).
  * </ul>
+ *
+ * @param ruleTimeoutSeconds {@code governance.tck.rule-timeout-s}, or 0 when not given (each rule's own limit)
+ * @param runTimeoutSeconds {@code governance.tck.run-timeout-s}, or 0 when not given (the default run limit)
  */
-public record TckSettings(int tries, int writeTries, int rows, long cancelBoundMillis, int raceRounds, long ruleTimeoutSeconds) {
+public record TckSettings(
+        int tries, int writeTries, int rows, long cancelBoundMillis, int raceRounds, long ruleTimeoutSeconds, long runTimeoutSeconds) {
 
     public static final String TRIES = "governance.tck.tries";
     public static final String WRITE_TRIES = "governance.tck.write-tries";
@@ -27,6 +35,7 @@ public record TckSettings(int tries, int writeTries, int rows, long cancelBoundM
     public static final String CANCEL_BOUND_MS = "governance.tck.cancel-bound-ms";
     public static final String RACE_ROUNDS = "governance.tck.race-rounds";
     public static final String RULE_TIMEOUT_S = "governance.tck.rule-timeout-s";
+    public static final String RUN_TIMEOUT_S = "governance.tck.run-timeout-s";
 
     public TckSettings {
         positive(TRIES, tries);
@@ -34,7 +43,19 @@ public record TckSettings(int tries, int writeTries, int rows, long cancelBoundM
         positive(ROWS, rows);
         positive(CANCEL_BOUND_MS, cancelBoundMillis);
         positive(RACE_ROUNDS, raceRounds);
-        positive(RULE_TIMEOUT_S, ruleTimeoutSeconds);
+        notNegative(RULE_TIMEOUT_S, ruleTimeoutSeconds);
+        notNegative(RUN_TIMEOUT_S, runTimeoutSeconds);
+    }
+
+    /**
+     * The settings of the version before the run's time limit: {@code ruleTimeoutSeconds} for every
+     * rule, the run's limit the default.
+     *
+     * @deprecated use the canonical constructor, which takes the run's limit too (0 for the default)
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public TckSettings(int tries, int writeTries, int rows, long cancelBoundMillis, int raceRounds, long ruleTimeoutSeconds) {
+        this(tries, writeTries, rows, cancelBoundMillis, raceRounds, ruleTimeoutSeconds, 0);
     }
 
     /** The settings given as system properties, defaults where absent. */
@@ -45,7 +66,19 @@ public record TckSettings(int tries, int writeTries, int rows, long cancelBoundM
                 intProperty(ROWS, 20_000),
                 intProperty(CANCEL_BOUND_MS, 1_000),
                 intProperty(RACE_ROUNDS, 20_000),
-                intProperty(RULE_TIMEOUT_S, 600));
+                givenSeconds(RULE_TIMEOUT_S),
+                givenSeconds(RUN_TIMEOUT_S));
+    }
+
+    /** A time limit in seconds when given (at least 1), 0 when not. */
+    private static long givenSeconds(String key) {
+        String value = System.getProperty(key);
+        if (value == null || value.isBlank()) {
+            return 0;
+        }
+        long seconds = intProperty(key, 0);
+        positive(key, seconds);
+        return seconds;
     }
 
     /**
@@ -90,6 +123,12 @@ public record TckSettings(int tries, int writeTries, int rows, long cancelBoundM
     private static void positive(String key, long value) {
         if (value < 1) {
             throw new IllegalArgumentException("'" + key + "' = " + value + " must be at least 1");
+        }
+    }
+
+    private static void notNegative(String key, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException("'" + key + "' = " + value + " must be at least 1 (or not given)");
         }
     }
 }

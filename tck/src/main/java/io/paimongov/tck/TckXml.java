@@ -14,8 +14,9 @@ import java.util.stream.Collectors;
 /**
  * Writes a {@link TckReport} as JUnit XML, one file per subject ({@code TEST-tck.memory.xml},
  * ...): a test case per rule, its class name the rule's {@link Rule#subject() subject} and its
- * name the rule id; a failed rule's message in {@code <failure>}, a skipped rule's reason in
- * {@code <skipped>}, what the rule reported (jqwik's seed and tries, the kit's own values) in
+ * name the rule id; a failed or timed-out rule's message in {@code <failure>} (type {@code
+ * required} or {@code optional}, {@code timed-out} added for a time-out), a rule the run never
+ * started in {@code <error type="not-run">}, a skipped rule's reason in {@code <skipped>}, what the rule reported (jqwik's seed and tries, the kit's own values) in
  * {@code <system-out>}, what it printed while it ran (logs) in {@code <system-err>}. Written from
  * the report the run collected, so a rule that timed out is in it too. Stateless.
  */
@@ -43,12 +44,13 @@ final class TckXml {
     }
 
     static String suite(String provider, String subject, List<TckReport.RuleResult> rules) {
-        long failures = rules.stream().filter(r -> r.status() == TckReport.Status.FAILED).count();
+        long failures = rules.stream().filter(r -> r.status() == TckReport.Status.FAILED || r.status() == TckReport.Status.TIMED_OUT).count();
+        long errors = rules.stream().filter(r -> r.status() == TckReport.Status.NOT_RUN).count();
         long skipped = rules.stream().filter(r -> r.status() == TckReport.Status.SKIPPED).count();
         double seconds = rules.stream().mapToLong(TckReport.RuleResult::millis).sum() / 1000.0;
         StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         x.append("<testsuite name=\"tck.").append(subject).append("\" tests=\"").append(rules.size()).append("\" failures=\"")
-                .append(failures).append("\" errors=\"0\" skipped=\"").append(skipped).append("\" time=\"").append(seconds(seconds))
+                .append(failures).append("\" errors=\"").append(errors).append("\" skipped=\"").append(skipped).append("\" time=\"").append(seconds(seconds))
                 .append("\">\n");
         x.append("  <properties>\n    <property name=\"provider\" value=\"").append(escape(provider)).append("\"/>\n  </properties>\n");
         for (TckReport.RuleResult r : rules) {
@@ -62,9 +64,12 @@ final class TckXml {
                 continue;
             }
             x.append(">\n");
-            if (r.status() == TckReport.Status.FAILED) {
-                x.append("    <failure message=\"").append(escape(firstLine(r.message()))).append("\" type=\"").append(r.required() ? "required" : "optional")
+            if (r.status() == TckReport.Status.FAILED || r.status() == TckReport.Status.TIMED_OUT) {
+                String type = (r.required() ? "required" : "optional") + (r.status() == TckReport.Status.TIMED_OUT ? " timed-out" : "");
+                x.append("    <failure message=\"").append(escape(firstLine(r.message()))).append("\" type=\"").append(type)
                         .append("\">").append(escape(r.message())).append("</failure>\n");
+            } else if (r.status() == TckReport.Status.NOT_RUN) {
+                x.append("    <error message=\"").append(escape(firstLine(r.message()))).append("\" type=\"not-run\"/>\n");
             } else if (r.status() == TckReport.Status.SKIPPED) {
                 x.append("    <skipped message=\"").append(escape(firstLine(r.message()))).append("\"/>\n");
             }

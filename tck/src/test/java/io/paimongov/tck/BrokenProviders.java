@@ -77,7 +77,16 @@ public final class BrokenProviders {
                     Map.entry("broken-int-budget", new Fault(Rule.MEM_14, "ALLOC.12", "capacityBytes() is -1073741824")),
                     Map.entry("broken-skips-interrupted-release", new Fault(Rule.MEM_15, "ALLOC.13", "on an interrupted thread gave back 0 of")),
                     Map.entry("broken-unlocked-page-set", new Fault(Rule.MEM_16, "ALLOC.14", "a release was lost")),
-                    Map.entry("broken-page-cache", new Fault(Rule.MEM_17, "ALLOC.15", "are not charged to the engine")));
+                    Map.entry("broken-page-cache", new Fault(Rule.MEM_17, "ALLOC.15", "are not charged to the engine")),
+                    // a hang: the runner's time limit reports it (TIMED_OUT), within MEM-4's own limit
+                    Map.entry("broken-blocks-forever", new Fault(Rule.MEM_4, Rule.TIMED_OUT_CLAUSE, "did not finish within 60 s (its time limit")));
+
+    /**
+     * The providers of {@link #FAULTS} whose fault is a hang: their rule is reported {@link
+     * TckReport.Status#TIMED_OUT}, not failed, and the docs' rules table names no hang (a hang fails
+     * whatever rule meets it).
+     */
+    static final java.util.Set<String> HANGS = java.util.Set.of("broken-blocks-forever");
 
     /** Grants whatever is asked: never refuses a page or a reservation. */
     public static final class OverBudget extends ReferenceProvider {
@@ -133,12 +142,20 @@ public final class BrokenProviders {
     }
 
     /**
-     * Blocks in {@code allocate} until {@link #RELEASE} opens, interrupt or not: the hang a kit run
-     * must survive. Not in {@link #FAULTS}: the kit's time limit fails it, whatever the rule.
+     * Blocks in {@code allocate} until the test that used it lets it go ({@link #letGo}), interrupt
+     * or not: the hang a kit run must survive. In {@link #FAULTS} with the rule its hang is charged
+     * to, MEM-4, where it times out at that rule's own limit; it hangs whatever rule allocates.
      */
     public static final class BlocksForever extends ReferenceProvider {
-        /** Opened by the test that used it, so that its stuck threads end. */
-        static final java.util.concurrent.CountDownLatch RELEASE = new java.util.concurrent.CountDownLatch(1);
+        /** What a call now waits for; replaced by {@link #letGo}, so that later runs block again. */
+        private static volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+
+        /** Lets every call blocked so far go (they then refuse), so that the stuck rule threads end. */
+        static void letGo() {
+            java.util.concurrent.CountDownLatch blocked = gate;
+            gate = new java.util.concurrent.CountDownLatch(1);
+            blocked.countDown();
+        }
 
         @Override
         public String name() {
@@ -150,9 +167,10 @@ public final class BrokenProviders {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public void allocate(List<MemorySegment> target, int pages) {
-                    while (RELEASE.getCount() > 0) {
+                    java.util.concurrent.CountDownLatch blocked = gate;
+                    while (blocked.getCount() > 0) {
                         try {
-                            RELEASE.await();
+                            blocked.await();
                         } catch (InterruptedException ignored) {
                             // a hung engine does not answer interrupts either
                         }

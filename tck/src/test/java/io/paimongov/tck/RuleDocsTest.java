@@ -19,6 +19,7 @@ class RuleDocsTest {
     void everyRuleIsDocumented() throws Exception {
         String docs = Files.readString(Path.of("..", "docs", "tck.md"));
         Map<Rule, String> broken = BrokenProviders.FAULTS.entrySet().stream()
+                .filter(e -> !BrokenProviders.HANGS.contains(e.getKey()))
                 .collect(Collectors.toMap(e -> e.getValue().rule(), e -> "`" + e.getKey() + "`"));
         for (Rule rule : Rule.values()) {
             String row = docs.lines().filter(l -> l.startsWith("| " + rule.id() + " |")).findFirst().orElse("");

@@ -21,38 +21,31 @@ class TckRunnerTest {
     @TempDir Path reports;
 
     @AfterAll
-    static void releaseTheStuckThreads() {
-        BrokenProviders.BlocksForever.RELEASE.countDown();
+    static void releaseTheStuckThreads() throws InterruptedException {
+        BrokenProvidersTest.letTheHungRulesGo();
     }
 
     /**
-     * MEM-4 hangs in allocate; the run fails it at the time limit with the stuck thread's stack,
-     * goes on with MEM-3 (which reserves bytes only, so it does not meet the hang), and still
+     * MEM-4 hangs in allocate; the run times it out at the limit given with the stuck thread's
+     * stack, goes on with MEM-3 (which reserves bytes only, so it does not meet the hang), and still
      * writes the report of both. The stuck thread is let go and waited for at the end, so that it
      * does not run on into the next test's rules (jqwik's stores are the JVM's).
      */
     @Test
-    void aHungRuleFailsWithTheStuckStacksAndTheRunGoesOn() throws Exception {
-        String before = System.getProperty(TckSettings.RULE_TIMEOUT_S);
-        System.setProperty(TckSettings.RULE_TIMEOUT_S, "3");
-        TckReport report;
-        try {
-            report = TckRunner.runDiscovered("broken-blocks-forever", getClass().getClassLoader(), Set.of(Rule.MEM_3, Rule.MEM_4), reports);
-        } finally {
-            if (before == null) {
-                System.clearProperty(TckSettings.RULE_TIMEOUT_S);
-            } else {
-                System.setProperty(TckSettings.RULE_TIMEOUT_S, before);
-            }
-        }
+    void aHungRuleTimesOutWithTheStuckStacksAndTheRunGoesOn() throws Exception {
+        TckReport report = withProperty(TckSettings.RULE_TIMEOUT_S, "3",
+                () -> TckRunner.runDiscovered("broken-blocks-forever", getClass().getClassLoader(), Set.of(Rule.MEM_3, Rule.MEM_4), reports));
 
         TckReport.RuleResult hung = report.rule("MEM-4");
-        assertEquals(TckReport.Status.FAILED, hung.status());
+        assertEquals(TckReport.Status.TIMED_OUT, hung.status());
         String m = hung.message();
-        assertTrue(m.startsWith("[MEM-4] did not finish within 3 s (governance.tck.rule-timeout-s)"), m);
+        assertTrue(m.startsWith("[MEM-4] did not finish within 3 s (its time limit; governance.tck.rule-timeout-s sets every rule's)"), m);
+        assertTrue(m.lines().findFirst().orElseThrow().endsWith("contract: docs/spi.md ALLOC.3, LOCK.2)"), m);
         assertTrue(m.contains("\"tck-rule-MEM-4\"") && m.contains("BrokenProviders$BlocksForever"), m);
         assertTrue(hung.millis() >= 3000, "ran " + hung.millis() + " ms");
         assertEquals(TckReport.Status.PASSED, report.rule("MEM-3").status(), report.rule("MEM-3").message());
+        assertEquals(TckReport.Ending.COMPLETED, report.ending());
+        assertTrue(!report.conforms() && report.failures() == 1, report.toString());
 
         Document xml = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(reports.resolve("TEST-tck.memory.xml").toFile());
         NodeList cases = xml.getElementsByTagName("testcase");
@@ -67,10 +60,87 @@ class TckRunnerTest {
         try (var files = Files.list(reports)) {
             assertEquals(List.of("TEST-tck.memory.xml"), files.map(p -> p.getFileName().toString()).toList());
         }
-        BrokenProviders.BlocksForever.RELEASE.countDown();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("tck-rule-")) {
-                t.join(60_000);
+        BrokenProvidersTest.letTheHungRulesGo();
+    }
+
+    /**
+     * The run's own limit: MEM-4 hangs until the run's 4 s pass (its own limit is a minute), and
+     * MEM-9, still to come, is reported not run; the report says the run's limit ended it.
+     */
+    @Test
+    void theRunsLimitEndsTheHungRuleAndReportsTheRestNotRun() throws Exception {
+        TckReport report;
+        try {
+            report = withProperty(TckSettings.RUN_TIMEOUT_S, "4",
+                    () -> TckRunner.runDiscovered("broken-blocks-forever", getClass().getClassLoader(), Set.of(Rule.MEM_3, Rule.MEM_4, Rule.MEM_9), null));
+        } finally {
+            BrokenProvidersTest.letTheHungRulesGo();
+        }
+
+        assertEquals(TckReport.Ending.RUN_TIMEOUT, report.ending());
+        assertEquals(List.of("MEM-3", "MEM-4", "MEM-9"), report.rules().stream().map(TckReport.RuleResult::id).toList());
+        assertEquals(TckReport.Status.PASSED, report.rule("MEM-3").status(), report.rule("MEM-3").message());
+        TckReport.RuleResult hung = report.rule("MEM-4");
+        assertEquals(TckReport.Status.TIMED_OUT, hung.status());
+        assertTrue(hung.message().startsWith("[MEM-4] did not finish before the run's time limit of 4 s (governance.tck.run-timeout-s) passed"),
+                hung.message());
+        TckReport.RuleResult never = report.rule("MEM-9");
+        assertEquals(TckReport.Status.NOT_RUN, never.status());
+        assertEquals("[MEM-9] not run: the run's time limit of 4 s (governance.tck.run-timeout-s) passed before it started", never.message());
+        assertTrue(!report.conforms(), report.toString());
+    }
+
+    /**
+     * A run stopped from another thread while a rule hangs: the hung rule times out at once with
+     * the reason and the stacks, the rules not started are not run, and the runner returns.
+     */
+    @Test
+    void aStoppedRunReportsTheRunningRuleTimedOutAndTheRestNotRun() throws Exception {
+        List<String> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TckProgress progress = new TckProgress(r -> ended.add(r.id() + " " + r.status()));
+        Thread stopper = new Thread(() -> {
+            // Stop once MEM-4 is stuck in the provider: its snapshot then shows it running.
+            try {
+                while (progress.snapshot().rules().stream()
+                        .noneMatch(r -> r.id().equals("MEM-4") && r.message().contains("BrokenProviders$BlocksForever"))) {
+                    Thread.sleep(20);
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            progress.stop("a test stopped it");
+        }, "tck-test-stopper");
+        stopper.setDaemon(true);
+        stopper.start();
+        TckReport report;
+        try {
+            report = TckRunner.runDiscovered("broken-blocks-forever", getClass().getClassLoader(), Set.of(Rule.MEM_3, Rule.MEM_4, Rule.MEM_9), null,
+                    progress);
+        } finally {
+            BrokenProvidersTest.letTheHungRulesGo();
+        }
+
+        assertEquals(TckReport.Ending.STOPPED, report.ending());
+        assertEquals(TckReport.Status.PASSED, report.rule("MEM-3").status());
+        String m = report.rule("MEM-4").message();
+        assertEquals(TckReport.Status.TIMED_OUT, report.rule("MEM-4").status(), m);
+        assertTrue(m.startsWith("[MEM-4] still running after ") && m.contains(" s when the run was stopped (a test stopped it)"), m);
+        assertTrue(m.contains("\"tck-rule-MEM-4\"") && m.contains("BrokenProviders$BlocksForever"), m);
+        assertEquals(TckReport.Status.NOT_RUN, report.rule("MEM-9").status());
+        assertEquals(List.of("MEM-3 PASSED", "MEM-4 TIMED_OUT", "MEM-9 NOT_RUN"), ended);
+    }
+
+    /** A limit given as a system property for one run, put back after it. */
+    private static <T> T withProperty(String key, String value, java.util.function.Supplier<T> run) {
+        String before = System.getProperty(key);
+        System.setProperty(key, value);
+        try {
+            return run.get();
+        } finally {
+            if (before == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, before);
             }
         }
     }
