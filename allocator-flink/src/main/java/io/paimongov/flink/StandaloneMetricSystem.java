@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -84,6 +85,11 @@ final class StandaloneMetricSystem implements AutoCloseable {
         }
     }
 
+    /** Metrics registered with Flink's registry and not removed: what writes left in the metric system. */
+    int registeredMetrics() {
+        return received.registered.get();
+    }
+
     @Override
     public void close() {
         taskManager.close();
@@ -94,6 +100,7 @@ final class StandaloneMetricSystem implements AutoCloseable {
     private static final class Received implements MetricReporter {
         final Map<String, Gauge<?>> fields = new ConcurrentHashMap<>();
         final Map<String, Gauge<?>> paimon = new ConcurrentHashMap<>();
+        final AtomicInteger registered = new AtomicInteger();
 
         @Override
         public void open(MetricConfig config) {}
@@ -103,6 +110,7 @@ final class StandaloneMetricSystem implements AutoCloseable {
 
         @Override
         public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+            registered.incrementAndGet();
             if (!(metric instanceof Gauge<?> gauge)) {
                 return;
             }
@@ -117,6 +125,8 @@ final class StandaloneMetricSystem implements AutoCloseable {
         }
 
         @Override
-        public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
+        public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
+            registered.decrementAndGet();
+        }
     }
 }

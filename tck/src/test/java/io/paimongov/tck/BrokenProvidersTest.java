@@ -36,6 +36,8 @@ class BrokenProvidersTest {
                     assertTrue(result.message().startsWith("[" + rule.id() + "] "), "message: " + result.message());
                     assertTrue(result.message().contains("if this fails, check: " + rule.ifFails()), "message: " + result.message());
                     assertTrue(result.message().contains("contract: docs/spi.md " + String.join(", ", rule.clauses())), "message: " + result.message());
+                    String fragment = fault.getValue().fragment();
+                    assertTrue(fragment == null || result.message().contains(fragment), "message lacks '" + fragment + "': " + result.message());
                 }));
     }
 
