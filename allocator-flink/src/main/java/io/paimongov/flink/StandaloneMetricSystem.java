@@ -30,8 +30,8 @@ import org.apache.flink.runtime.metrics.groups.TaskManagerMetricGroup;
  * FlinkMetricGroupReporter#GROUP} and of its {@code paimon} subgroup, rebuilt into a snapshot.
  *
  * <p>Thread-safe: Flink calls the reporter from the registering thread; the gauges are read on the
- * caller's. One write's gauges per engine: Flink keeps the first metric of a name in a group, so a
- * second write on the same engine is not seen here.
+ * caller's. The provider registers the gauges of a group once and points them at the write opened
+ * last ({@link FlinkMetricGroupReporter}), so what is read here is that write's.
  */
 final class StandaloneMetricSystem implements AutoCloseable {
 
@@ -60,7 +60,13 @@ final class StandaloneMetricSystem implements AutoCloseable {
             return Optional.empty();
         }
         Map<String, Object> paimon = new HashMap<>();
-        received.paimon.forEach((key, gauge) -> paimon.put(key, gauge.getValue()));
+        // A key the last write did not report reads null: it is not in that write's snapshot.
+        received.paimon.forEach((key, gauge) -> {
+            Object value = gauge.getValue();
+            if (value != null) {
+                paimon.put(key, value);
+            }
+        });
         RecordComponent[] components = MetricsSnapshot.class.getRecordComponents();
         Object[] values = new Object[components.length];
         Class<?>[] types = new Class<?>[components.length];
