@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.configuration.Configuration;
@@ -39,6 +40,9 @@ import org.apache.flink.runtime.memory.MemoryManager;
  * <p>Thread-safe. {@link #close()} shuts the manager and the metric registry down; idempotent.
  */
 final class FlinkStandaloneEngine extends ManualStandaloneEngine {
+
+    /** The kind {@link #registrations()} counts the metrics in Flink's registry under. */
+    static final String GAUGES = "gauges";
 
     private final long budgetBytes;
     private final MemoryManager manager;
@@ -92,6 +96,15 @@ final class FlinkStandaloneEngine extends ManualStandaloneEngine {
     @Override
     public Optional<MetricsSnapshot> reportedMetrics() {
         return metrics.lastSnapshot();
+    }
+
+    /**
+     * The listeners on the task's cancel ({@code cancel listeners}) and the metrics registered in
+     * Flink's registry ({@code gauges}): what writes registered with this engine (RES.5).
+     */
+    @Override
+    public Optional<Map<String, Integer>> registrations() {
+        return Optional.of(Map.of(CANCEL_LISTENERS, cancellation.listenerCount(), GAUGES, metrics.registeredMetrics()));
     }
 
     @Override

@@ -43,4 +43,9 @@ public final class FlinkTaskCancellation implements CancellationSignal {
     public AutoCloseable onCancel(Runnable listener) {
         return closed.onCancel(listener);
     }
+
+    /** Listeners registered with {@link #onCancel} whose handle was not closed yet. */
+    int listenerCount() {
+        return closed.listenerCount();
+    }
 }

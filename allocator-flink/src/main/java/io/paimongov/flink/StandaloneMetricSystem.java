@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -29,8 +30,8 @@ import org.apache.flink.runtime.metrics.groups.TaskManagerMetricGroup;
  * FlinkMetricGroupReporter#GROUP} and of its {@code paimon} subgroup, rebuilt into a snapshot.
  *
  * <p>Thread-safe: Flink calls the reporter from the registering thread; the gauges are read on the
- * caller's. One write's gauges per engine: Flink keeps the first metric of a name in a group, so a
- * second write on the same engine is not seen here.
+ * caller's. The provider registers the gauges of a group once and points them at the write opened
+ * last ({@link FlinkMetricGroupReporter}), so what is read here is that write's.
  */
 final class StandaloneMetricSystem implements AutoCloseable {
 
@@ -59,7 +60,13 @@ final class StandaloneMetricSystem implements AutoCloseable {
             return Optional.empty();
         }
         Map<String, Object> paimon = new HashMap<>();
-        received.paimon.forEach((key, gauge) -> paimon.put(key, gauge.getValue()));
+        // A key the last write did not report reads null: it is not in that write's snapshot.
+        received.paimon.forEach((key, gauge) -> {
+            Object value = gauge.getValue();
+            if (value != null) {
+                paimon.put(key, value);
+            }
+        });
         RecordComponent[] components = MetricsSnapshot.class.getRecordComponents();
         Object[] values = new Object[components.length];
         Class<?>[] types = new Class<?>[components.length];
@@ -84,6 +91,11 @@ final class StandaloneMetricSystem implements AutoCloseable {
         }
     }
 
+    /** Metrics registered with Flink's registry and not removed: what writes left in the metric system. */
+    int registeredMetrics() {
+        return received.registered.get();
+    }
+
     @Override
     public void close() {
         taskManager.close();
@@ -94,6 +106,7 @@ final class StandaloneMetricSystem implements AutoCloseable {
     private static final class Received implements MetricReporter {
         final Map<String, Gauge<?>> fields = new ConcurrentHashMap<>();
         final Map<String, Gauge<?>> paimon = new ConcurrentHashMap<>();
+        final AtomicInteger registered = new AtomicInteger();
 
         @Override
         public void open(MetricConfig config) {}
@@ -103,6 +116,7 @@ final class StandaloneMetricSystem implements AutoCloseable {
 
         @Override
         public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+            registered.incrementAndGet();
             if (!(metric instanceof Gauge<?> gauge)) {
                 return;
             }
@@ -117,6 +131,8 @@ final class StandaloneMetricSystem implements AutoCloseable {
         }
 
         @Override
-        public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
+        public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
+            registered.decrementAndGet();
+        }
     }
 }

@@ -94,6 +94,60 @@ class FlinkStandaloneEngineTest {
         }
     }
 
+    /**
+     * Writes one after another on one engine: the gauges, registered once, show the write opened
+     * last, and Flink's registry holds as many metrics after the third write as after the first.
+     */
+    @Test
+    void laterWritesOnOneEngineAreReadBackAndAddNoGauges() throws Exception {
+        try (FlinkStandaloneEngine engine = new FlinkStandaloneEngine(4L << 20, dir)) {
+            int gaugesAfterFirst = -1;
+            for (int write = 1; write <= 3; write++) {
+                EngineResources resources = open(engine, "32k");
+                MetricsSnapshot live = snapshot(1000L * write, Map.of());
+                MetricsSnapshot last = snapshot(1000L * write + 100, write == 2
+                        ? Map.of("writerBuffer.numWriters", 3L, "compaction.maxLevel0FileCount", 7L)
+                        : Map.of("writerBuffer.numWriters", (long) write));
+                resources.metrics().writeOpened("w" + write, () -> live);
+                assertThat(engine.reportedMetrics()).as("write %d open", write).contains(live);
+                resources.metrics().writeClosed("w" + write, last);
+                assertThat(engine.reportedMetrics()).as("write %d closed", write).contains(last);
+                resources.close();
+                int gauges = engine.registrations().orElseThrow().get(FlinkStandaloneEngine.GAUGES);
+                if (write == 1) {
+                    gaugesAfterFirst = gauges;
+                } else if (write == 3) {
+                    // the second write's one extra paimon key is the only gauge added after the first write
+                    assertThat(gauges).isEqualTo(gaugesAfterFirst + 1);
+                }
+            }
+        }
+    }
+
+    /** A write closed after a later one opened into the same group leaves the gauges to the later one. */
+    @Test
+    void aWriteClosingAfterALaterOneOpenedLeavesTheGaugesToIt() throws Exception {
+        try (FlinkStandaloneEngine engine = new FlinkStandaloneEngine(4L << 20, dir)) {
+            EngineResources first = open(engine, "32k");
+            EngineResources second = open(engine, "32k");
+            MetricsSnapshot secondLive = snapshot(2000, Map.of());
+            first.metrics().writeOpened("first", () -> snapshot0(1000));
+            second.metrics().writeOpened("second", () -> secondLive);
+            first.metrics().writeClosed("first", snapshot(1100, Map.of()));
+            assertThat(engine.reportedMetrics()).contains(secondLive);
+            first.close();
+            second.close();
+        }
+    }
+
+    private static MetricsSnapshot snapshot0(long base) {
+        try {
+            return snapshot(base, Map.of());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A snapshot whose numeric fields are {@code base}, {@code base + 1}, ... in order. */
     private static MetricsSnapshot snapshot(long base, Map<String, Object> paimon) throws Exception {
         RecordComponent[] components = MetricsSnapshot.class.getRecordComponents();

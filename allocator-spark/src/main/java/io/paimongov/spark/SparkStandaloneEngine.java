@@ -4,8 +4,10 @@ import io.paimongov.spi.ManualStandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.spark.SparkConf;
@@ -16,6 +18,8 @@ import org.apache.spark.executor.TaskMetrics;
 import org.apache.spark.memory.TaskMemoryManager;
 import org.apache.spark.memory.UnifiedMemoryManager;
 import org.apache.spark.storage.DiskBlockManager;
+import org.apache.spark.util.TaskCompletionListener;
+import org.apache.spark.util.TaskFailureListener;
 import scala.Option;
 
 /**
@@ -49,10 +53,13 @@ import scala.Option;
  */
 final class SparkStandaloneEngine extends ManualStandaloneEngine {
 
+    /** The kind {@link #registrations()} counts the task's completion and failure listeners under. */
+    static final String TASK_LISTENERS = "task listeners";
+
     private static final AtomicLong TASK_IDS = new AtomicLong();
 
     private final TaskMemoryManager tmm;
-    private final TaskContextImpl task;
+    private final CountingTask task;
     private final DiskBlockManager disks;
     private final Sink sink = new Sink();
     private boolean closed;
@@ -61,8 +68,7 @@ final class SparkStandaloneEngine extends ManualStandaloneEngine {
         SparkConf conf = new SparkConf(false).set("spark.local.dir", tempDir.toString());
         long taskId = TASK_IDS.incrementAndGet();
         this.tmm = new TaskMemoryManager(new UnifiedMemoryManager(conf, budgetBytes, 0, 1), taskId);
-        this.task = new TaskContextImpl(0, 0, (int) taskId, taskId, 0, 1, tmm, new Properties(), null, new TaskMetrics(), 1,
-                scala.collection.immutable.Map$.MODULE$.empty());
+        this.task = new CountingTask((int) taskId, taskId, tmm);
         this.disks = new DiskBlockManager(conf, true, false);
         publish(environmentWith()
                 .with(TaskContext.class, task)
@@ -93,6 +99,16 @@ final class SparkStandaloneEngine extends ManualStandaloneEngine {
         return sink.last(task.taskMetrics().diskBytesSpilled());
     }
 
+    /**
+     * The task's completion and failure listeners ({@code task listeners}: Spark keeps every one
+     * until the task ends, it has no way to remove one) and the writes open in the engine's sink
+     * ({@code metric sources}): what writes registered with this engine (RES.5).
+     */
+    @Override
+    public Optional<Map<String, Integer>> registrations() {
+        return Optional.of(Map.of(TASK_LISTENERS, task.listeners.get(), METRIC_SOURCES, sink.openWrites()));
+    }
+
     @Override
     public synchronized void close() {
         if (!closed) {
@@ -111,19 +127,50 @@ final class SparkStandaloneEngine extends ManualStandaloneEngine {
         private MetricsSnapshot last;
         private long spilledBefore;
         private long spilledWithLast;
+        private int open;
 
         @Override
         public synchronized void writeClosed(String writeName, MetricsSnapshot snapshot) {
             spilledBefore = spilledWithLast;
             spilledWithLast += snapshot.spillBytes();
             last = snapshot;
+            open--;
         }
 
         @Override
-        public void writeOpened(String writeName, Supplier<MetricsSnapshot> live) {}
+        public synchronized void writeOpened(String writeName, Supplier<MetricsSnapshot> live) {
+            open++;
+        }
+
+        /** Writes opened and not yet closed. */
+        synchronized int openWrites() {
+            return open;
+        }
 
         synchronized Optional<MetricsSnapshot> last(long sparkDiskBytesSpilled) {
             return Optional.ofNullable(last).map(s -> Snapshots.withSpillBytes(s, sparkDiskBytesSpilled - spilledBefore));
+        }
+    }
+
+    /** Spark's task context as a task has it, counting the listeners registered with it. */
+    private static final class CountingTask extends TaskContextImpl {
+        final AtomicInteger listeners = new AtomicInteger();
+
+        CountingTask(int partition, long taskId, TaskMemoryManager tmm) {
+            super(0, 0, partition, taskId, 0, 1, tmm, new Properties(), null, new TaskMetrics(), 1,
+                    scala.collection.immutable.Map$.MODULE$.empty());
+        }
+
+        @Override
+        public TaskContextImpl addTaskCompletionListener(TaskCompletionListener listener) {
+            listeners.incrementAndGet();
+            return super.addTaskCompletionListener(listener);
+        }
+
+        @Override
+        public TaskContextImpl addTaskFailureListener(TaskFailureListener listener) {
+            listeners.incrementAndGet();
+            return super.addTaskFailureListener(listener);
         }
     }
 }

@@ -16,7 +16,10 @@ public interface CancellationSignal {
     /** Non-empty, with the engine's reason, once the engine has cancelled the write (CANCEL.1). */
     Optional<String> cancelReason();
 
-    /** Registers {@code listener} to run when the engine cancels; the handle unregisters it (CANCEL.2). */
+    /**
+     * Registers {@code listener} to run when the engine cancels; the handle unregisters it (CANCEL.2),
+     * so that no listener outlives its write (RES.5).
+     */
     AutoCloseable onCancel(Runnable listener);
 
     /** A signal that never fires: the write is cancelled only through its own token. */

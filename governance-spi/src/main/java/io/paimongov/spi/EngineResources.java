@@ -2,12 +2,13 @@ package io.paimongov.spi;
 
 /**
  * The engine's resources for one logical write, one accessor per concern. Contract: docs/spi.md,
- * clauses RES.1-RES.4.
+ * clauses RES.1-RES.5.
  *
  * <p><b>Thread-safety:</b> thread-safe, each accessor returns the same object every time (RES.1).
  * <b>Who calls:</b> the runtime, which owns it and closes it once (RES.2). <b>May throw:</b>
  * {@link #close()}, {@link IllegalStateException} on a leak, after releasing what it can (RES.4);
- * closing twice is harmless (RES.3).
+ * closing twice is harmless (RES.3). Whatever the write registered with the engine's objects is
+ * gone once it closed (RES.5).
  */
 public interface EngineResources extends AutoCloseable {
 

@@ -41,4 +41,12 @@ public final class ManualCancellation implements CancellationSignal {
         }
         return () -> listeners.remove(listener);
     }
+
+    /**
+     * Listeners registered with {@link #onCancel} whose handle was not closed yet: what a standalone
+     * engine reports as its cancel listeners ({@link StandaloneEngine#registrations()}, RES.5).
+     */
+    public int listenerCount() {
+        return listeners.size();
+    }
 }

@@ -1,17 +1,25 @@
 package io.paimongov.spi;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * The part every standalone engine shares: a cancel the engine fires by hand ({@link
  * ManualCancellation}) and a metric system that keeps the last snapshot a write reported ({@link
- * LastSnapshotReporter}). A subclass adds its memory manager to {@link #environmentWith()} and
- * says what the engine counts as used.
+ * LastSnapshotReporter}), and the count of what writes registered with those two ({@link
+ * #registrations()}). A subclass adds its memory manager to {@link #environmentWith()} and says
+ * what the engine counts as used.
  *
  * <p>Thread-safe as far as this class goes; subclasses state their own.
  */
 public abstract class ManualStandaloneEngine implements StandaloneEngine {
+
+    /** The kind {@link #registrations()} counts the listeners of an engine's cancel under. */
+    public static final String CANCEL_LISTENERS = "cancel listeners";
+
+    /** The kind {@link #registrations()} counts the writes open in an engine's metric system under. */
+    public static final String METRIC_SOURCES = "metric sources";
 
     private final ManualCancellation cancellation = CancellationSignal.manual();
     private final LastSnapshotReporter metrics = new LastSnapshotReporter();
@@ -52,5 +60,15 @@ public abstract class ManualStandaloneEngine implements StandaloneEngine {
     @Override
     public Optional<MetricsSnapshot> reportedMetrics() {
         return metrics.last();
+    }
+
+    /**
+     * The listeners of the manual cancel ({@code cancel listeners}) and the writes open in the
+     * metric sink ({@code metric sources}). A subclass that puts a cancel, a metric system or other
+     * engine objects of its own into the environment counts those instead, or as well.
+     */
+    @Override
+    public Optional<Map<String, Integer>> registrations() {
+        return Optional.of(Map.of(CANCEL_LISTENERS, cancellation.listenerCount(), METRIC_SOURCES, metrics.openWrites()));
     }
 }

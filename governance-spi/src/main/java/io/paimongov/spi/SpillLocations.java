@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The engine's temp directories for spill files and the byte budget they may take. Contract:
- * docs/spi.md, clauses SPILL.1-SPILL.3; what the runtime does with them, SPILL.4-SPILL.7.
+ * docs/spi.md, clauses SPILL.1-SPILL.3 and SPILL.8 (spill
+ * only there); what the runtime does with them, SPILL.4-SPILL.7.
  *
  * <p>Immutable values; thread-safe. <b>Who calls:</b> the runtime, on the opening thread. {@link
  * #of} builds one from plain values.

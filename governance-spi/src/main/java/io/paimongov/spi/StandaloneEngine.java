@@ -1,6 +1,7 @@
 package io.paimongov.spi;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -35,6 +36,22 @@ public interface StandaloneEngine extends AutoCloseable {
      * the engine, or empty when the engine keeps no metrics a test can read.
      */
     default Optional<MetricsSnapshot> reportedMetrics() {
+        return Optional.empty();
+    }
+
+    /**
+     * What writes have registered with this engine and not removed, read from the engine itself,
+     * by kind: listeners on its cancel, live sources in its metric system, listeners on its task,
+     * gauges, ... ({@code "cancel listeners" -> 1}). The kit runs many writes on one engine and
+     * requires these counts not to grow with them (docs/spi.md, clause RES.5; rule CANCEL-6). Only
+     * what a provider or the runtime can register through the engine's objects counts, not what
+     * the engine holds for itself. The map is a new immutable one per call.
+     *
+     * @return empty when this engine cannot count them; the kit then skips CANCEL-6, and a provider
+     *     whose required rule is skipped does not conform. {@link ManualStandaloneEngine} counts the
+     *     listeners of its manual cancel and the writes open in its metric sink.
+     */
+    default Optional<Map<String, Integer>> registrations() {
         return Optional.empty();
     }
 

@@ -120,4 +120,25 @@ interface CancelRules extends TckWrites {
                 "the engine cancelled at " + percent + "% of the rows, yet the write ended with " + run.describe());
         check(Rule.CANCEL_5, run.problems.isEmpty(), "after the engine's cancel, left behind: " + run.problems);
     }
+
+    /**
+     * {@link EngineRegistrations#WRITES} small writes one after another on one engine, every
+     * {@link EngineRegistrations#CANCEL_EVERY}th cancelled: the engine's registrations ({@code
+     * StandaloneEngine.registrations()}) after the last are what they were after the first
+     * (docs/spi.md RES.5).
+     */
+    @Example
+    @Verifies(Rule.CANCEL_6)
+    default void required_CANCEL6_noEngineRegistrationOutlivesItsWrite() throws Exception {
+        EngineRegistrations.Counts counts;
+        try (TckSubject s = subject(4 << 20)) {
+            counts = EngineRegistrations.count(s);
+        }
+        List<String> grown = counts.grown();
+        check(Rule.CANCEL_6, grown.isEmpty(),
+                "after the first of " + EngineRegistrations.WRITES + " writes on one engine (every " + EngineRegistrations.CANCEL_EVERY
+                        + "th cancelled) the engine held " + counts.afterFirst() + ", after the last " + counts.afterLast() + ": "
+                        + String.join(", ", grown) + ", registered for writes that have closed (before the first write: "
+                        + counts.before() + ")");
+    }
 }

@@ -8,6 +8,6 @@ package io.paimongov.tck;
 public enum Capability {
     /** The engine can cancel a write from its side ({@code StandaloneEngine.cancel}). Enables CANCEL-5. */
     ENGINE_CANCELLATION,
-    /** The engine's metric system can be read back ({@code StandaloneEngine.reportedMetrics}). Enables METRICS-3. */
+    /** The engine's metric system can be read back ({@code StandaloneEngine.reportedMetrics}). Enables METRICS-3 and METRICS-4. */
     ENGINE_METRICS
 }

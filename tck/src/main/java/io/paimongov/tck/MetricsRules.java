@@ -83,4 +83,27 @@ interface MetricsRules extends TckWrites {
                             + "; the engine received " + reported.get() + ", the write's final snapshot is " + run.metrics);
         }
     }
+
+    /**
+     * The spilling workload written and committed on the rule's thread and closed on another
+     * ({@link ClosedElsewhere}): the runtime then calls writeClosed on a thread that did not open
+     * the write, and the engine's metric system must still receive the final snapshot unchanged
+     * (docs/spi.md METRICS.5). Optional, as METRICS-3: only an engine whose metric system can be read
+     * back shows what it received.
+     */
+    @Example
+    @Verifies(Rule.METRICS_4)
+    default void optional_METRICS4_theFinalSnapshotArrivesWhateverThreadCloses() throws Exception {
+        Sized sized = spilling(14);
+        ClosedElsewhere.Result result;
+        try (TckSubject s = subject(sized.budgetBytes())) {
+            result = ClosedElsewhere.run(s, sized.workload(), "governance.memory.page-size", sized.pageSize());
+        }
+        String where = "the write opened on thread '" + result.opener() + "' and closed on thread '" + ClosedElsewhere.CLOSER + "'";
+        check(Rule.METRICS_4, result.closeError() == null, where + "; the close threw " + result.closeError());
+        check(Rule.METRICS_4, result.received().isPresent(), where + "; the engine's metric system received nothing");
+        java.util.List<String> differences = ClosedElsewhere.differences(result.received().get(), result.last());
+        check(Rule.METRICS_4, differences.isEmpty(),
+                where + "; what the engine's metric system received differs from the final snapshot in " + differences);
+    }
 }

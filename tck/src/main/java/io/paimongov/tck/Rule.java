@@ -117,6 +117,10 @@ public enum Rule {
             clauses("SPILL.1", "SPILL.7"),
             "Spill scopes left by a dead process are swept when a new write opens on the same roots.",
             "SpillLocations.roots() must be the same directories for every write of the engine."),
+    SPILL_8("SPILL-8", true,
+            clauses("SPILL.8"),
+            "While a spilling write runs, nothing is created outside the spill directories it was given (governance.spill.dirs, or the engine's own temp space), the table and the rest of the kit's directory: nothing in java.io.tmpdir, the working directory or a root the provider names elsewhere.",
+            "SpillLocations.roots() must be governance.spill.dirs (ProviderOptions.spillDirs()) or the engine's own temp directories; write no spill of your own anywhere else."),
     CANCEL_1("CANCEL-1", true,
             clauses("CANCEL.4", "LOCK.2"),
             "Many short writes, each cancelled from another thread at the entry of a page allocation or at a row, all throw WriteCancelledException, and the 99th percentile of the time from cancel to throw is within governance.tck.cancel-bound-ms.",
@@ -137,6 +141,10 @@ public enum Rule {
             clauses("CANCEL.1", "CANCEL.2"),
             "The engine's own cancel (its CancellationSignal) stops the write with WriteCancelledException and leaves nothing behind.",
             "EngineResources.cancellation() must report the engine's cancel (cancelReason) or call the listener given to onCancel."),
+    CANCEL_6("CANCEL-6", true,
+            clauses("RES.5", "CANCEL.2"),
+            "Fifty small writes one after another on one engine, every fifth cancelled, leave the engine's registrations (cancel listeners, metric sources, task listeners, as StandaloneEngine.registrations() counts them) where the first write left them.",
+            "remove what a write registers with the engine when its resources close (the handle onCancel returns must unregister its listener); with engine objects that cannot unregister, register once per engine object, not once per write."),
     METRICS_1("METRICS-1", true,
             clauses("METRICS.1", "METRICS.4"),
             "The snapshot agrees with what the kit saw itself: budget with governance.memory.budget, rows in with the rows written, files out with the commit messages, spill counters with the spill files on disk, peak with the pages live at once; nothing reserved after close.",
@@ -149,6 +157,10 @@ public enum Rule {
             clauses("METRICS.2"),
             "What the engine's metric system received at close equals the write's final snapshot.",
             "MetricsReporter.writeClosed must pass the snapshot on unchanged."),
+    METRICS_4("METRICS-4", false,
+            clauses("METRICS.2", "METRICS.5"),
+            "A write opened on one thread and closed on another delivers its final snapshot to the engine's metric system unchanged.",
+            "MetricsReporter.writeClosed must deliver from whatever thread calls it: keep no state of a write in thread-locals of the thread that opened it."),
     DISCOVERY_1("DISCOVERY-1", true,
             clauses("PROV.1"),
             "ServiceLoader lists the provider's class and finds it by its name, and the provider keeps that name after it has opened a write.",
@@ -233,6 +245,7 @@ public enum Rule {
     private static final class Stochastic {
         static final java.util.Set<Rule> RULES = java.util.EnumSet.of(
                 MEM_1, MEM_2, MEM_5, MEM_12, MEM_13, WRITE_1, WRITE_2, WRITE_3, SPILL_2, SPILL_4, SPILL_5,
+                SPILL_8,
                 CANCEL_1, CANCEL_2, CANCEL_3, CANCEL_4, CANCEL_5, METRICS_1, COMPACT_1, COMPACT_2,
                 MEM_15, MEM_16);
     }

@@ -152,4 +152,42 @@ interface SpillRules extends TckWrites {
             }
         }
     }
+
+    /**
+     * A first write of the spilling workload, unwatched, so that what the JVM does once (a codec's
+     * native library unpacked into java.io.tmpdir) is not taken for the write's; then the same rows
+     * again while {@link DiskWatch} watches the kit's directory, java.io.tmpdir, the working
+     * directory and the spill roots the provider named (docs/spi.md SPILL.8).
+     */
+    @Example
+    @Verifies(Rule.SPILL_8)
+    default void required_SPILL8_spillStaysUnderTheConfiguredDirectories() throws Exception {
+        Sized sized = spilling(8);
+        try (TckSubject s = subject(sized.budgetBytes())) {
+            GovernanceOptions options = s.options("governance.memory.page-size", sized.pageSize());
+            TckRun.run(s, sized.workload(), "unwatched", options, TckRun.Plan.none());
+            Path engineSpace = s.dir.resolve("engine");
+            List<Path> named = s.provider.opened().stream().flatMap(o -> o.vendor.spill().roots().stream()).distinct().toList();
+            TckRun run;
+            List<DiskWatch.Found> outside;
+            try (DiskWatch watch = DiskWatch.start(s, java.util.Set.of(s.spillRoot, s.warehouse, engineSpace), named)) {
+                run = TckRun.run(s, sized.workload(), "watched", options, TckRun.Plan.none());
+                outside = watch.stop();
+                check(Rule.SPILL_8, watch.overflows() == 0,
+                        "the file system watch lost events " + watch.overflows() + " times (its queue overflowed: much else was"
+                                + " created on this machine at once), so where the write's files went is not known; run SPILL-8 again");
+                List<String> where = outside.stream().limit(5)
+                        .map(f -> "in " + f.place().name() + ": " + f.path()
+                                + (watch.entriesUnder(f.path()) > 1 ? " (and " + (watch.entriesUnder(f.path()) - 1) + " entries in it)" : ""))
+                        .toList();
+                check(Rule.SPILL_8, outside.isEmpty(),
+                        "the write created entries outside the spill directories it was given (governance.spill.dirs "
+                                + s.spillRoot + ", the engine's temp space " + engineSpace + ") and the table's warehouse: "
+                                + String.join("; ", where) + (outside.size() > 5 ? "; and " + (outside.size() - 5) + " more" : ""));
+            }
+            check(Rule.SPILL_8, run.outcome == TckRun.Outcome.COMMITTED && run.metrics.spillBytes() > 0,
+                    "the watched write did not commit after spilling, so where its spill goes was not seen: " + run.describe()
+                            + ", spillBytes " + (run.metrics == null ? "unknown" : run.metrics.spillBytes()));
+        }
+    }
 }

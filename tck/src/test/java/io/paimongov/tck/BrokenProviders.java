@@ -65,6 +65,10 @@ public final class BrokenProviders {
                     Map.entry("broken-overstates-threads", new Fault(Rule.COMPACT_2)),
                     // page size and page memory (BrokenPageProviders)
                     Map.entry("broken-ignores-page-size", new Fault(Rule.MEM_9)),
+                    // a write's edges (BrokenBoundaryProviders): where it spills, its metrics' thread, the engine's registrations
+                    Map.entry("broken-spill-to-tmpdir", new Fault(Rule.SPILL_8, "SPILL.8", "in java.io.tmpdir: ")),
+                    Map.entry("broken-metrics-on-opening-thread", new Fault(Rule.METRICS_4, "METRICS.5", "the engine's metric system received nothing")),
+                    Map.entry("broken-keeps-cancel-listeners", new Fault(Rule.CANCEL_6, "RES.5", "49 more cancel listeners")),
                     // spill, cancel and metrics: BrokenSpillCancelProviders
                     Map.entry("broken-failure-leak", new Fault(Rule.SPILL_2)),
                     Map.entry("broken-spill-unbounded", new Fault(Rule.SPILL_5)),
