@@ -55,7 +55,7 @@ final class ShrunkEngineWrite {
             long writeAtGrab = 0;
             Throwable error = null;
             boolean committed = false;
-            int at = Math.max(1, rows * percent / 100);
+            int at = (int) Math.max(1, (long) rows * percent / 100);
             // An odd number of bytes: the write's page and reservation sizes rarely use it up exactly.
             long leave = budget * leavePercent / 100 + 4099;
             try (GovernedTableWrite write = GovernedTableWrite.batch(table, context)) {
