@@ -111,6 +111,17 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     protected abstract MemorySegment segment(P page);
 
     /**
+     * A Paimon segment over native memory, as {@link OffHeapSegments#wrap} makes it.
+     *
+     * @deprecated since 0.1.0, removed in the version after it: call {@link OffHeapSegments#wrap}
+     *     (docs/tck.md, "Changelog").
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    protected static MemorySegment wrapOffHeap(java.nio.ByteBuffer buffer, long address) {
+        return OffHeapSegments.wrap(buffer, address);
+    }
+
+    /**
      * Gives {@code pages} back to the engine. Throws only when the engine did not confirm the
      * release: the pages then stay live and counted, the failure is counted in {@link
      * #releaseFailures()}, and {@link #close()} gives them back again; so a page the engine did take

@@ -49,6 +49,20 @@ public final class ResourceExhaustedException extends RuntimeException {
     }
 
     /**
+     * The six-argument form allocators used before {@link #memory}: as the full form without a
+     * remedy.
+     *
+     * @deprecated since 0.1.0, removed in the version after it: an allocator refuses with {@link
+     *     #memory}{@code (requester, requestedBytes, usedBytes, capacityBytes)} (docs/tck.md,
+     *     "Changelog"); the runtime uses the full form.
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public ResourceExhaustedException(
+            Resource resource, String requester, long requestedBytes, long reservedBytes, long capacityBytes, List<Holder> largestHolders) {
+        this(resource, requester, requestedBytes, reservedBytes, capacityBytes, largestHolders, null);
+    }
+
+    /**
      * The full form, as the runtime throws it: {@code remedy} (what to change, naming the option or
      * the engine setting) is appended to the message after {@code "; "}; null for none.
      */

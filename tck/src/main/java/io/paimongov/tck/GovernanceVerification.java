@@ -36,8 +36,8 @@ public abstract class GovernanceVerification extends TckBase
         implements EngineRules, WriteRules, SpillRules, CancelRules, MetricsRules, DiscoveryRules, CompactionRules {
 
     /**
-     * @param provider makes the provider under test; called once per use, so it may return a new
-     *     instance each time
+     * @param provider makes the provider under test; called once per use: return a new instance
+     *     each time ({@code MyProvider::new}), so that no rule sees what another left in a provider
      * @param capabilities what the provider's engine can do beyond the required rules
      */
     protected GovernanceVerification(Supplier<? extends GovernanceProvider> provider, Capability... capabilities) {

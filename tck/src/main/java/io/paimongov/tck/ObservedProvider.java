@@ -149,12 +149,17 @@ final class ObservedProvider implements GovernanceProvider {
         final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
         /** Requests the allocator refused: allocate threw ResourceExhaustedException or tryReserve said false. */
         final AtomicLong refusals = new AtomicLong();
+        /**
+         * The most the allocator said it held right after a grant, since the kit last set it (MEM-13
+         * sets it to what the allocator holds when the engine shrinks).
+         */
+        final AtomicLong peakUsed = new AtomicLong();
         private final SegmentAllocator memory;
         private final CompactionThreads compaction;
 
         Observed(EngineResources vendor) {
             this.vendor = vendor;
-            this.memory = new ObservedAllocator(vendor.memory(), refusals);
+            this.memory = new ObservedAllocator(vendor.memory(), refusals, peakUsed);
             CompactionThreads given = vendor.compaction();
             ThreadFactory recording =
                     task -> {
@@ -224,10 +229,12 @@ final class ObservedProvider implements GovernanceProvider {
     private final class ObservedAllocator implements SegmentAllocator {
         private final SegmentAllocator vendor;
         private final AtomicLong refusals;
+        private final AtomicLong peakUsed;
 
-        ObservedAllocator(SegmentAllocator vendor, AtomicLong refusals) {
+        ObservedAllocator(SegmentAllocator vendor, AtomicLong refusals, AtomicLong peakUsed) {
             this.vendor = vendor;
             this.refusals = refusals;
+            this.peakUsed = peakUsed;
         }
 
         @Override
@@ -314,7 +321,9 @@ final class ObservedProvider implements GovernanceProvider {
         }
 
         private void checkCapacity() {
-            if (vendor.usedBytes() > vendor.capacityBytes()) {
+            long used = vendor.usedBytes();
+            peakUsed.accumulateAndGet(used, Math::max);
+            if (used > vendor.capacityBytes()) {
                 capacityViolations.incrementAndGet();
             }
             if (engineCounter.getAsLong() > engineLimit) {

@@ -59,7 +59,7 @@ public enum Rule {
             "check the engine's limit in the engine, atomically, not only against each allocator's own capacity; give memory back to the engine (not to a cache of the allocator's) on close."),
     MEM_13("MEM-13", true,
             clauses("ALLOC.11", "ALLOC.7"),
-            "A real write whose engine memory is taken by another consumer mid-write is refused by the engine afterwards, and either commits exactly the model's table or fails with ResourceExhaustedException, and then holds nothing: nothing reserved, nothing in the engine but the other consumer's memory, no spill scope.",
+            "A real write whose engine memory is taken by another consumer mid-write never holds more than the engine has left for it and is refused by the engine when it asks for more (a write that asks for nothing more proves nothing and is made again larger), and either commits exactly the model's table or fails with ResourceExhaustedException, and then holds nothing: nothing reserved, nothing in the engine but the other consumer's memory, no spill scope.",
             "take every page and reservation from the engine at the moment it is asked for, so that a shrunk engine refuses with ResourceExhaustedException; release(pages) and close() must give the engine back everything."),
     MEM_14("MEM-14", true,
             clauses("ALLOC.12"),

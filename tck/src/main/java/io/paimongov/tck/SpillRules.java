@@ -110,12 +110,7 @@ interface SpillRules extends TckWrites {
     @Example
     @Verifies(Rule.SPILL_6)
     default void required_SPILL6_scopesAreOwnerOnlyUnderTheSpillRoots() throws Exception {
-        TckRun run = write(spilling(6), TckRun.Plan.none());
-        check(Rule.SPILL_6, run.scopePermissions != null, "the spill scope was never seen on disk during the write");
-        check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions,
-                "spill roots must be on a file system with POSIX permissions, or the provider must say why not.");
-        check(Rule.SPILL_6, run.scopeUnderRoots, "the spill scope " + run.scope + " is not directly under a spill root of the provider",
-                "SpillLocations.roots() must name the directories the scopes are made in: the configured governance.spill.dirs or the engine's own.");
+        // The roots first: a write whose roots are missing fails without a scope, which says less.
         try (TckSubject s = subject(2 << 20)) {
             try (EngineResources resources = s.open()) {
                 List<Path> roots = resources.spill().roots();
@@ -126,6 +121,12 @@ interface SpillRules extends TckWrites {
                 }
             }
         }
+        TckRun run = write(spilling(6), TckRun.Plan.none());
+        check(Rule.SPILL_6, run.scopePermissions != null, "the spill scope was never seen on disk during the write");
+        check(Rule.SPILL_6, run.scopePermissions.equals("rwx------"), "the spill scope's permissions are " + run.scopePermissions,
+                "spill roots must be on a file system with POSIX permissions, or the provider must say why not.");
+        check(Rule.SPILL_6, run.scopeUnderRoots, "the spill scope " + run.scope + " is not directly under a spill root of the provider",
+                "SpillLocations.roots() must name the directories the scopes are made in: the configured governance.spill.dirs or the engine's own.");
     }
 
     @Example

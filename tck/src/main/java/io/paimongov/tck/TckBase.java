@@ -33,7 +33,11 @@ public abstract class TckBase implements TckContext {
         this.capabilities = capabilities.length == 0 ? EnumSet.noneOf(Capability.class) : EnumSet.of(capabilities[0], capabilities);
     }
 
-    /** The provider the supplier gives; called once per use. */
+    /**
+     * The provider the supplier gives; called once per use. A supplier that makes a new instance
+     * gives every rule, and every world a rule makes, a provider of its own, so that no rule's
+     * verdict depends on what ran before it (docs/tck.md, "Order-free verdicts").
+     */
     @Override
     public final GovernanceProvider provider() {
         return Objects.requireNonNull(provider.get(), "the provider supplier returned null");

@@ -37,8 +37,8 @@ import org.opentest4j.TestAbortedException;
  * logs of the faults it causes on purpose) is kept in its result ({@link RuleOutput}), not printed.
  * With a reports directory it writes JUnit XML ({@link TckXml}).
  *
- * <p>Not thread-safe: one run at a time per JVM (a discovered provider is handed to the
- * verification through a static slot).
+ * <p>Not thread-safe: one run at a time per JVM (a discovered provider's class is handed to the
+ * verification through a static slot; every rule makes its own instances of it).
  */
 public final class TckRunner {
 
@@ -72,7 +72,7 @@ public final class TckRunner {
         Thread current = Thread.currentThread();
         ClassLoader previous = current.getContextClassLoader();
         current.setContextClassLoader(loader);
-        DiscoveredVerification.target = provider;
+        DiscoveredVerification.target = DiscoveredVerification.freshInstancesOf(provider, loader);
         try {
             return run(DiscoveredVerification.class, provider.name(), only, reportsDir, progress);
         } finally {

@@ -105,4 +105,30 @@ public final class BrokenEngineProviders {
             };
         }
     }
+
+    /**
+     * Takes its pages from the heap without asking the engine (reservations it does take from the
+     * engine): its own books and its capacity are right, and the engine's counter moves, so only a
+     * check of what it holds against what the engine had for it shows that its pages do not come
+     * from the engine.
+     */
+    public static final class PagesOutsideEngine extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-pages-outside-engine";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                protected boolean admitPages(long bytes) {
+                    return true;
+                }
+
+                @Override
+                protected void unadmitPages(long bytes) {}
+            };
+        }
+    }
 }

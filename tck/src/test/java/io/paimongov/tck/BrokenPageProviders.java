@@ -1,6 +1,8 @@
 package io.paimongov.tck;
 
 import java.nio.ByteBuffer;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.paimon.memory.MemorySegment;
 
 /** Broken providers of the pages' size and memory (MEM-5, MEM-9), each changing one thing of {@link ReferenceProvider}. */
@@ -24,6 +26,43 @@ public final class BrokenPageProviders {
         @Override
         Allocator allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(OWN_PAGE, capacity, engine);
+        }
+    }
+
+    /**
+     * Keeps a warm cache of {@value #CACHED} buffers of 64 KiB, made when the provider is made, and
+     * hands them out as pages before it makes any, whatever the page size: released pages go back
+     * to the engine, not to the cache, so the cache is used up after {@value #CACHED} pages. Until
+     * then a write with 16 KiB pages gets 64 KiB ones. The cache belongs to the provider instance:
+     * a kit that shared one instance between rules had it used up by the rules before MEM-9, which
+     * then passed. In {@link BrokenProviders#FAULTS} for MEM-9, and in {@link
+     * BrokenProviders#CARRIES_STATE}.
+     */
+    public static final class PageCache extends ReferenceProvider {
+        static final int CACHED = 64;
+        static final int CACHED_PAGE = 64 << 10;
+        private final Queue<byte[]> warm = new ConcurrentLinkedQueue<>();
+
+        public PageCache() {
+            for (int i = 0; i < CACHED; i++) {
+                warm.add(new byte[CACHED_PAGE]);
+            }
+        }
+
+        @Override
+        public String name() {
+            return "broken-page-size-cache";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                protected MemorySegment newPage() {
+                    byte[] cached = warm.poll();
+                    return cached != null ? MemorySegment.wrap(cached) : super.newPage();
+                }
+            };
         }
     }
 
