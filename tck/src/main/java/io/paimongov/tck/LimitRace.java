@@ -35,8 +35,14 @@ import org.apache.paimon.memory.MemorySegment;
  */
 final class LimitRace {
 
-    /** How long a worker waits at a barrier for the others before the race is declared hung. */
-    static final long STEP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /**
+     * How long a worker waits at a barrier for the others before the race is declared hung: long
+     * enough that a machine loaded many times over its cores never trips it (30 s did, once, at a
+     * load of 16 on 2 cores), and with the final joins (twice this) within MEM-2's own time limit
+     * of 240 s, so a blocked allocator is reported by the race, with its reason, before the runner's
+     * time-out.
+     */
+    static final long STEP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(100);
 
     private final SegmentAllocator allocator;
     private final TckSubject subject;
