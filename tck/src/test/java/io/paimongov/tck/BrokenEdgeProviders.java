@@ -64,20 +64,19 @@ public final class BrokenEdgeProviders {
     }
 
     /**
-     * Decides which pages are live by a plain {@link HashSet} of its own, without a lock: a page
-     * goes back only when the set still has it. Its counters are the base's, locked; the set alone
-     * is unsafe, so two threads that change it at once lose a page, which then never goes back.
+     * Decides which pages are live by a collection of its own without a lock ({@link #tracking()}):
+     * a page goes back only when the collection still has it. Its counters are the base's, locked;
+     * the collection alone is unsafe, so two threads that change it at once lose a page, which then
+     * never goes back.
      */
-    public static final class UnlockedPageSet extends ReferenceProvider {
-        @Override
-        public String name() {
-            return "broken-unlocked-page-set";
-        }
+    abstract static class UnlockedTracking extends ReferenceProvider {
+        /** A new, unsynchronized collection of live pages. */
+        abstract Collection<MemorySegment> tracking();
 
         @Override
         Allocator allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
-                private final Set<MemorySegment> live = new HashSet<>();
+                private final Collection<MemorySegment> live = tracking();
 
                 @Override
                 public void allocate(List<MemorySegment> target, int pages) {
@@ -100,41 +99,34 @@ public final class BrokenEdgeProviders {
         }
     }
 
+    /** {@link UnlockedTracking} with a plain {@link HashSet}. */
+    public static final class UnlockedPageSet extends UnlockedTracking {
+        @Override
+        public String name() {
+            return "broken-unlocked-page-set";
+        }
+
+        @Override
+        Collection<MemorySegment> tracking() {
+            return new HashSet<>();
+        }
+    }
+
     /**
-     * The same fault with a plain {@link ArrayList}: two threads that add at once may lose a page or
-     * grow the list past its array; a removal shifts the list under another thread's feet. Not in
-     * {@code FAULTS} (MEM-16 has {@link UnlockedPageSet}); {@code OverlapRaceTest} checks that
-     * MEM-16 fails it.
+     * {@link UnlockedTracking} with a plain {@link ArrayList}: two threads that add at once may lose
+     * a page or grow the list past its array; a removal shifts the list under another thread's
+     * feet. Not in {@code FAULTS} (MEM-16 has {@link UnlockedPageSet}); {@code OverlapRaceTest}
+     * checks that MEM-16 fails it.
      */
-    public static final class UnlockedPageList extends ReferenceProvider {
+    public static final class UnlockedPageList extends UnlockedTracking {
         @Override
         public String name() {
             return "broken-unlocked-page-list";
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
-            return new Allocator(pageSize, capacity, engine) {
-                private final List<MemorySegment> live = new ArrayList<>();
-
-                @Override
-                public void allocate(List<MemorySegment> target, int pages) {
-                    int before = target.size();
-                    super.allocate(target, pages);
-                    live.addAll(target.subList(before, target.size()));
-                }
-
-                @Override
-                public void release(Collection<MemorySegment> pages) {
-                    List<MemorySegment> mine = new ArrayList<>(pages.size());
-                    for (MemorySegment page : pages) {
-                        if (live.remove(page)) {
-                            mine.add(page);
-                        }
-                    }
-                    super.release(mine);
-                }
-            };
+        Collection<MemorySegment> tracking() {
+            return new ArrayList<>();
         }
     }
 
