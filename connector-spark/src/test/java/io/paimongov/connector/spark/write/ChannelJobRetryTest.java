@@ -84,6 +84,7 @@ class ChannelJobRetryTest {
     /** The assigner stage's id, once submitted. */
     private static volatile int assignStage = -1;
     private static volatile CountDownLatch writeTaskDone = new CountDownLatch(1);
+    private static volatile CountDownLatch otherWriteTaskRunning = new CountDownLatch(1);
     private static volatile CountDownLatch assignersRerun = new CountDownLatch(1);
     private static final AtomicInteger FETCH_FAILURES = new AtomicInteger();
 
@@ -131,6 +132,7 @@ class ChannelJobRetryTest {
         assignRdd = -1;
         assignStage = -1;
         writeTaskDone = new CountDownLatch(1);
+        otherWriteTaskRunning = new CountDownLatch(1);
         assignersRerun = new CountDownLatch(1);
         FETCH_FAILURES.set(0);
     }
@@ -203,8 +205,12 @@ class ChannelJobRetryTest {
             }
             case ONE_FAILS_THE_OTHER_ENDS_AFTER_THE_RERUN -> {
                 if (task.partitionId() == 0) {
+                    // Not before the other task runs: a task not yet launched when its stage
+                    // attempt failed is never launched in it (seen on a loaded machine).
+                    assertThat(otherWriteTaskRunning.await(60, TimeUnit.SECONDS)).as("the other write task runs").isTrue();
                     throw fetchFailure(task, shuffle);
                 }
+                otherWriteTaskRunning.countDown();
                 // Spark located this task's assigned rows when the task began: it writes the old
                 // assignment, and ends before the rerun assigners do (row() holds them).
                 assertThat(assignersRerun.await(60, TimeUnit.SECONDS)).as("the assigners were rerun").isTrue();
