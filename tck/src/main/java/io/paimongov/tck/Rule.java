@@ -289,16 +289,36 @@ public enum Rule {
     /** The clause a call that never returns breaks, whatever the rule. */
     static final String TIMED_OUT_CLAUSE = "LOCK.2";
 
+    /** The clause a write's close that throws breaks, whatever the rule that wrote. */
+    static final String CLOSE_CLAUSE = "RES.4";
+
+    /** The hint of a write's close that threw. */
+    static final String CLOSE_HINT = "the close's error names each cleanup step that failed: 'close the resource context' is"
+            + " EngineResources.close(), which must give back what is still held and not throw once everything was returned;"
+            + " compaction threads still running at governance.compaction.stop-timeout must end when interrupted (COMPACT.3)";
+
+    /**
+     * The first line of a failure of a write's close under this rule: {@code [SPILL-1] <what> (if
+     * this fails, check: <the close's steps>; contract: docs/spi.md SPILL.3, RES.4)}.
+     */
+    String closeFailed(String what) {
+        return withClause(what, CLOSE_HINT, CLOSE_CLAUSE);
+    }
+
     /**
      * The first line of a time-out of this rule: {@code [MEM-4] <what> (if this fails, check: <a call
      * that does not return>; contract: docs/spi.md ALLOC.3, LOCK.2)}.
      */
     String timedOut(String what) {
+        return withClause(what, TIMED_OUT_HINT, TIMED_OUT_CLAUSE);
+    }
+
+    /** A failure message with {@code hint} that cites the rule's clauses and {@code clause} after them. */
+    private String withClause(String what, String hint, String clause) {
         List<String> cited = new java.util.ArrayList<>(clauses);
-        if (!cited.contains(TIMED_OUT_CLAUSE)) {
-            cited.add(TIMED_OUT_CLAUSE);
+        if (!cited.contains(clause)) {
+            cited.add(clause);
         }
-        return "[" + id + "] " + what + " (if this fails, check: " + TIMED_OUT_HINT + "; contract: docs/spi.md "
-                + String.join(", ", cited) + ")";
+        return "[" + id + "] " + what + " (if this fails, check: " + hint + "; contract: docs/spi.md " + String.join(", ", cited) + ")";
     }
 }

@@ -62,6 +62,7 @@ final class TckRun {
 
     Outcome outcome;
     Throwable error;
+    /** What {@code write.close()} threw, judged by the rule ({@link #closeFailure}); null when nothing. */
     Throwable closeError;
     MetricsSnapshot metrics;
     ResourceContext context;
@@ -350,6 +351,16 @@ final class TckRun {
      */
     boolean cancelledMidWrite() {
         return rowsAtCancel >= 0 && rowsAtCancel < totalRows;
+    }
+
+    /**
+     * What the write's close threw as {@code rule}'s failure, the close's error its cause; null when
+     * the close threw nothing. The rules judge it after their checks ({@link TckWrites#judge}).
+     */
+    AssertionError closeFailure(Rule rule) {
+        return closeError == null ? null
+                : new AssertionError(rule.closeFailed("the write's close threw " + closeError + " (" + describe() + ")"),
+                        closeError);
     }
 
     /** A short account of the run for failure messages. */
