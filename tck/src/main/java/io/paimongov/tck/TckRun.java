@@ -86,21 +86,35 @@ final class TckRun {
     RuntimeException injected;
     /** Threads the engine's compaction factory made while the write ran. */
     int compactionThreadsMade;
-    /** After a commit, before close (nothing runs then): the snapshot, and the pages live as the kit counted them. */
+    /**
+     * After a commit, before close (nothing runs then): the snapshot, and what the write's allocator
+     * held then as the kit counted it ({@link Held}): pages, reserved bytes, both.
+     */
     MetricsSnapshot committedSnapshot;
-    int livePagesAtCommit = -1;
+    long pageBytesAtCommit = -1;
+    long reservedBytesAtCommit = -1;
+    long heldAtCommit = -1;
+    /** The most the write's allocator held at once, pages and reservations, as the kit counted it. */
+    long peakHeldBytes;
     /** Data files this write added to the table's directory, counted on disk after the commit, and their bytes. */
     long tableFiles;
     long tableFileBytes;
-    int peakLivePages;
     private volatile boolean cancelReturned;
     /** What the subject and the table held before the write opened: what is new after it was left behind. */
     private WriteBaseline before;
-    /** Inconsistencies seen in live snapshots while the write ran, and how many were taken. */
+    /**
+     * The first {@value #LIVE_VIOLATIONS_KEPT} disagreements of live snapshots taken while the write
+     * ran with what the kit saw at the same time ({@link #checkLive}), how many there were in all,
+     * and how many snapshots were taken. Written by the sampler only.
+     */
     final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
-    int liveSamples;
-    /** The page size of the write's allocator ({@code pageSize()}). */
-    int pageSize;
+    volatile int liveViolationCount;
+    volatile int liveSamples;
+    private static final int LIVE_VIOLATIONS_KEPT = 5;
+    /** The write's budget as the kit configured it (governance.memory.budget). */
+    private long budgetBytes;
+    /** What the write's allocator holds, as the kit counts it. */
+    private Held held;
     /** Filled by the rule that ran it: what was left, what the table holds, engine violations. */
     List<String> problems = List.of();
 
@@ -130,6 +144,7 @@ final class TckRun {
         TckRun run = new TckRun();
         run.before = WriteBaseline.take(s, table);
         run.table = table;
+        run.budgetBytes = options.budgetBytes();
         if (plan.event() == Event.FAIL_ALLOCATION) {
             s.provider.failAllocationAt.set(plan.at());
         }
@@ -162,10 +177,9 @@ final class TckRun {
         AtomicBoolean idle = new AtomicBoolean();
         scope = context.spillScopeDir();
         totalRows = w.rows();
-        // The page size in force is the allocator's: options.pageSize() unless the engine fixes it (ALLOC.1).
         List<ObservedProvider.Observed> opened = s.provider.opened();
-        pageSize = opened.get(opened.size() - 1).vendor.memory().pageSize();
-        Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
+        held = opened.get(opened.size() - 1).held;
+        Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done, written));
         Thread canceller = startCanceller(s, write, plan, new AtomicBoolean[] {preparing, idle}, written, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
         try {
@@ -189,7 +203,9 @@ final class TckRun {
                 prepared.commit();
                 outcome = Outcome.COMMITTED;
                 committedSnapshot = context.snapshot();
-                livePagesAtCommit = s.provider.livePages();
+                pageBytesAtCommit = held.pageBytes();
+                reservedBytesAtCommit = held.reservedBytes();
+                heldAtCommit = held.now();
                 for (Path f : before.newDataFiles(table)) {
                     tableFiles++;
                     tableFileBytes += Files.size(f);
@@ -218,7 +234,7 @@ final class TckRun {
             metrics = context.snapshot();
             allocations = s.provider.allocationCalls();
             injected = s.provider.injected();
-            peakLivePages = s.provider.peakLivePages();
+            peakHeldBytes = held.peak();
             compactionThreadsMade = s.provider.threads().size();
         }
     }
@@ -292,9 +308,9 @@ final class TckRun {
         messageBytes = CommitFiles.bytes(files);
     }
 
-    private void sampleScope(AtomicBoolean done) {
+    private void sampleScope(AtomicBoolean done, AtomicInteger written) {
         while (!done.get()) {
-            checkLive(context.snapshot());
+            sampleLive(written);
             // Made when the write first spills, under a later root should the first refuse then (SPILL.4).
             scope = context.spillScopeDir();
             try {
@@ -309,18 +325,59 @@ final class TckRun {
         }
     }
 
-    /** A snapshot taken while the write runs must already be consistent. */
-    private void checkLive(MetricsSnapshot live) {
-        if (live.peakReservedBytes() < live.reservedBytes()) {
-            liveViolations.add("peak " + live.peakReservedBytes() + " below current " + live.reservedBytes());
-        }
-        if (live.reservedBytes() > live.budgetBytes()) {
-            liveViolations.add("reserved " + live.reservedBytes() + " above the budget " + live.budgetBytes());
-        }
-        if (live.pageBytes() % pageSize != 0 || live.pageBytes() > live.reservedBytes()) {
-            liveViolations.add("pageBytes " + live.pageBytes() + " is not whole pages of " + pageSize + " within reserved " + live.reservedBytes());
-        }
+    /**
+     * A snapshot taken while the write runs, read between two readings of what the kit counts
+     * itself, so that each check holds at whatever moment the runtime took it: the rows the kit
+     * had written before and after, and what the write's allocator had been granted before and
+     * had taken back after ({@link Held}).
+     */
+    private void sampleLive(AtomicInteger written) {
+        int rowsBefore = written.get();
+        long grantedBefore = held.granted();
+        long peakBefore = held.peak();
+        MetricsSnapshot live = context.snapshot();
+        long releasedAfter = held.released();
+        int rowsAfter = written.get();
+        checkLive(live, rowsBefore, rowsAfter, grantedBefore - releasedAfter, peakBefore);
         liveSamples++;
+    }
+
+    /**
+     * Each field the runtime reports while the write runs against what the kit saw, never against
+     * another field of the runtime's (which its own arithmetic makes agree): the budget the kit
+     * configured; the rows the kit had passed to write() (one more may be inside the call); at least
+     * the memory the kit saw the allocator hold through the SPI (the runtime accounts a request
+     * before it asks the allocator and a release after, so it never holds less than the kit
+     * counts); a peak at least the most the kit saw held.
+     */
+    private void checkLive(MetricsSnapshot live, int rowsBefore, int rowsAfter, long heldAtLeast, long peakAtLeast) {
+        if (live.budgetBytes() != budgetBytes) {
+            liveViolation("budgetBytes " + live.budgetBytes() + " while governance.memory.budget is " + budgetBytes);
+        }
+        if (live.inputRows() < rowsBefore || live.inputRows() > rowsAfter + 1) {
+            liveViolation("inputRows " + live.inputRows() + " while the kit had passed " + rowsBefore + " to " + rowsAfter + " rows to write()");
+        }
+        if (live.reservedBytes() < heldAtLeast) {
+            liveViolation("reservedBytes " + live.reservedBytes() + " while the write's allocator held at least " + heldAtLeast
+                    + " bytes of pages and reservations, as the kit counted them through the SPI");
+        }
+        if (live.peakReservedBytes() < peakAtLeast) {
+            liveViolation("peakReservedBytes " + live.peakReservedBytes() + " after the write's allocator held " + peakAtLeast
+                    + " bytes at once, as the kit counted them through the SPI");
+        }
+    }
+
+    private void liveViolation(String what) {
+        if (liveViolationCount++ < LIVE_VIOLATIONS_KEPT) {
+            liveViolations.add(what);
+        }
+    }
+
+    /** The live snapshots' disagreements for a failure message: how many of how many, and the first. */
+    String liveDisagreements() {
+        return liveViolationCount + " of " + liveSamples + " live snapshots taken during the write disagree with what the kit saw at"
+                + " the same time" + (liveViolationCount > LIVE_VIOLATIONS_KEPT ? "; the first " + LIVE_VIOLATIONS_KEPT : "") + ": "
+                + liveViolations;
     }
 
     /** The bytes of the spill files ({@code *.channel}) under {@code dir}; their names are added to {@code seen}. */
