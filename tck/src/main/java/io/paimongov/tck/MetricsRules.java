@@ -17,7 +17,7 @@ interface MetricsRules extends TckWrites {
      * Each field against a source outside the runtime, never against another field of the
      * runtime's: the rows the kit wrote, the files the commit messages name, the spill files the
      * kit's sampler saw on disk, the budget the kit configured and what the kit saw the allocator
-     * hold through the SPI ({@link Held}); so too each live snapshot ({@link TckRun#liveViolations}).
+     * hold through the SPI ({@link Held}); so too each live snapshot ({@link LiveSnapshots}).
      */
     @Property
     @Heavy
@@ -35,8 +35,8 @@ interface MetricsRules extends TckWrites {
             check(Rule.METRICS_1, m.spillFiles() >= run.spillFilesSeen.size() && m.spillBytes() >= run.peakScopeBytes,
                     "the kit saw " + run.spillFilesSeen.size() + " spill files on disk, up to " + run.peakScopeBytes
                             + " bytes at once, yet spillFiles is " + m.spillFiles() + " and spillBytes " + m.spillBytes());
-            check(Rule.METRICS_1, run.liveSamples > 0, "no live snapshot could be taken while the write ran");
-            check(Rule.METRICS_1, run.liveViolations.isEmpty(), run.liveDisagreements());
+            check(Rule.METRICS_1, run.live.samples() > 0, "no live snapshot could be taken while the write ran");
+            check(Rule.METRICS_1, run.live.agreed(), run.live.disagreements());
             check(Rule.METRICS_1, run.peakHeldBytes > 0, "the kit saw the write's allocator hold nothing, so no peak can be judged");
             check(Rule.METRICS_1, m.peakReservedBytes() >= run.peakHeldBytes,
                     "peakReservedBytes is " + m.peakReservedBytes() + "; the kit saw the write's allocator hold " + run.peakHeldBytes
@@ -75,7 +75,7 @@ interface MetricsRules extends TckWrites {
             check(Rule.METRICS_2, m.spillFiles() >= run.spillFilesSeen.size() && m.spillBytes() >= run.peakScopeBytes,
                     "spillFiles " + m.spillFiles() + " and spillBytes " + m.spillBytes() + "; the kit saw " + run.spillFilesSeen.size()
                             + " spill files on disk, up to " + run.peakScopeBytes + " bytes at once");
-            check(Rule.METRICS_2, run.liveViolations.isEmpty(), run.liveDisagreements());
+            check(Rule.METRICS_2, run.live.agreed(), run.live.disagreements());
         }, run);
     }
 

@@ -102,15 +102,8 @@ final class TckRun {
     private volatile boolean cancelReturned;
     /** What the subject and the table held before the write opened: what is new after it was left behind. */
     private WriteBaseline before;
-    /**
-     * The first {@value #LIVE_VIOLATIONS_KEPT} disagreements of live snapshots taken while the write
-     * ran with what the kit saw at the same time ({@link #checkLive}), how many there were in all,
-     * and how many snapshots were taken. Written by the sampler only.
-     */
-    final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
-    volatile int liveViolationCount;
-    volatile int liveSamples;
-    private static final int LIVE_VIOLATIONS_KEPT = 5;
+    /** The snapshots the sampler took while the write ran, judged against the kit's own counts; null when the write never ran. */
+    LiveSnapshots live;
     /** The write's budget as the kit configured it (governance.memory.budget). */
     private long budgetBytes;
     /** What the write's allocator holds, as the kit counts it. */
@@ -179,7 +172,8 @@ final class TckRun {
         totalRows = w.rows();
         List<ObservedProvider.Observed> opened = s.provider.opened();
         held = opened.get(opened.size() - 1).held;
-        Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done, written));
+        live = new LiveSnapshots(context, held, budgetBytes, written);
+        Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
         Thread canceller = startCanceller(s, write, plan, new AtomicBoolean[] {preparing, idle}, written, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
         try {
@@ -308,9 +302,9 @@ final class TckRun {
         messageBytes = CommitFiles.bytes(files);
     }
 
-    private void sampleScope(AtomicBoolean done, AtomicInteger written) {
+    private void sampleScope(AtomicBoolean done) {
         while (!done.get()) {
-            sampleLive(written);
+            live.sample();
             // Made when the write first spills, under a later root should the first refuse then (SPILL.4).
             scope = context.spillScopeDir();
             try {
@@ -323,61 +317,6 @@ final class TckRun {
             }
             sleep(1);
         }
-    }
-
-    /**
-     * A snapshot taken while the write runs, read between two readings of what the kit counts
-     * itself, so that each check holds at whatever moment the runtime took it: the rows the kit
-     * had written before and after, and what the write's allocator had been granted before and
-     * had taken back after ({@link Held}).
-     */
-    private void sampleLive(AtomicInteger written) {
-        int rowsBefore = written.get();
-        long grantedBefore = held.granted();
-        long peakBefore = held.peak();
-        MetricsSnapshot live = context.snapshot();
-        long releasedAfter = held.released();
-        int rowsAfter = written.get();
-        checkLive(live, rowsBefore, rowsAfter, grantedBefore - releasedAfter, peakBefore);
-        liveSamples++;
-    }
-
-    /**
-     * Each field the runtime reports while the write runs against what the kit saw, never against
-     * another field of the runtime's (which its own arithmetic makes agree): the budget the kit
-     * configured; the rows the kit had passed to write() (one more may be inside the call); at least
-     * the memory the kit saw the allocator hold through the SPI (the runtime accounts a request
-     * before it asks the allocator and a release after, so it never holds less than the kit
-     * counts); a peak at least the most the kit saw held.
-     */
-    private void checkLive(MetricsSnapshot live, int rowsBefore, int rowsAfter, long heldAtLeast, long peakAtLeast) {
-        if (live.budgetBytes() != budgetBytes) {
-            liveViolation("budgetBytes " + live.budgetBytes() + " while governance.memory.budget is " + budgetBytes);
-        }
-        if (live.inputRows() < rowsBefore || live.inputRows() > rowsAfter + 1) {
-            liveViolation("inputRows " + live.inputRows() + " while the kit had passed " + rowsBefore + " to " + rowsAfter + " rows to write()");
-        }
-        if (live.reservedBytes() < heldAtLeast) {
-            liveViolation("reservedBytes " + live.reservedBytes() + " while the write's allocator held at least " + heldAtLeast
-                    + " bytes of pages and reservations, as the kit counted them through the SPI");
-        }
-        if (live.peakReservedBytes() < peakAtLeast) {
-            liveViolation("peakReservedBytes " + live.peakReservedBytes() + " after the write's allocator held " + peakAtLeast
-                    + " bytes at once, as the kit counted them through the SPI");
-        }
-    }
-
-    private void liveViolation(String what) {
-        if (liveViolationCount++ < LIVE_VIOLATIONS_KEPT) {
-            liveViolations.add(what);
-        }
-    }
-
-    /** The live snapshots' disagreements for a failure message: how many of how many, and the first. */
-    String liveDisagreements() {
-        return liveViolationCount + " of " + liveSamples + " live snapshots taken during the write disagree with what the kit saw at"
-                + " the same time" + (liveViolationCount > LIVE_VIOLATIONS_KEPT ? "; the first " + LIVE_VIOLATIONS_KEPT : "") + ": "
-                + liveViolations;
     }
 
     /** The bytes of the spill files ({@code *.channel}) under {@code dir}; their names are added to {@code seen}. */
