@@ -34,7 +34,9 @@ import picocli.CommandLine.Spec;
  * <p>Exit code 0 when every required rule passed and no rule failed or timed out; 1 when a rule
  * failed or timed out, a required rule did not pass, or the run ended before every rule ran (an
  * optional rule may skip, but one that ran and failed is a defect of the provider, as it is when a
- * vendor runs the kit in its own build). Output: the report on stdout, as text or, with {@code
+ * vendor runs the kit in its own build, where a required rule that is skipped fails too). The
+ * text's last line names the required rules that were skipped and why; every report records the
+ * kit's settings and flags those that made it check less than its defaults. Output: the report on stdout, as text or, with {@code
  * --json}, as exactly one JSON object, also when a time limit or a signal ends the run (SIGTERM,
  * SIGINT: the rule running is reported timed out, the rules left not run, and the JVM exits with
  * 143 or 130); a start line, a line per rule as it ends and the log on stderr (no lines with {@code
@@ -57,7 +59,8 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every required rule passed and none failed",
-            "1:a rule failed or timed out, a required rule did not pass, or the run's time limit ended it",
+            "1:a rule failed or timed out, a required rule did not pass (skipped: the last line says which and why), or the run's time limit"
+                    + " ended it",
             "2:bad arguments",
             "3:the kit could not run (the error is printed)"
         })

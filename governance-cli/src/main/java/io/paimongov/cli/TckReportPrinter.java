@@ -7,12 +7,16 @@ import io.paimongov.tck.TckReport.Status;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The two forms of a {@link TckReport} the {@code tck} command prints. Text: one row per rule (id,
  * required or optional, status, milliseconds, and for a failure or skip the first line of its
- * message), a line on what timed out or did not run when any did, then {@code N passed, N failed,
- * N skipped} as the last line (failed counting the timed out); it is for people and may change. JSON: the stable keys documented in {@code docs/cli.md}, in the order of {@link #json}.
+ * message), a line on what timed out or did not run when any did, a line with the settings in
+ * force and, when any made the kit check less than its defaults, a line naming those, then {@code
+ * N passed, N failed, N skipped} as the last line (failed counting the timed out), followed on the
+ * same line by the required rules that were skipped and why; it is for people and may change.
+ * JSON: the stable keys documented in {@code docs/cli.md}, in the order of {@link #json}.
  *
  * <p>Stateless; thread-safe; does not throw.
  */
@@ -35,14 +39,40 @@ final class TckReportPrinter {
         if (ending != null) {
             line(out, ending);
         }
+        line(out, "settings: " + report.settings().stream().map(s -> s.key() + "=" + s.value()).collect(Collectors.joining(", ")));
+        if (!report.weakened().isEmpty()) {
+            line(out, "weakened: " + report.weakened().stream().map(s -> s.key() + "=" + s.value() + " (default " + s.defaultValue() + ")")
+                    .collect(Collectors.joining(", ")) + ": the kit checked less than at its defaults, and a pass says less");
+        }
         line(out, summary(report));
         return out.toString();
     }
 
-    /** {@code N passed, N failed, N skipped}; failed counts the rules that timed out too. */
+    /**
+     * {@code N passed, N failed, N skipped} (failed counts the rules that timed out too), then, when
+     * required rules were skipped, which and why: {@code ; not conforming: required rules skipped:
+     * MEM-11, MEM-12 (<why>); CANCEL-6 (<why>)}, rules with the same reason together.
+     */
     static String summary(TckReport report) {
-        return report.count(Status.PASSED) + " passed, " + report.failures() + " failed, "
-                + report.count(Status.SKIPPED) + " skipped";
+        String counts = report.count(Status.PASSED) + " passed, " + report.failures() + " failed, " + report.count(Status.SKIPPED) + " skipped";
+        List<RuleResult> skipped = report.requiredSkipped();
+        if (skipped.isEmpty()) {
+            return counts;
+        }
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
+        for (RuleResult r : skipped) {
+            byReason.computeIfAbsent(skipReason(r), k -> new java.util.ArrayList<>()).add(r.id());
+        }
+        return counts + "; not conforming: required rules skipped: " + byReason.entrySet().stream()
+                .map(e -> String.join(", ", e.getValue()) + " (" + e.getKey() + ")")
+                .collect(Collectors.joining("; "));
+    }
+
+    /** Why a rule was skipped: its message's first line after {@code [ID] skipped: }. */
+    private static String skipReason(RuleResult rule) {
+        String line = firstLine(rule.message());
+        String tag = "[" + rule.id() + "] skipped: ";
+        return line.startsWith(tag) ? line.substring(tag.length()) : line;
     }
 
     /** Why the run did not go through every rule, or what of the failed timed out; null when neither. */
@@ -71,6 +101,21 @@ final class TckReportPrinter {
         json.put("notRun", report.count(Status.NOT_RUN));
         json.put("requiredPassed", report.requiredPassed());
         json.put("ended", report.ending().name());
+        json.put("requiredSkipped", report.requiredSkipped().stream().map(r -> {
+            Map<String, Object> skipped = new LinkedHashMap<>();
+            skipped.put("id", r.id());
+            skipped.put("reason", skipReason(r));
+            return skipped;
+        }).toList());
+        json.put("weakened", !report.weakened().isEmpty());
+        json.put("settings", report.settings().stream().map(s -> {
+            Map<String, Object> setting = new LinkedHashMap<>();
+            setting.put("key", s.key());
+            setting.put("value", s.value());
+            setting.put("default", s.defaultValue());
+            setting.put("weakens", s.weakens());
+            return setting;
+        }).toList());
         json.put("rules", report.rules().stream().map(TckReportPrinter::json).toList());
         return json;
     }

@@ -24,7 +24,8 @@ class TckCommandTest {
 
     /** The keys docs/cli.md promises, in order: of the report, then of each rule. */
     static final List<String> KEYS =
-            List.of("provider", "passed", "failed", "skipped", "timedOut", "notRun", "requiredPassed", "ended", "rules");
+            List.of("provider", "passed", "failed", "skipped", "timedOut", "notRun", "requiredPassed", "ended", "requiredSkipped", "weakened",
+                    "settings", "rules");
     static final List<String> RULE_KEYS = List.of("id", "required", "stochastic", "status", "message", "millis", "reported", "output");
 
     /** Few tries and small tables: each run takes seconds. */
@@ -58,6 +59,17 @@ class TckCommandTest {
         assertThat(json.get("timedOut").asInt()).isZero();
         assertThat(json.get("notRun").asInt()).isZero();
         assertThat(json.get("ended").asText()).isEqualTo("COMPLETED");
+        assertThat(json.get("requiredSkipped")).isEmpty();
+        // FAST's tries, write tries and rows are below the defaults: recorded, and flagged.
+        assertThat(json.get("weakened").asBoolean()).isTrue();
+        List<String> weakens = new ArrayList<>();
+        for (JsonNode setting : json.get("settings")) {
+            assertThat(fieldNames(setting)).containsExactly("key", "value", "default", "weakens");
+            if (setting.get("weakens").asBoolean()) {
+                weakens.add(setting.get("key").asText() + "=" + setting.get("value").asText() + "/" + setting.get("default").asText());
+            }
+        }
+        assertThat(weakens).containsExactly("governance.tck.tries=5/50", "governance.tck.write-tries=1/3", "governance.tck.rows=3000/20000");
         List<String> ids = new ArrayList<>();
         for (JsonNode rule : json.get("rules")) {
             assertThat(fieldNames(rule)).containsExactlyElementsOf(RULE_KEYS);
@@ -83,8 +95,13 @@ class TckCommandTest {
         assertThat(lines.get(0)).startsWith("RULE").contains("REQUIRED", "STATUS", "MILLIS", "MESSAGE");
         assertThat(lines.get(1)).matches("MEM-1 +required +PASSED +\\d+");
         assertThat(lines.get(2)).matches("CANCEL-5 +optional +SKIPPED +\\d+ +\\[CANCEL-5\\] skipped: .+");
+        assertThat(lines.get(3)).startsWith("settings: governance.tck.tries=5, governance.tck.write-tries=1, governance.tck.rows=3000, ")
+                .contains("governance.tck.cancel-bound-ms=1000", "governance.tck.rule-timeout-s=each rule's own");
+        assertThat(lines.get(4)).isEqualTo("weakened: governance.tck.tries=5 (default 50), governance.tck.write-tries=1 (default 3),"
+                + " governance.tck.rows=3000 (default 20000): the kit checked less than at its defaults, and a pass says less");
+        // An optional rule skipped does not keep the provider from conforming: nothing after the counts.
         assertThat(lines.get(lines.size() - 1)).isEqualTo("1 passed, 0 failed, 1 skipped");
-        assertThat(lines).hasSize(4);
+        assertThat(lines).hasSize(6);
         assertThat(run.err()).contains("2 rules against provider '" + OutsideProviderJar.CORRECT + "'")
                 .containsPattern("tck: MEM-1 PASSED \\(\\d+ ms\\)")
                 .containsPattern("tck: CANCEL-5 SKIPPED \\(\\d+ ms\\)");
@@ -98,13 +115,38 @@ class TckCommandTest {
                 new TckReport.RuleResult("MEM-4", true, TckReport.Status.TIMED_OUT, "[MEM-4] did not finish before the run's time limit", 4000,
                         java.util.Map.of()),
                 new TckReport.RuleResult("MEM-9", true, TckReport.Status.NOT_RUN, "[MEM-9] not run: the run's time limit", 0, java.util.Map.of())),
-                TckReport.Ending.RUN_TIMEOUT);
+                TckReport.Ending.RUN_TIMEOUT, List.of(new TckReport.Setting("governance.tck.tries", "50", "50", false)));
 
         List<String> lines = TckReportPrinter.text(report).lines().toList();
 
         assertThat(lines.get(2)).matches("MEM-4 +required +TIMED_OUT +4000 +\\[MEM-4\\] did not finish before the run's time limit");
-        assertThat(lines.get(lines.size() - 2)).isEqualTo("the run's time limit ended the run: 1 timed out (counted as failed), 1 not run");
+        assertThat(lines.get(lines.size() - 3)).isEqualTo("the run's time limit ended the run: 1 timed out (counted as failed), 1 not run");
+        assertThat(lines.get(lines.size() - 2)).isEqualTo("settings: governance.tck.tries=50");
         assertThat(lines.get(lines.size() - 1)).isEqualTo("1 passed, 1 failed, 0 skipped");
+    }
+
+    /**
+     * A provider without a standalone engine: MEM-11 and CANCEL-6, required, are skipped, so the run
+     * exits 1 and its last line says which required rules were skipped and why, rules of one reason
+     * together; the JSON lists them under requiredSkipped.
+     */
+    @Test
+    void theLastLineNamesTheRequiredRulesSkippedAndWhy() throws Exception {
+        CliRun run = tck("--provider", OutsideProviderJar.CORRECT, "--classpath", outsideJar.toString(),
+                "--rule", "MEM-11", "--rule", "MEM-12", "--rule", "CANCEL-6");
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(GovernanceCli.EXIT_VERIFICATION_FAILED);
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("0 passed, 0 failed, 3 skipped; not conforming: required rules skipped:"
+                + " MEM-11, MEM-12 (the provider has no standalone engine (GovernanceProvider.standalone is empty), so the kit cannot make"
+                + " one tighter than the budget, share it or shrink it); CANCEL-6 (the provider has no standalone engine"
+                + " (GovernanceProvider.standalone is empty), so the kit cannot count what writes register with it)");
+
+        JsonNode json = tck("--provider", OutsideProviderJar.CORRECT, "--classpath", outsideJar.toString(), "--rule", "MEM-11", "--json").json();
+        assertThat(json.get("requiredPassed").asBoolean()).isFalse();
+        assertThat(json.get("requiredSkipped")).hasSize(1);
+        assertThat(json.get("requiredSkipped").get(0).get("id").asText()).isEqualTo("MEM-11");
+        assertThat(json.get("requiredSkipped").get(0).get("reason").asText()).startsWith("the provider has no standalone engine");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.paimongov.tck;
 
 import static io.paimongov.tck.TckContext.check;
+import static io.paimongov.tck.TckWrites.judge;
 
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.WriteCancelledException;
@@ -46,15 +47,18 @@ interface CancelRules extends TckWrites {
     default void required_CANCEL2_noSnapshotAndNoDataFileAfterACancel(
             @ForAll @IntRange(min = 1, max = 99) int percent, @ForAll boolean inPrepare, @ForAll long seed) throws Exception {
         TckRun run = cancelled(percent, inPrepare, seed);
-        if (run.outcome == TckRun.Outcome.COMMITTED && !run.cancelledMidWrite()) {
-            return;
-        }
-        // A write cancelled while rows were still to come that commits anyway published what it
-        // should not have: its snapshot and files are the leftovers this rule is about.
-        check(Rule.CANCEL_2, run.outcome != TckRun.Outcome.COMMITTED,
-                "the write was cancelled while rows were still to be written, yet it committed: " + run.describe());
-        check(Rule.CANCEL_2, run.problemsAbout("snapshot", "data files").isEmpty(),
-                "after a cancel: " + run.problemsAbout("snapshot", "data files"));
+        judge(Rule.CANCEL_2, () -> {
+            if (run.outcome == TckRun.Outcome.COMMITTED && !run.cancelledMidWrite()) {
+                // The write finished before the cancel came: nothing to judge in this try but its close.
+                return;
+            }
+            // A write cancelled while rows were still to come that commits anyway published what it
+            // should not have: its snapshot and files are the leftovers this rule is about.
+            check(Rule.CANCEL_2, run.outcome != TckRun.Outcome.COMMITTED,
+                    "the write was cancelled while rows were still to be written, yet it committed: " + run.describe());
+            check(Rule.CANCEL_2, run.problemsAbout("snapshot", "data files").isEmpty(),
+                    "after a cancel: " + run.problemsAbout("snapshot", "data files"));
+        }, run);
     }
 
     /**
@@ -68,10 +72,12 @@ interface CancelRules extends TckWrites {
             @ForAll @IntRange(min = 1, max = 99) int percent, @ForAll long seed) throws Exception {
         Sized sized = spilling(seed);
         TckRun run = write(sized, new TckRun.Plan(TckRun.Event.CANCEL_IDLE, sized.workload().rows() * percent / 100));
-        check(Rule.CANCEL_3, run.outcome == TckRun.Outcome.CANCELLED,
-                "the write cancelled while idle at " + percent + "% of the rows ended with " + run.describe());
         List<String> memory = run.problemsAbout("reserved", "memory counter", "allocator held");
-        check(Rule.CANCEL_3, memory.isEmpty(), "after a cancel released on the cancelling thread: " + memory);
+        judge(Rule.CANCEL_3, () -> {
+            check(Rule.CANCEL_3, run.outcome == TckRun.Outcome.CANCELLED,
+                    "the write cancelled while idle at " + percent + "% of the rows ended with " + run.describe());
+            check(Rule.CANCEL_3, memory.isEmpty(), "after a cancel released on the cancelling thread: " + memory);
+        }, run);
     }
 
     /**
@@ -96,13 +102,16 @@ interface CancelRules extends TckWrites {
             run = TckRun.runOn(s, sized.workload(), table, "t", options, new TckRun.Plan(TckRun.Event.CANCEL_AT_COMPACTION, millis));
             run.problems = run.leftovers(s, run.outcome == TckRun.Outcome.COMMITTED);
         }
-        check(Rule.CANCEL_4, run.compactionThreadsMade > 0,
-                "the engine's compaction factory made no thread before the write ended (" + run.describe()
-                        + "), so none could be seen to end");
+        TckRun cancelled = run;
         List<String> threads = run.problems.stream().filter(p -> p.startsWith("thread")).toList();
-        check(Rule.CANCEL_4, threads.isEmpty(),
-                "after a cancel " + millis + " ms into compaction (" + run.compactionThreadsMade + " compaction threads made; "
-                        + run.describe() + "): " + threads);
+        judge(Rule.CANCEL_4, () -> {
+            check(Rule.CANCEL_4, cancelled.compactionThreadsMade > 0,
+                    "the engine's compaction factory made no thread before the write ended (" + cancelled.describe()
+                            + "), so none could be seen to end");
+            check(Rule.CANCEL_4, threads.isEmpty(),
+                    "after a cancel " + millis + " ms into compaction (" + cancelled.compactionThreadsMade + " compaction threads made; "
+                            + cancelled.describe() + "): " + threads);
+        }, run);
     }
 
     @Property
@@ -112,13 +121,15 @@ interface CancelRules extends TckWrites {
             throws Exception {
         Sized sized = spilling(seed);
         TckRun run = write(sized, new TckRun.Plan(TckRun.Event.ENGINE_CANCEL_AT_ROW, sized.workload().rows() * percent / 100));
-        if (run.outcome == TckRun.Outcome.COMMITTED && !run.cancelledMidWrite()) {
-            // The write finished before the engine's cancel came: nothing to judge in this try.
-            return;
-        }
-        check(Rule.CANCEL_5, run.outcome == TckRun.Outcome.CANCELLED && run.error instanceof WriteCancelledException,
-                "the engine cancelled at " + percent + "% of the rows, yet the write ended with " + run.describe());
-        check(Rule.CANCEL_5, run.problems.isEmpty(), "after the engine's cancel, left behind: " + run.problems);
+        judge(Rule.CANCEL_5, () -> {
+            if (run.outcome == TckRun.Outcome.COMMITTED && !run.cancelledMidWrite()) {
+                // The write finished before the engine's cancel came: nothing to judge in this try but its close.
+                return;
+            }
+            check(Rule.CANCEL_5, run.outcome == TckRun.Outcome.CANCELLED && run.error instanceof WriteCancelledException,
+                    "the engine cancelled at " + percent + "% of the rows, yet the write ended with " + run.describe());
+            check(Rule.CANCEL_5, run.problems.isEmpty(), "after the engine's cancel, left behind: " + run.problems);
+        }, run);
     }
 
     /**

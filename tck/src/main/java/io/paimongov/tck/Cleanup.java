@@ -1,5 +1,7 @@
 package io.paimongov.tck;
 
+import org.opentest4j.TestAbortedException;
+
 /**
  * Closes what a rule opened without letting a failing close hide the rule's verdict: when the rule
  * already failed, what the close throws (a provider's leak error at close) is added to that failure
@@ -12,22 +14,62 @@ final class Cleanup {
     private Cleanup() {}
 
     /**
-     * Runs a rule's {@code checks} on what a body did whose cleanup threw {@code cleanup} (null when
-     * it did not): a failed check is the verdict, with {@code cleanup} added as suppressed; when every
-     * check holds, {@code cleanup} is the rule's failure.
+     * Runs a rule's {@code checks} on what a body did whose cleanup failed with {@code cleanup} (null
+     * when it did not): a failed check is the verdict, with {@code cleanup} added as suppressed; when
+     * every check holds, {@code cleanup} is the rule's failure. So it is too when the checks discard
+     * the try (an assumption that does not hold): a cleanup that failed is a fault whatever the try
+     * would have shown, and a discarded try would hide it.
+     *
+     * @param cleanup a {@link RuntimeException} or an {@link Error} (the kit's failure of a rule), or null
      */
-    static void judgeThen(RuntimeException cleanup, Runnable checks) {
+    static void judgeThen(Throwable cleanup, Runnable checks) {
         try {
-            checks.run();
+            judgeThen(cleanup, () -> {
+                checks.run();
+                return null;
+            });
         } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("checks that throw no checked exception threw " + e, e);
+        }
+    }
+
+    /**
+     * As {@link #judgeThen(Throwable, Runnable)}, for checks that read what they judge (a table, a
+     * directory) and give back what the rule reports.
+     *
+     * @return what {@code checks} returned, when every check held and there was no cleanup failure
+     */
+    static <T> T judgeThen(Throwable cleanup, java.util.concurrent.Callable<T> checks) throws Exception {
+        T result;
+        try {
+            result = checks.call();
+        } catch (TestAbortedException discarded) {
+            if (cleanup == null) {
+                throw discarded;
+            }
+            throw unchecked(cleanup);
+        } catch (Exception | Error e) {
             if (cleanup != null) {
                 e.addSuppressed(cleanup);
             }
             throw e;
         }
         if (cleanup != null) {
-            throw cleanup;
+            throw unchecked(cleanup);
         }
+        return result;
+    }
+
+    private static RuntimeException unchecked(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException("the cleanup failed", t);
     }
 
     /**

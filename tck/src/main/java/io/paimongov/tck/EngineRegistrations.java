@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import net.jqwik.api.lifecycle.LifecycleContext;
-import net.jqwik.api.lifecycle.SkipExecutionHook.SkipResult;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 
@@ -100,24 +98,18 @@ final class EngineRegistrations {
     }
 
     /**
-     * Skips CANCEL-6, with the reason, when the provider has no standalone engine or its engine does
-     * not count what writes register with it; read from a fresh instance of the verification, as
-     * {@link OptionalRules} reads the others.
+     * Why CANCEL-6 cannot run for {@code verification}: the provider has no standalone engine, or its
+     * engine does not count what writes register with it; null when it can ({@link OptionalRules#unmetNeed}).
      */
-    static SkipResult skip(LifecycleContext context) {
-        Class<?> container = context.optionalContainerClass().orElse(null);
-        if (container == null || !TckBase.class.isAssignableFrom(container)) {
-            return SkipResult.doNotSkip();
-        }
-        TckBase verification = (TckBase) context.newInstance(container);
+    static String unmetNeed(TckBase verification) {
         if (!verification.hasStandaloneEngine()) {
-            return SkipResult.skip("[" + Rule.CANCEL_6.id() + "] skipped: the provider has no standalone engine"
-                    + " (GovernanceProvider.standalone is empty), so the kit cannot count what writes register with it");
+            return "the provider has no standalone engine (GovernanceProvider.standalone is empty), so the kit cannot count what"
+                    + " writes register with it";
         }
         if (!verification.probeEngine(engine -> engine.registrations().isPresent())) {
-            return SkipResult.skip("[" + Rule.CANCEL_6.id() + "] skipped: the provider's standalone engine does not count what"
-                    + " writes register with it (StandaloneEngine.registrations() is empty; see docs/tck.md, Upgrading)");
+            return "the provider's standalone engine does not count what writes register with it (StandaloneEngine.registrations()"
+                    + " is empty; see docs/tck.md, Upgrading)";
         }
-        return SkipResult.doNotSkip();
+        return null;
     }
 }

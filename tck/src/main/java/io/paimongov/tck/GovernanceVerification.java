@@ -19,7 +19,9 @@ import java.util.function.Supplier;
  * <p>The one factory is the provider supplier, called for a fresh provider wherever a rule needs
  * one; the engine each test runs on comes from {@link GovernanceProvider#standalone} unless {@link
  * #engine} is overridden. An optional rule whose {@link Capability} is not declared is skipped with
- * its reason, never passed.
+ * its reason, never passed. A required rule that cannot run for the provider (no standalone engine)
+ * or could not judge fails with the reason ({@link RequiredRules}): the provider does not conform
+ * until it passes, and the build says so as the {@code tck} command does.
  *
  * <p>The rules of one subject alone run in that subject's class instead: {@link MemoryVerification}
  * (MEM-*), {@link WriteVerification}, {@link SpillVerification}, {@link CancelVerification}, {@link

@@ -23,8 +23,9 @@ import org.apache.paimon.memory.MemorySegment;
  * The provider under test as the kit sees it: every call passes through to the vendor's provider
  * unchanged, while the kit records what it needs to judge (what the allocator held at close, the
  * threads the engine's factory made, how often each ran its runnable and how many ran at once,
- * grants past the capacity, refusals, the calls of allocate() and the pages live as the kit counts
- * them) and can inject one failure, noting when it fired.
+ * grants past the capacity, refusals, the calls of allocate(), the pages live and, per allocator,
+ * what it holds ({@link Held}) as the kit counts them) and can inject one failure, noting when it
+ * fired.
  *
  * <p>Thread-safe.
  */
@@ -49,10 +50,8 @@ final class ObservedProvider implements GovernanceProvider {
     /** The failure the kit injected, once it fired. */
     private final java.util.concurrent.atomic.AtomicReference<RuntimeException> injected =
             new java.util.concurrent.atomic.AtomicReference<>();
-    /** Pages handed out and not yet released, as the kit sees them through the SPI, and their peak. */
+    /** Pages handed out and not yet released, as the kit sees them through the SPI: each counts once in {@link Held}. */
     private final java.util.Set<MemorySegment> livePages = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final AtomicInteger livePageCount = new AtomicInteger();
-    private final AtomicInteger peakLivePages = new AtomicInteger();
 
     ObservedProvider(GovernanceProvider vendor) {
         this.vendor = vendor;
@@ -123,16 +122,6 @@ final class ObservedProvider implements GovernanceProvider {
         return injected.get();
     }
 
-    /** Pages handed out by allocate() and not given back through release(pages), counted by the kit. */
-    int livePages() {
-        return livePageCount.get();
-    }
-
-    /** The most pages live at once, counted by the kit. */
-    int peakLivePages() {
-        return peakLivePages.get();
-    }
-
     /** What the allocators hold now: live ones ask the allocator, closed ones what they held at close. */
     long allocatorsUsedBytes() {
         return opened.stream().mapToLong(o -> o.closed.get() ? o.usedAfterClose.get() : o.vendor.memory().usedBytes()).sum();
@@ -154,12 +143,14 @@ final class ObservedProvider implements GovernanceProvider {
          * sets it to what the allocator holds when the engine shrinks).
          */
         final AtomicLong peakUsed = new AtomicLong();
+        /** What the allocator handed out and did not take back, as the kit counts it. */
+        final Held held = new Held();
         private final SegmentAllocator memory;
         private final CompactionThreads compaction;
 
         Observed(EngineResources vendor) {
             this.vendor = vendor;
-            this.memory = new ObservedAllocator(vendor.memory(), refusals, peakUsed);
+            this.memory = new ObservedAllocator(vendor.memory(), refusals, peakUsed, held);
             CompactionThreads given = vendor.compaction();
             ThreadFactory recording =
                     task -> {
@@ -230,11 +221,13 @@ final class ObservedProvider implements GovernanceProvider {
         private final SegmentAllocator vendor;
         private final AtomicLong refusals;
         private final AtomicLong peakUsed;
+        private final Held held;
 
-        ObservedAllocator(SegmentAllocator vendor, AtomicLong refusals, AtomicLong peakUsed) {
+        ObservedAllocator(SegmentAllocator vendor, AtomicLong refusals, AtomicLong peakUsed, Held held) {
             this.vendor = vendor;
             this.refusals = refusals;
             this.peakUsed = peakUsed;
+            this.held = held;
         }
 
         @Override
@@ -274,28 +267,33 @@ final class ObservedProvider implements GovernanceProvider {
                 throw e;
             }
             // Paimon's MemorySegment keeps Object's identity equality, so the set counts each page once.
+            long bytes = 0;
             for (MemorySegment page : target.subList(before, target.size())) {
                 if (livePages.add(page)) {
-                    peakLivePages.accumulateAndGet(livePageCount.incrementAndGet(), Math::max);
+                    bytes += page.size();
                 }
             }
+            held.pagesGranted(bytes);
             checkCapacity();
         }
 
         @Override
         public void release(Collection<MemorySegment> pages) {
             vendor.release(pages);
+            long bytes = 0;
             for (MemorySegment page : pages) {
                 if (livePages.remove(page)) {
-                    livePageCount.decrementAndGet();
+                    bytes += page.size();
                 }
             }
+            held.pagesReleased(bytes);
         }
 
         @Override
         public boolean tryReserve(long bytes) {
             boolean granted = vendor.tryReserve(bytes);
             if (granted) {
+                held.bytesReserved(bytes);
                 checkCapacity();
             } else {
                 refusals.incrementAndGet();
@@ -306,6 +304,7 @@ final class ObservedProvider implements GovernanceProvider {
         @Override
         public void release(long bytes) {
             vendor.release(bytes);
+            held.bytesReleased(bytes);
         }
 
         /** The vendor's class, so that an error about this allocator names it and not the kit's wrapper. */

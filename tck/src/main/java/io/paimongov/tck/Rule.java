@@ -147,11 +147,11 @@ public enum Rule {
             "remove what a write registers with the engine when its resources close (the handle onCancel returns must unregister its listener); with engine objects that cannot unregister, register once per engine object, not once per write."),
     METRICS_1("METRICS-1", true,
             clauses("METRICS.1", "METRICS.4"),
-            "The snapshot agrees with what the kit saw itself: budget with governance.memory.budget, rows in with the rows written, files out with the commit messages, spill counters with the spill files on disk, peak with the pages live at once; nothing reserved after close.",
+            "The snapshot, and every snapshot taken while the write runs, agrees with what the kit saw itself, never with another field of the runtime's: budget with governance.memory.budget, rows in with the rows written, files out with the commit messages, spill counters with the spill files on disk, reserved bytes and peak with what the kit saw the allocator hold (pages and reservations); nothing reserved after close.",
             "the runtime counts these; an allocator can only break them by mis-reporting capacity or pages."),
     METRICS_2("METRICS-2", true,
             clauses("METRICS.4"),
-            "Exact fields are exact: output files and bytes equal the data files the write added to the table, input bytes the rows' binary sizes, page bytes the pages the kit counts live, pages plus estimates the reserved bytes, spill counters at least what was on disk.",
+            "Exact fields are exact: output files and bytes equal the data files the write added to the table, input bytes the rows' binary sizes, page, estimated and reserved bytes what the kit counts the allocator holding (pages, reservations, both), spill counters at least what was on disk.",
             "pageSize() must be the size of every page and constant; the runtime counts the rest."),
     METRICS_3("METRICS-3", false,
             clauses("METRICS.2"),
@@ -175,7 +175,7 @@ public enum Rule {
             "validate your own keys in open() and name the key in the message."),
     COMPACT_1("COMPACT-1", true,
             clauses("COMPACT.1", "COMPACT.4"),
-            "With governance.compaction.task-threads=2 on 8 buckets with a backlog, the backlog drains (at least one compaction per bucket's worth), the table is right, never two compactions of one (partition, bucket) run at once, and every thread of the engine's factory runs the runnable it was given once.",
+            "With governance.compaction.task-threads=2 on 8 buckets with a backlog, every bucket's backlog is compacted and the table is right; as the kit sees the files read, never two compactions of one (partition, bucket) run at once; and every thread of the engine's factory runs the runnable it was given once.",
             "CompactionThreads.threadFactory() must start each thread it makes with the task it is given, once."),
     COMPACT_2("COMPACT-2", true,
             clauses("COMPACT.1", "COMPACT.2"),
@@ -289,16 +289,36 @@ public enum Rule {
     /** The clause a call that never returns breaks, whatever the rule. */
     static final String TIMED_OUT_CLAUSE = "LOCK.2";
 
+    /** The clause a write's close that throws breaks, whatever the rule that wrote. */
+    static final String CLOSE_CLAUSE = "RES.4";
+
+    /** The hint of a write's close that threw. */
+    static final String CLOSE_HINT = "the close's error names each cleanup step that failed: 'close the resource context' is"
+            + " EngineResources.close(), which must give back what is still held and not throw once everything was returned;"
+            + " compaction threads still running at governance.compaction.stop-timeout must end when interrupted (COMPACT.3)";
+
+    /**
+     * The first line of a failure of a write's close under this rule: {@code [SPILL-1] <what> (if
+     * this fails, check: <the close's steps>; contract: docs/spi.md SPILL.3, RES.4)}.
+     */
+    String closeFailed(String what) {
+        return withClause(what, CLOSE_HINT, CLOSE_CLAUSE);
+    }
+
     /**
      * The first line of a time-out of this rule: {@code [MEM-4] <what> (if this fails, check: <a call
      * that does not return>; contract: docs/spi.md ALLOC.3, LOCK.2)}.
      */
     String timedOut(String what) {
+        return withClause(what, TIMED_OUT_HINT, TIMED_OUT_CLAUSE);
+    }
+
+    /** A failure message with {@code hint} that cites the rule's clauses and {@code clause} after them. */
+    private String withClause(String what, String hint, String clause) {
         List<String> cited = new java.util.ArrayList<>(clauses);
-        if (!cited.contains(TIMED_OUT_CLAUSE)) {
-            cited.add(TIMED_OUT_CLAUSE);
+        if (!cited.contains(clause)) {
+            cited.add(clause);
         }
-        return "[" + id + "] " + what + " (if this fails, check: " + TIMED_OUT_HINT + "; contract: docs/spi.md "
-                + String.join(", ", cited) + ")";
+        return "[" + id + "] " + what + " (if this fails, check: " + hint + "; contract: docs/spi.md " + String.join(", ", cited) + ")";
     }
 }

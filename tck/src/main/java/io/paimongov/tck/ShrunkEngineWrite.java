@@ -48,26 +48,24 @@ final class ShrunkEngineWrite {
             GovernanceOptions options = s.options(GovernanceOptions.PAGE_SIZE, "16k");
             ResourceContext context = ResourceContext.open("tck-shrinks", s.provider, options, s.environment());
             ObservedProvider.Observed own = s.provider.opened().get(0);
-            EngineResources grabber = null;
-            List<MemorySegment> grabbed = new ArrayList<>();
-            long refusalsAtGrab = 0;
-            long grabbedReserved = 0;
-            long writeAtGrab = 0;
+            Grab grab = new Grab();
             Throwable error = null;
+            Throwable closeError = null;
             boolean committed = false;
             int at = (int) Math.max(1, (long) rows * percent / 100);
             // An odd number of bytes: the write's page and reservation sizes rarely use it up exactly.
             long leave = budget * leavePercent / 100 + 4099;
-            try (GovernedTableWrite write = GovernedTableWrite.batch(table, context)) {
+            GovernedTableWrite write = GovernedTableWrite.batch(table, context);
+            try {
                 int index = 0;
                 for (InternalRow row : workload.rowsInOrder()) {
                     write.write(row);
                     if (++index == at) {
-                        refusalsAtGrab = own.refusals.get();
-                        grabber = s.open();
-                        grabbedReserved = grab(s, grabber.memory(), leave, grabbed);
-                        writeAtGrab = own.memory().usedBytes();
-                        own.peakUsed.set(writeAtGrab);
+                        grab.refusalsAtGrab = own.refusals.get();
+                        grab.grabber = s.open();
+                        grab.reserved = grab(s, grab.grabber.memory(), leave, grab.pages);
+                        grab.writeAtGrab = own.memory().usedBytes();
+                        own.peakUsed.set(grab.writeAtGrab);
                     }
                 }
                 PreparedCommit prepared = write.prepareCommit();
@@ -75,46 +73,74 @@ final class ShrunkEngineWrite {
                 committed = true;
             } catch (Throwable t) {
                 error = t;
+            } finally {
+                try {
+                    write.close();
+                } catch (Throwable t) {
+                    closeError = t;
+                }
             }
             String when = "the engine shrank at row " + at + " of " + rows + " to " + leave + " bytes free";
-            check(Rule.MEM_13, grabber != null, "the write ended before row " + at + ": " + describe(error));
-            long grabbedBytes = grabber.memory().usedBytes();
-            check(Rule.MEM_13, grabbedBytes > 0, "another consumer could take nothing from the engine at row " + at + " of " + rows);
-            checkWithinTheEngine(s, writeAtGrab, grabbedBytes, Rule.MEM_13);
-            check(Rule.MEM_13, s.provider.engineViolations() == 0,
-                    when + " and the engine's counter passed its memory " + s.provider.engineViolations() + " times");
-            check(Rule.MEM_13, committed || error instanceof ResourceExhaustedException,
-                    when + " and the write failed with " + describe(error) + ", not ResourceExhaustedException");
-            long leftForTheWrite = s.engineBytes - grabbedBytes;
-            check(Rule.MEM_13, own.peakUsed.get() <= leftForTheWrite,
-                    when + " (" + grabbedBytes + " bytes taken by another consumer) and the write's allocator then held " + own.peakUsed.get()
-                            + " bytes, more than the " + leftForTheWrite + " the engine had left for it: its memory does not come from the engine");
-            boolean refused = own.refusals.get() > refusalsAtGrab;
-            if (committed) {
-                Map<Long, Workload.Value> content = Workload.read(table);
-                check(Rule.MEM_13, Workload.sameContent(content, workload.model()),
-                        when + " and the write committed " + content.size() + " rows that differ from the model's " + workload.model().size());
-            }
-            check(Rule.MEM_13, context.snapshot().reservedBytes() == 0,
-                    when + " and the write still has " + context.snapshot().reservedBytes() + " bytes reserved after close: " + context.holders());
-            check(Rule.MEM_13, own.usedAfterClose.get() == 0,
-                    when + " and the write's allocator says it holds " + own.usedAfterClose.get() + " bytes after its resources closed");
-            long engineNow = s.engine.engineUsedBytes();
-            check(Rule.MEM_13, engineNow == s.engineStart + grabbedBytes,
-                    when + ": after the write closed the engine counter is at " + engineNow + "; the other consumer holds "
-                            + grabbedBytes + " and the engine started at " + s.engineStart);
-            grabber.memory().release(grabbed);
-            grabber.memory().release(grabbedReserved);
-            grabber.close();
-            s.checkEngineBack(Rule.MEM_13, "everyone gave back");
-            try (Stream<Path> left = Files.list(s.spillRoot)) {
-                List<Path> scopes = left.toList();
-                check(Rule.MEM_13, scopes.isEmpty(), when + " and the write left in its spill root: " + scopes);
-            }
-            String outcome = rows + " rows, " + (committed ? "committed" : describe(error)) + ", "
-                    + (refused ? "refused after the grab" : "no memory asked beyond what was left (inconclusive)");
-            return new Result(refused, outcome);
+            AssertionError closeFailure = closeError == null ? null
+                    : new AssertionError(Rule.MEM_13.closeFailed(when + " and the write's close threw " + closeError), closeError);
+            boolean wrote = committed;
+            Throwable failed = error;
+            // The checks first; a close that threw fails the rule after them, or is suppressed in the check that failed.
+            return Cleanup.judgeThen(closeFailure, () -> judge(s, context, own, workload, table, grab, at, when, wrote, failed));
         }
+    }
+
+    /** What the other consumer took when the engine shrank, and the write's state then. */
+    private static final class Grab {
+        EngineResources grabber;
+        final List<MemorySegment> pages = new ArrayList<>();
+        long reserved;
+        long refusalsAtGrab;
+        long writeAtGrab;
+    }
+
+    /** MEM-13's checks of one write that ended ({@code committed}, or failed with {@code error}) after the grab. */
+    private static Result judge(TckSubject s, ResourceContext context, ObservedProvider.Observed own, Workload workload,
+            org.apache.paimon.table.FileStoreTable table, Grab grab, int at, String when, boolean committed, Throwable error) throws Exception {
+        int rows = workload.rows();
+        check(Rule.MEM_13, grab.grabber != null, "the write ended before row " + at + ": " + describe(error));
+        EngineResources grabber = grab.grabber;
+        long grabbedBytes = grabber.memory().usedBytes();
+        check(Rule.MEM_13, grabbedBytes > 0, "another consumer could take nothing from the engine at row " + at + " of " + rows);
+        checkWithinTheEngine(s, grab.writeAtGrab, grabbedBytes, Rule.MEM_13);
+        check(Rule.MEM_13, s.provider.engineViolations() == 0,
+                when + " and the engine's counter passed its memory " + s.provider.engineViolations() + " times");
+        check(Rule.MEM_13, committed || error instanceof ResourceExhaustedException,
+                when + " and the write failed with " + describe(error) + ", not ResourceExhaustedException");
+        long leftForTheWrite = s.engineBytes - grabbedBytes;
+        check(Rule.MEM_13, own.peakUsed.get() <= leftForTheWrite,
+                when + " (" + grabbedBytes + " bytes taken by another consumer) and the write's allocator then held " + own.peakUsed.get()
+                        + " bytes, more than the " + leftForTheWrite + " the engine had left for it: its memory does not come from the engine");
+        boolean refused = own.refusals.get() > grab.refusalsAtGrab;
+        if (committed) {
+            Map<Long, Workload.Value> content = Workload.read(table);
+            check(Rule.MEM_13, Workload.sameContent(content, workload.model()),
+                    when + " and the write committed " + content.size() + " rows that differ from the model's " + workload.model().size());
+        }
+        check(Rule.MEM_13, context.snapshot().reservedBytes() == 0,
+                when + " and the write still has " + context.snapshot().reservedBytes() + " bytes reserved after close: " + context.holders());
+        check(Rule.MEM_13, own.usedAfterClose.get() == 0,
+                when + " and the write's allocator says it holds " + own.usedAfterClose.get() + " bytes after its resources closed");
+        long engineNow = s.engine.engineUsedBytes();
+        check(Rule.MEM_13, engineNow == s.engineStart + grabbedBytes,
+                when + ": after the write closed the engine counter is at " + engineNow + "; the other consumer holds "
+                        + grabbedBytes + " and the engine started at " + s.engineStart);
+        grabber.memory().release(grab.pages);
+        grabber.memory().release(grab.reserved);
+        grabber.close();
+        s.checkEngineBack(Rule.MEM_13, "everyone gave back");
+        try (Stream<Path> left = Files.list(s.spillRoot)) {
+            List<Path> scopes = left.toList();
+            check(Rule.MEM_13, scopes.isEmpty(), when + " and the write left in its spill root: " + scopes);
+        }
+        String outcome = rows + " rows, " + (committed ? "committed" : describe(error)) + ", "
+                + (refused ? "refused after the grab" : "no memory asked beyond what was left (inconclusive)");
+        return new Result(refused, outcome);
     }
 
     /**

@@ -13,7 +13,8 @@ import net.jqwik.api.lifecycle.PropagationMode;
 
 /**
  * The base of every verification class: the vendor's provider supplier and declared capabilities,
- * the engine each test runs on, and the kit's lifecycle hooks (tries, optional rules). Vendors
+ * the engine each test runs on, and the kit's lifecycle hooks (tries, optional rules skipped,
+ * required rules that cannot give a verdict failed). Vendors
  * extend {@link GovernanceVerification} (every rule) or one subject's class ({@link
  * MemoryVerification}, {@link WriteVerification}, {@link SpillVerification}, {@link
  * CancelVerification}, {@link MetricsVerification}, {@link DiscoveryVerification}, {@link
@@ -23,6 +24,7 @@ import net.jqwik.api.lifecycle.PropagationMode;
  */
 @AddLifecycleHook(value = TckTries.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 @AddLifecycleHook(value = OptionalRules.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
+@AddLifecycleHook(value = RequiredRules.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 public abstract class TckBase implements TckContext {
 
     private final Supplier<? extends GovernanceProvider> provider;

@@ -23,6 +23,7 @@ public final class TckProgress {
     private volatile String stopReason;
     private String provider = "";
     private List<Rule> planned = List.of();
+    private List<TckReport.Setting> settings = List.of();
     private final List<TckReport.RuleResult> done = new ArrayList<>();
     private Running running;
 
@@ -86,12 +87,13 @@ public final class TckProgress {
         }
         rules.sort(java.util.Comparator.comparing(r -> Rule.byId(r.id()).orElseThrow()));
         boolean complete = rules.stream().noneMatch(r -> r.status() == TckReport.Status.NOT_RUN) && running == null;
-        return new TckReport(provider, rules, complete ? TckReport.Ending.COMPLETED : TckReport.Ending.STOPPED);
+        return new TckReport(provider, rules, complete ? TckReport.Ending.COMPLETED : TckReport.Ending.STOPPED, settings);
     }
 
-    synchronized void plan(String provider, List<Rule> rules) {
+    synchronized void plan(String provider, List<Rule> rules, List<TckReport.Setting> settings) {
         this.provider = provider;
         this.planned = List.copyOf(rules);
+        this.settings = List.copyOf(settings);
     }
 
     synchronized void started(Rule rule, Thread thread, long startNanos, RuleOutput output) {

@@ -4,14 +4,40 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The outcome of one kit run, rule by rule. Immutable.
+ * The outcome of one kit run, rule by rule, and the settings it ran under. Immutable.
  *
  * @param provider the provider's name
  * @param rules one result per rule selected, in {@link Rule} order, the rules the run never
  *     started included ({@link Status#NOT_RUN})
  * @param ending whether the run went through every rule, or how it ended before
+ * @param settings the kit's settings in force for the run, each with its default and whether it
+ *     makes the kit check less than the default does ({@link #weakened()})
  */
-public record TckReport(String provider, List<RuleResult> rules, Ending ending) {
+public record TckReport(String provider, List<RuleResult> rules, Ending ending, List<Setting> settings) {
+
+    /**
+     * One setting of the kit in force for a run ({@code governance.tck.*}, see docs/tck.md, "Sizes").
+     *
+     * @param key the system property, such as {@code governance.tck.tries}
+     * @param value what was in force, as given (or the default's description when not given)
+     * @param defaultValue the default, what the kit's figures and its self-tests are measured at
+     * @param weakens whether the value makes the kit check less than the default does: fewer tries,
+     *     rows, rounds or table modes; a looser cancel bound; a rule time limit above a rule's own,
+     *     which lets a call that blocks that long pass instead of timing out
+     */
+    public record Setting(String key, String value, String defaultValue, boolean weakens) {
+        public Setting {
+            java.util.Objects.requireNonNull(key, "key");
+            java.util.Objects.requireNonNull(value, "value");
+            java.util.Objects.requireNonNull(defaultValue, "defaultValue");
+        }
+
+        /** {@code key=value (default d)}, with {@code , weakens the kit} when it does. */
+        @Override
+        public String toString() {
+            return key + "=" + value + " (default " + defaultValue + (weakens ? ", weakens the kit" : "") + ")";
+        }
+    }
 
     /** How one rule fared. */
     public enum Status {
@@ -71,11 +97,40 @@ public record TckReport(String provider, List<RuleResult> rules, Ending ending) 
 
     public TckReport {
         rules = List.copyOf(rules);
+        settings = List.copyOf(settings);
     }
 
-    /** A run that went through every rule. */
+    /**
+     * A report whose settings are those the system properties give now, for every rule.
+     *
+     * @deprecated give the settings the run had: the canonical constructor
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public TckReport(String provider, List<RuleResult> rules, Ending ending) {
+        this(provider, rules, ending, SettingsInForce.of(TckSettings.fromSystemProperties(), java.util.EnumSet.allOf(Rule.class)));
+    }
+
+    /**
+     * A run that went through every rule, its settings those the system properties give now.
+     *
+     * @deprecated give the ending and the settings the run had: the canonical constructor
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public TckReport(String provider, List<RuleResult> rules) {
-        this(provider, rules, Ending.COMPLETED);
+        this(provider, rules, Ending.COMPLETED, SettingsInForce.of(TckSettings.fromSystemProperties(), java.util.EnumSet.allOf(Rule.class)));
+    }
+
+    /** The settings that made the kit check less than at its defaults; empty when none did. */
+    public List<Setting> weakened() {
+        return settings.stream().filter(Setting::weakens).toList();
+    }
+
+    /**
+     * The required rules that were skipped: a provider does not conform while any is, whatever
+     * passed. Each result's message says why.
+     */
+    public List<RuleResult> requiredSkipped() {
+        return rules.stream().filter(r -> r.required() && r.status() == Status.SKIPPED).toList();
     }
 
     public long count(Status status) {

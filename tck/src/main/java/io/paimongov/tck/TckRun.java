@@ -62,6 +62,7 @@ final class TckRun {
 
     Outcome outcome;
     Throwable error;
+    /** What {@code write.close()} threw, judged by the rule ({@link #closeFailure}); null when nothing. */
     Throwable closeError;
     MetricsSnapshot metrics;
     ResourceContext context;
@@ -85,21 +86,28 @@ final class TckRun {
     RuntimeException injected;
     /** Threads the engine's compaction factory made while the write ran. */
     int compactionThreadsMade;
-    /** After a commit, before close (nothing runs then): the snapshot, and the pages live as the kit counted them. */
+    /**
+     * After a commit, before close (nothing runs then): the snapshot, and what the write's allocator
+     * held then as the kit counted it ({@link Held}): pages, reserved bytes, both.
+     */
     MetricsSnapshot committedSnapshot;
-    int livePagesAtCommit = -1;
+    long pageBytesAtCommit = -1;
+    long reservedBytesAtCommit = -1;
+    long heldAtCommit = -1;
+    /** The most the write's allocator held at once, pages and reservations, as the kit counted it. */
+    long peakHeldBytes;
     /** Data files this write added to the table's directory, counted on disk after the commit, and their bytes. */
     long tableFiles;
     long tableFileBytes;
-    int peakLivePages;
     private volatile boolean cancelReturned;
     /** What the subject and the table held before the write opened: what is new after it was left behind. */
     private WriteBaseline before;
-    /** Inconsistencies seen in live snapshots while the write ran, and how many were taken. */
-    final List<String> liveViolations = new java.util.concurrent.CopyOnWriteArrayList<>();
-    int liveSamples;
-    /** The page size of the write's allocator ({@code pageSize()}). */
-    int pageSize;
+    /** The snapshots the sampler took while the write ran, judged against the kit's own counts; null when the write never ran. */
+    LiveSnapshots live;
+    /** The write's budget as the kit configured it (governance.memory.budget). */
+    private long budgetBytes;
+    /** What the write's allocator holds, as the kit counts it. */
+    private Held held;
     /** Filled by the rule that ran it: what was left, what the table holds, engine violations. */
     List<String> problems = List.of();
 
@@ -129,6 +137,7 @@ final class TckRun {
         TckRun run = new TckRun();
         run.before = WriteBaseline.take(s, table);
         run.table = table;
+        run.budgetBytes = options.budgetBytes();
         if (plan.event() == Event.FAIL_ALLOCATION) {
             s.provider.failAllocationAt.set(plan.at());
         }
@@ -161,9 +170,9 @@ final class TckRun {
         AtomicBoolean idle = new AtomicBoolean();
         scope = context.spillScopeDir();
         totalRows = w.rows();
-        // The page size in force is the allocator's: options.pageSize() unless the engine fixes it (ALLOC.1).
         List<ObservedProvider.Observed> opened = s.provider.opened();
-        pageSize = opened.get(opened.size() - 1).vendor.memory().pageSize();
+        held = opened.get(opened.size() - 1).held;
+        live = new LiveSnapshots(context, held, budgetBytes, written);
         Thread sampler = startDaemon("tck-scope-sampler", () -> sampleScope(done));
         Thread canceller = startCanceller(s, write, plan, new AtomicBoolean[] {preparing, idle}, written, cancelledAt, cancelFired, done);
         InternalRowSerializer serializer = new InternalRowSerializer(table.rowType());
@@ -188,7 +197,9 @@ final class TckRun {
                 prepared.commit();
                 outcome = Outcome.COMMITTED;
                 committedSnapshot = context.snapshot();
-                livePagesAtCommit = s.provider.livePages();
+                pageBytesAtCommit = held.pageBytes();
+                reservedBytesAtCommit = held.reservedBytes();
+                heldAtCommit = held.now();
                 for (Path f : before.newDataFiles(table)) {
                     tableFiles++;
                     tableFileBytes += Files.size(f);
@@ -217,7 +228,7 @@ final class TckRun {
             metrics = context.snapshot();
             allocations = s.provider.allocationCalls();
             injected = s.provider.injected();
-            peakLivePages = s.provider.peakLivePages();
+            peakHeldBytes = held.peak();
             compactionThreadsMade = s.provider.threads().size();
         }
     }
@@ -293,7 +304,7 @@ final class TckRun {
 
     private void sampleScope(AtomicBoolean done) {
         while (!done.get()) {
-            checkLive(context.snapshot());
+            live.sample();
             // Made when the write first spills, under a later root should the first refuse then (SPILL.4).
             scope = context.spillScopeDir();
             try {
@@ -306,20 +317,6 @@ final class TckRun {
             }
             sleep(1);
         }
-    }
-
-    /** A snapshot taken while the write runs must already be consistent. */
-    private void checkLive(MetricsSnapshot live) {
-        if (live.peakReservedBytes() < live.reservedBytes()) {
-            liveViolations.add("peak " + live.peakReservedBytes() + " below current " + live.reservedBytes());
-        }
-        if (live.reservedBytes() > live.budgetBytes()) {
-            liveViolations.add("reserved " + live.reservedBytes() + " above the budget " + live.budgetBytes());
-        }
-        if (live.pageBytes() % pageSize != 0 || live.pageBytes() > live.reservedBytes()) {
-            liveViolations.add("pageBytes " + live.pageBytes() + " is not whole pages of " + pageSize + " within reserved " + live.reservedBytes());
-        }
-        liveSamples++;
     }
 
     /** The bytes of the spill files ({@code *.channel}) under {@code dir}; their names are added to {@code seen}. */
@@ -350,6 +347,16 @@ final class TckRun {
      */
     boolean cancelledMidWrite() {
         return rowsAtCancel >= 0 && rowsAtCancel < totalRows;
+    }
+
+    /**
+     * What the write's close threw as {@code rule}'s failure, the close's error its cause; null when
+     * the close threw nothing. The rules judge it after their checks ({@link TckWrites#judge}).
+     */
+    AssertionError closeFailure(Rule rule) {
+        return closeError == null ? null
+                : new AssertionError(rule.closeFailed("the write's close threw " + closeError + " (" + describe() + ")"),
+                        closeError);
     }
 
     /** A short account of the run for failure messages. */

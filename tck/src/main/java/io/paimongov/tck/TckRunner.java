@@ -92,7 +92,8 @@ public final class TckRunner {
                 plan.put(rule, method);
             }
         }
-        progress.plan(provider, List.copyOf(plan.keySet()));
+        List<TckReport.Setting> inForce = SettingsInForce.of(settings, plan.keySet());
+        progress.plan(provider, List.copyOf(plan.keySet()), inForce);
         long runLimit = TimeLimits.runSeconds(plan.values().stream().flatMap(Optional::stream).toList(), settings);
         long runDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(runLimit);
         // jqwik keeps failed tries in a database it replays next time; a run must replay nothing from
@@ -130,7 +131,7 @@ public final class TckRunner {
         } finally {
             TckSubject.deleteTree(jqwikDir);
         }
-        TckReport report = new TckReport(provider, results, ending);
+        TckReport report = new TckReport(provider, results, ending, inForce);
         if (reportsDir != null) {
             TckXml.write(report, reportsDir);
         }
@@ -351,13 +352,15 @@ public final class TckRunner {
             Rule rule = found.get();
             long millis = (System.nanoTime() - started.getOrDefault(id.getUniqueId(), System.nanoTime())) / 1_000_000;
             Throwable t = result.getThrowable().orElse(null);
+            // A required rule that was skipped fails a JUnit run (RequiredRules); here it is the skip it is.
             TckReport.Status status =
                     switch (result.getStatus()) {
                         case SUCCESSFUL -> TckReport.Status.PASSED;
                         case ABORTED -> TckReport.Status.SKIPPED;
-                        case FAILED -> t instanceof TestAbortedException ? TckReport.Status.SKIPPED : TckReport.Status.FAILED;
+                        case FAILED -> t instanceof TestAbortedException || t instanceof RequiredRuleSkipped
+                                ? TckReport.Status.SKIPPED : TckReport.Status.FAILED;
                     };
-            String message = t == null ? "" : ruleLine(rule, status, t);
+            String message = t == null ? "" : t instanceof RequiredRuleSkipped skipped ? skipped.skipLine() : ruleLine(rule, status, t);
             results.put(rule, new TckReport.RuleResult(rule.id(), rule.required(), status, message, millis, reported.getOrDefault(rule, Map.of())));
         }
     }

@@ -37,6 +37,15 @@ public record TckSettings(
     public static final String RULE_TIMEOUT_S = "governance.tck.rule-timeout-s";
     public static final String RUN_TIMEOUT_S = "governance.tck.run-timeout-s";
 
+    /** The defaults: what docs/tck.md's figures and the kit's self-tests are measured at. */
+    static final int DEFAULT_TRIES = 50;
+    static final int DEFAULT_WRITE_TRIES = 3;
+    static final int DEFAULT_ROWS = 20_000;
+    static final int DEFAULT_CANCEL_BOUND_MS = 1_000;
+    static final int DEFAULT_RACE_ROUNDS = 20_000;
+    static final int DEFAULT_OVERLAP_ROUNDS = 100;
+    static final int DEFAULT_OVERLAPS = 20_000;
+
     public TckSettings {
         positive(TRIES, tries);
         positive(WRITE_TRIES, writeTries);
@@ -61,11 +70,11 @@ public record TckSettings(
     /** The settings given as system properties, defaults where absent. */
     public static TckSettings fromSystemProperties() {
         return new TckSettings(
-                intProperty(TRIES, 50),
-                intProperty(WRITE_TRIES, 3),
-                intProperty(ROWS, 20_000),
-                intProperty(CANCEL_BOUND_MS, 1_000),
-                intProperty(RACE_ROUNDS, 20_000),
+                intProperty(TRIES, DEFAULT_TRIES),
+                intProperty(WRITE_TRIES, DEFAULT_WRITE_TRIES),
+                intProperty(ROWS, DEFAULT_ROWS),
+                intProperty(CANCEL_BOUND_MS, DEFAULT_CANCEL_BOUND_MS),
+                intProperty(RACE_ROUNDS, DEFAULT_RACE_ROUNDS),
                 givenSeconds(RULE_TIMEOUT_S),
                 givenSeconds(RUN_TIMEOUT_S));
     }
@@ -96,14 +105,14 @@ public record TckSettings(
 
     /** {@link #OVERLAP_ROUNDS} from the system properties, or its default. */
     public static int overlapRounds() {
-        int rounds = intProperty(OVERLAP_ROUNDS, 100);
+        int rounds = intProperty(OVERLAP_ROUNDS, DEFAULT_OVERLAP_ROUNDS);
         positive(OVERLAP_ROUNDS, rounds);
         return rounds;
     }
 
     /** {@link #OVERLAPS} from the system properties, or its default. */
     public static int overlaps() {
-        int overlaps = intProperty(OVERLAPS, 20_000);
+        int overlaps = intProperty(OVERLAPS, DEFAULT_OVERLAPS);
         positive(OVERLAPS, overlaps);
         return overlaps;
     }

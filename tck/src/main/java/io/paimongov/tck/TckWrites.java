@@ -80,11 +80,23 @@ interface TckWrites extends TckContext {
                 && e.resource() == ResourceExhaustedException.Resource.MEMORY));
     }
 
-    /** A write of {@code sized} without events, the try skipped when its budget cannot hold the table. */
-    default TckRun plainWrite(Sized sized) throws Exception {
-        TckRun run = write(sized, TckRun.Plan.none());
-        assumeBudgetFits(run);
-        return run;
+    /**
+     * {@code rule}'s verdict on {@code runs}: {@code checks} first, then what the writes' closes
+     * threw. A failed check is the verdict, with the close's failure suppressed in it; when every
+     * check holds (or the checks discard the try), the first close that threw fails the rule, the
+     * later ones suppressed in it ({@link Cleanup#judgeThen}).
+     */
+    static void judge(Rule rule, Runnable checks, TckRun... runs) {
+        AssertionError closes = null;
+        for (TckRun run : runs) {
+            AssertionError failure = run.closeFailure(rule);
+            if (closes == null) {
+                closes = failure;
+            } else if (failure != null) {
+                closes.addSuppressed(failure);
+            }
+        }
+        Cleanup.judgeThen(closes, checks);
     }
 
     static String[] concat(String[] a, String... b) {

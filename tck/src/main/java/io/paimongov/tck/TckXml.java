@@ -16,7 +16,10 @@ import java.util.stream.Collectors;
  * ...): a test case per rule, its class name the rule's {@link Rule#subject() subject} and its
  * name the rule id; a failed or timed-out rule's message in {@code <failure>} (type {@code
  * required} or {@code optional}, {@code timed-out} added for a time-out), a rule the run never
- * started in {@code <error type="not-run">}, a skipped rule's reason in {@code <skipped>}, what the rule reported (jqwik's seed and tries, the kit's own values) in
+ * started in {@code <error type="not-run">}, a skipped rule's reason in {@code <skipped>}; the
+ * provider and the run's settings in {@code <properties>} ({@code weakened} true when any setting
+ * made the kit check less than its defaults, each such setting's {@code <key>.weakens} true, each
+ * default as {@code <key>.default}); what the rule reported (jqwik's seed and tries, the kit's own values) in
  * {@code <system-out>}, what it printed while it ran (logs) in {@code <system-err>}. Written from
  * the report the run collected, so a rule that timed out is in it too. Stateless.
  */
@@ -35,7 +38,7 @@ final class TckXml {
         try {
             Files.createDirectories(dir);
             for (Map.Entry<String, List<TckReport.RuleResult>> e : bySubject.entrySet()) {
-                Files.writeString(dir.resolve("TEST-tck." + e.getKey() + ".xml"), suite(report.provider(), e.getKey(), e.getValue()),
+                Files.writeString(dir.resolve("TEST-tck." + e.getKey() + ".xml"), suite(report, e.getKey(), e.getValue()),
                         StandardCharsets.UTF_8);
             }
         } catch (IOException e) {
@@ -43,7 +46,7 @@ final class TckXml {
         }
     }
 
-    static String suite(String provider, String subject, List<TckReport.RuleResult> rules) {
+    static String suite(TckReport report, String subject, List<TckReport.RuleResult> rules) {
         long failures = rules.stream().filter(r -> r.status() == TckReport.Status.FAILED || r.status() == TckReport.Status.TIMED_OUT).count();
         long errors = rules.stream().filter(r -> r.status() == TckReport.Status.NOT_RUN).count();
         long skipped = rules.stream().filter(r -> r.status() == TckReport.Status.SKIPPED).count();
@@ -52,7 +55,18 @@ final class TckXml {
         x.append("<testsuite name=\"tck.").append(subject).append("\" tests=\"").append(rules.size()).append("\" failures=\"")
                 .append(failures).append("\" errors=\"").append(errors).append("\" skipped=\"").append(skipped).append("\" time=\"").append(seconds(seconds))
                 .append("\">\n");
-        x.append("  <properties>\n    <property name=\"provider\" value=\"").append(escape(provider)).append("\"/>\n  </properties>\n");
+        x.append("  <properties>\n");
+        property(x, "provider", report.provider());
+        // The settings the run had, and whether any made the kit check less than its defaults.
+        property(x, "weakened", Boolean.toString(!report.weakened().isEmpty()));
+        for (TckReport.Setting setting : report.settings()) {
+            property(x, setting.key(), setting.value());
+            property(x, setting.key() + ".default", setting.defaultValue());
+            if (setting.weakens()) {
+                property(x, setting.key() + ".weakens", "true");
+            }
+        }
+        x.append("  </properties>\n");
         for (TckReport.RuleResult r : rules) {
             x.append("  <testcase classname=\"").append(subject).append("\" name=\"").append(escape(r.id())).append("\" time=\"")
                     .append(seconds(r.millis() / 1000.0)).append('"');
@@ -82,6 +96,10 @@ final class TckXml {
             x.append("  </testcase>\n");
         }
         return x.append("</testsuite>\n").toString();
+    }
+
+    private static void property(StringBuilder x, String name, String value) {
+        x.append("    <property name=\"").append(escape(name)).append("\" value=\"").append(escape(value)).append("\"/>\n");
     }
 
     private static String seconds(double s) {

@@ -32,12 +32,12 @@ final class TimeLimits {
     /** The whole run, at the default sizes. */
     static final long RUN_SECONDS = 1800;
 
-    private static final double TRIES = 50;
-    private static final double WRITE_TRIES = 3;
-    private static final double ROWS = 20_000;
-    private static final double RACE_ROUNDS = 20_000;
-    private static final double OVERLAP_ROUNDS = 100;
-    private static final double OVERLAPS = 20_000;
+    private static final double TRIES = TckSettings.DEFAULT_TRIES;
+    private static final double WRITE_TRIES = TckSettings.DEFAULT_WRITE_TRIES;
+    private static final double ROWS = TckSettings.DEFAULT_ROWS;
+    private static final double RACE_ROUNDS = TckSettings.DEFAULT_RACE_ROUNDS;
+    private static final double OVERLAP_ROUNDS = TckSettings.DEFAULT_OVERLAP_ROUNDS;
+    private static final double OVERLAPS = TckSettings.DEFAULT_OVERLAPS;
     /** CANCEL-1's cancels at the default tries: {@code max(100, tries)}. */
     private static final double CANCELS = 100;
 

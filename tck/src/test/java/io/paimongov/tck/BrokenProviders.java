@@ -25,7 +25,7 @@ public final class BrokenProviders {
 
     /**
      * What a broken provider must fail: the rule, the contract clause its fault breaks (one of the
-     * rule's clauses, or LOCK.2 for a hang) and a fragment of the failure message that only its fault gives, found by
+     * rule's clauses, LOCK.2 for a hang, or RES.4 for a write's close that throws) and a fragment of the failure message that only its fault gives, found by
      * running it. A timeout, an unrelated exception or another check of the same rule does not
      * give the fragment, so the self-test proves the reason, not only the rule.
      */
@@ -33,9 +33,10 @@ public final class BrokenProviders {
         Fault {
             java.util.Objects.requireNonNull(rule, "rule");
             // A hang breaks LOCK.2 whatever rule meets it; a time-out's message cites it besides the rule's.
-            if (clause == null || !(rule.clauses().contains(clause) || clause.equals(Rule.TIMED_OUT_CLAUSE))) {
+            if (clause == null
+                    || !(rule.clauses().contains(clause) || clause.equals(Rule.TIMED_OUT_CLAUSE) || clause.equals(Rule.CLOSE_CLAUSE))) {
                 throw new IllegalArgumentException("the clause of a fault of " + rule.id() + " must be one of " + rule.clauses()
-                        + " (or " + Rule.TIMED_OUT_CLAUSE + " for a hang): " + clause);
+                        + " (or " + Rule.TIMED_OUT_CLAUSE + " for a hang, " + Rule.CLOSE_CLAUSE + " for a write's close that throws): " + clause);
             }
             if (fragment == null || fragment.isBlank()) {
                 throw new IllegalArgumentException("a fault of " + rule.id() + " needs a fragment of its failure message");
@@ -57,6 +58,9 @@ public final class BrokenProviders {
                             new Fault(Rule.MEM_4, "ALLOC.3", "a refused allocate(5 pages) added 2 pages to the target")),
                     Map.entry("broken-spill-leftover",
                             new Fault(Rule.SPILL_1, "SPILL.3", "left in the engine's temp space: [scratch-")),
+                    // a write's close that throws fails whichever writing rule meets it first; SPILL-1 is one write
+                    Map.entry("broken-throws-at-close", new Fault(Rule.SPILL_1, Rule.CLOSE_CLAUSE,
+                            "the write's close threw io.paimongov.spi.CleanupException: cleanup of write 'tck-t' failed in 1 step:")),
                     Map.entry("broken-ignores-cancel",
                             new Fault(Rule.CANCEL_5, "CANCEL.1", "yet the write ended with outcome COMMITTED")),
                     Map.entry("broken-wrong-metrics", new Fault(Rule.METRICS_3, "METRICS.2", "inputRows")),

@@ -207,4 +207,25 @@ public final class BrokenSpillCancelProviders {
             };
         }
     }
+
+    /**
+     * A leak check that reports even when nothing is held: its resources' close throws after it gave
+     * everything back (RES.4 says it must not then). Every write's close then fails.
+     */
+    public static final class ThrowsAtClose extends ReferenceProvider {
+        @Override
+        public String name() {
+            return "broken-throws-at-close";
+        }
+
+        @Override
+        Allocator allocator(int pageSize, long capacity, Engine engine) {
+            return new Allocator(pageSize, capacity, engine) {
+                @Override
+                protected IllegalStateException closeEngine(long heldBytes, long pages, long reservedBytes) {
+                    return new IllegalStateException("leak check: closed with " + heldBytes + " bytes still held (" + pages + " pages)");
+                }
+            };
+        }
+    }
 }

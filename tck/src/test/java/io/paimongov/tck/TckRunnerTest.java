@@ -57,6 +57,19 @@ class TckRunnerTest {
         assertEquals("MEM-4", failed.getAttribute("name"));
         assertEquals(m, failed.getElementsByTagName("failure").item(0).getTextContent());
         assertEquals(0, passed.getElementsByTagName("failure").getLength());
+        // The settings the run had: a rule limit below the rules' own is recorded and weakens nothing.
+        java.util.Map<String, String> properties = new java.util.HashMap<>();
+        NodeList props = xml.getElementsByTagName("property");
+        for (int i = 0; i < props.getLength(); i++) {
+            Element p = (Element) props.item(i);
+            properties.put(p.getAttribute("name"), p.getAttribute("value"));
+        }
+        assertEquals("broken-blocks-forever", properties.get("provider"));
+        assertEquals("false", properties.get("weakened"));
+        assertEquals("3", properties.get(TckSettings.RULE_TIMEOUT_S));
+        assertEquals("each rule's own: 60 s", properties.get(TckSettings.RULE_TIMEOUT_S + ".default"));
+        assertEquals(report.settings().size(), properties.keySet().stream().filter(k -> k.endsWith(".default")).count());
+        assertTrue(report.weakened().isEmpty(), report.settings().toString());
         try (var files = Files.list(reports)) {
             assertEquals(List.of("TEST-tck.memory.xml"), files.map(p -> p.getFileName().toString()).toList());
         }
