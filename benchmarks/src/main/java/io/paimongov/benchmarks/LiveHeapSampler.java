@@ -241,8 +241,8 @@ public final class LiveHeapSampler {
         return ownNanos / 1_000_000;
     }
 
-    /** The largest heap pool: the serial collector's tenured generation (two thirds of the heap). */
-    static MemoryPoolMXBean oldGeneration() {
+    /** The largest heap pool: the serial collector's tenured generation (two thirds of the heap); null when the JVM has none. */
+    public static MemoryPoolMXBean oldGeneration() {
         MemoryPoolMXBean old = null;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP && pool.getUsage().getMax() > 0

@@ -52,8 +52,8 @@ public record SpillResult(
         m.put("spillBudgetBytes", cell.budgetBytes());
         m.put("baselineBytes", baselineBytes);
         m.put("xmxBytes", xmxBytes);
-        m.put("inMemory", run(inMemory));
-        Map<String, Object> s = run(spilling);
+        m.put("inMemory", run(inMemory, inMemoryBudgetBytes));
+        Map<String, Object> s = run(spilling, cell.budgetBytes());
         s.put("spillBytes", spilling.survived() ? spilling.value("spillBytes") : null);
         s.put("spillFiles", spilling.survived() ? spilling.value("spillFiles") : null);
         m.put("spilling", s);
@@ -62,9 +62,12 @@ public record SpillResult(
         return m;
     }
 
-    private static Map<String, Object> run(RunSeries r) {
+    /** A side's keys; {@code heapPeakOverBudget} is its worst run's live heap peak above the baseline over {@code budgetBytes}. */
+    private static Map<String, Object> run(RunSeries r, long budgetBytes) {
         Map<String, Object> m = r.common();
         m.put("peakReservedBytes", r.survived() ? r.value("peakReservedBytes") : null);
+        m.put("heapPeakOverBudget", CellResult.round(
+                r.worst(c -> (double) (c.value("liveHeapPeakBytes") - c.value("heapBaselineBytes")) / budgetBytes)));
         return m;
     }
 }

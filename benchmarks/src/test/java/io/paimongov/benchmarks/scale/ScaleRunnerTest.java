@@ -31,17 +31,24 @@ class ScaleRunnerTest {
         assertThat(r.xmxBytes() - r.xmxBytes() / 30).isGreaterThanOrEqualTo((16L << 20) + baseline).isLessThan((18L << 20) + baseline);
         assertThat(r.governed().survived()).as(r.governed().reason()).isTrue();
         assertThat(r.plain().survived()).as(r.plain().reason()).isTrue();
-        // Both survived their first run, so each side ran twice.
+        assertThat(r.plainDefaults().survived()).as(r.plainDefaults().reason()).isTrue();
+        // All survived their first run, so each side ran twice.
         assertThat(r.governed().runs()).hasSize(2);
         assertThat(r.plain().runs()).hasSize(2);
+        assertThat(r.plainDefaults().runs()).hasSize(2);
         assertThat(r.governed().value("inputRows")).isEqualTo(3_000);
         assertThat(r.governed().value("inputBytes")).isEqualTo(3_000 * ROW_BYTES_16).isEqualTo(cell.inputBytes());
         assertThat(r.governed().value("budgetBytes")).isEqualTo(16L << 20);
         // 2 partitions x 8 buckets, every one written: at least one data file each, in both writes.
         assertThat(r.governed().value("outputFiles")).isGreaterThanOrEqualTo(16);
         assertThat(r.plain().value("outputFiles")).isGreaterThanOrEqualTo(16);
-        assertThat(r.peakOverBudget()).isPositive().isLessThanOrEqualTo(1.0);
+        assertThat(r.accountedPeakOverBudget()).isPositive().isLessThanOrEqualTo(1.0);
+        // Every run read at least the collection after its last row.
+        assertThat(r.governed().runs()).allSatisfy(run -> assertThat(run.value("heapSamples")).isPositive());
+        assertThat(r.plain().runs()).allSatisfy(run -> assertThat(run.value("heapSamples")).isPositive());
+        assertThat(r.heapPeakOverBudget()).isPositive();
         assertThat(r.throughputRatio()).isPositive();
+        assertThat(r.throughputRatioDefaults()).isPositive();
         assertThat(r.heapDrift()).isNotNull();
 
         Map<String, Object> m = r.toMap();
