@@ -62,7 +62,9 @@ import org.apache.paimon.table.FileStoreTableFactory;
  * writing thread waits for it.
  *
  * <p>One untimed sample per phase warms the JVM up first. A sample whose write ended before the
- * cancel came (say, the commit was published first) is not a latency: it is counted as missed.
+ * cancel came (say, the commit was published first) is not a latency: it is counted as missed. A
+ * goal phase whose samples all missed has no latency at all, and the worst phase's p99 is then
+ * unknown ({@link Result#p99Millis} is null), not the worst of the phases that were measured.
  * Not thread-safe; one run at a time.
  */
 public final class CancelLatency {
@@ -116,24 +118,39 @@ public final class CancelLatency {
      */
     public record PhaseResult(List<Long> micros, int missed) {
 
-        public double p50Millis() {
-            return micros.isEmpty() ? 0 : BenchTables.percentile(micros, 50) / 1000.0;
+        /** The median latency; null when no sample was cancelled mid-phase (the phase was not measured). */
+        public Double p50Millis() {
+            return percentile(50);
         }
 
-        public double p99Millis() {
-            return micros.isEmpty() ? 0 : BenchTables.percentile(micros, 99) / 1000.0;
+        /** The 99th percentile (nearest rank); null when no sample was cancelled mid-phase. */
+        public Double p99Millis() {
+            return percentile(99);
         }
 
-        public double maxMillis() {
-            return micros.isEmpty() ? 0 : BenchTables.percentile(micros, 100) / 1000.0;
+        /** The largest latency; null when no sample was cancelled mid-phase. */
+        public Double maxMillis() {
+            return percentile(100);
+        }
+
+        private Double percentile(double p) {
+            return micros.isEmpty() ? null : BenchTables.percentile(micros, p) / 1000.0;
         }
     }
 
     /** Per phase, in {@link Phase} order. */
     public record Result(Map<Phase, PhaseResult> phases) {
 
-        /** The worst p99 of the goal's phases: the goal holds only when every one meets it. */
-        public double p99Millis() {
+        /**
+         * The worst p99 of the goal's phases: the goal holds only when every one meets it. Null when
+         * a goal phase has no sample cancelled mid-phase ({@link #missedPhases}): a phase that was not
+         * measured cannot be said to meet the goal, and leaving it out would report the worst of the
+         * others as if it were the worst of all.
+         */
+        public Double p99Millis() {
+            if (!missedPhases().isEmpty()) {
+                return null;
+            }
             return phases.entrySet().stream()
                     .filter(e -> e.getKey().goal())
                     .mapToDouble(e -> e.getValue().p99Millis())
@@ -141,11 +158,19 @@ public final class CancelLatency {
                     .orElse(0);
         }
 
-        /** The p50 over all samples of all phases (the diagnostic's too). */
-        public double p50Millis() {
+        /** The goal's phases whose samples all missed (none was cancelled mid-phase), in {@link Phase} order. */
+        public List<Phase> missedPhases() {
+            return phases.entrySet().stream()
+                    .filter(e -> e.getKey().goal() && e.getValue().micros().isEmpty())
+                    .map(Map.Entry::getKey)
+                    .toList();
+        }
+
+        /** The p50 over all samples of all phases (the diagnostic's too); null when there is none. */
+        public Double p50Millis() {
             List<Long> all = new ArrayList<>();
             phases.values().forEach(p -> all.addAll(p.micros()));
-            return all.isEmpty() ? 0 : BenchTables.percentile(all, 50) / 1000.0;
+            return all.isEmpty() ? null : BenchTables.percentile(all, 50) / 1000.0;
         }
     }
 

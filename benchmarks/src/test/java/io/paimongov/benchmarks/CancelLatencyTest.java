@@ -33,6 +33,7 @@ class CancelLatencyTest {
         });
         assertThat(r.phases().get(Phase.WRITE).missed()).isZero();
         assertThat(r.phases().get(Phase.SPILL).missed()).isZero();
+        assertThat(r.missedPhases()).isEmpty();
         assertThat(r.p99Millis()).isPositive();
         assertThat(Arrays.stream(Phase.values()).filter(Phase::goal).count()).isEqualTo(6);
         assertThat(dir.toFile().list()).isEmpty();
@@ -49,5 +50,28 @@ class CancelLatencyTest {
         CancelLatency.Result r = new CancelLatency.Result(phases);
         long worstGoal = Arrays.stream(Phase.values()).filter(Phase::goal).mapToLong(p -> p.ordinal() + 1).max().orElseThrow();
         assertThat(r.p99Millis()).isEqualTo(worstGoal);
+        assertThat(r.missedPhases()).isEmpty();
+    }
+
+    @Test
+    void aGoalPhaseWhoseSamplesAllMissedMakesTheWorstPhaseUnknown() {
+        // Every phase 1 ms, except compaction: its 3 samples all missed (its compactions ended before the cancel came).
+        Map<Phase, CancelLatency.PhaseResult> phases = new EnumMap<>(Phase.class);
+        for (Phase p : Phase.values()) {
+            phases.put(p, p == Phase.COMPACTION ? new CancelLatency.PhaseResult(List.of(), 3) : new CancelLatency.PhaseResult(List.of(1000L), 0));
+        }
+        CancelLatency.Result r = new CancelLatency.Result(phases);
+        assertThat(r.p99Millis()).as("not the worst of the other phases, 1 ms").isNull();
+        assertThat(r.missedPhases()).containsExactly(Phase.COMPACTION);
+        assertThat(r.phases().get(Phase.COMPACTION).p99Millis()).isNull();
+        assertThat(r.phases().get(Phase.COMPACTION).p50Millis()).isNull();
+        assertThat(r.p50Millis()).isEqualTo(1.0);
+
+        // The diagnostic's misses do not touch the goal's key.
+        phases.put(Phase.COMPACTION, new CancelLatency.PhaseResult(List.of(2000L), 0));
+        phases.put(Phase.COMPACTION_WAIT, new CancelLatency.PhaseResult(List.of(), 3));
+        CancelLatency.Result diagnosticMissed = new CancelLatency.Result(phases);
+        assertThat(diagnosticMissed.p99Millis()).isEqualTo(2.0);
+        assertThat(diagnosticMissed.missedPhases()).isEmpty();
     }
 }

@@ -17,6 +17,8 @@ class WriteThroughputTest {
         assertThat(p1.ratio()).isPositive().isFinite();
         assertThat(p1.plain().medianMillis()).isPositive();
         assertThat(p1.plain().metrics()).isNull();
+        assertThat(p1.plainDefaults().medianMillis()).isPositive();
+        assertThat(p1.ratioDefaults()).isEqualTo((double) p1.plainDefaults().medianMillis() / p1.governed().medianMillis());
         assertThat(p1.governed().metrics().inputRows()).isEqualTo(5_000);
         assertThat(p1.governed().metrics().spillCount()).isZero();
         assertThat(dir.toFile().list()).isEmpty();
