@@ -111,12 +111,14 @@ public final class EndToEnd {
         progress.accept(String.format("P4 spilling at %s%% of the input vs in memory ...", sizes.spillPercent()));
         WriteThroughput.P4 p4 = WriteThroughput.spillingVsInMemory(workDir.resolve("p4"), w, sizes.spillPercent());
         r.put("p4SpillThroughputRatio", BenchTables.round2(p4.throughputRatio()));
-        r.put("p4SpillBytesRatio", BenchTables.round2(p4.spillBytesRatio()));
+        r.put("p4WrittenSpillBytesRatio", BenchTables.round2(p4.writtenSpillBytesRatio()));
+        r.put("p4CountedSpillBytesRatio", BenchTables.round2(p4.countedSpillBytesRatio()));
         r.put("p4InMemoryMillis", p4.inMemory().medianMillis());
         r.put("p4SpillingMillis", p4.spilling().medianMillis());
         r.put("p4BudgetBytes", p4.spillBudgetBytes());
-        r.put("p4InputBytes", p4.spilling().metrics().inputBytes());
-        r.put("p4SpillBytes", p4.spilling().metrics().spillBytes());
+        r.put("p4InputBytes", p4.inputBytes());
+        r.put("p4WrittenSpillBytes", p4.writtenSpillBytes());
+        r.put("p4SpillBytes", p4.countedSpillBytes());
         r.put("p4SpillFiles", p4.spilling().metrics().spillFiles());
 
         CancelLatency.Settings c = sizes.cancel();

@@ -138,8 +138,8 @@ final class BenchCommand implements Callable<Integer> {
                 r.get("p2HeapDriftMean"));
         out.printf("P3 tight heap: governed %s (live heap peak / budget %s), plain with its settings %s, plain with defaults %s%n",
                 r.get("p3GovernedOutcome"), r.get("p3GovernedHeapPeakOverBudget"), r.get("p3PlainOutcome"), r.get("p3PlainDefaultsOutcome"));
-        out.printf("P4 spilling / in-memory throughput    %s; spill bytes / input bytes %s%n",
-                r.get("p4SpillThroughputRatio"), r.get("p4SpillBytesRatio"));
+        out.printf("P4 spilling / in-memory throughput    %s; spill bytes written / input bytes %s (counted by the write %s)%n",
+                r.get("p4SpillThroughputRatio"), r.get("p4WrittenSpillBytesRatio"), r.get("p4CountedSpillBytesRatio"));
         out.printf("P5 compaction drain, median ms by task-threads: %s%n", drain.medianMillis());
         out.printf("   compactionSpeedup T(1)/T(2) = %.2f; T(1)/T(-1) = %.2f; peak running %s%n",
                 drain.speedup(), drain.speedupPerBucket(), drain.peakRunning());

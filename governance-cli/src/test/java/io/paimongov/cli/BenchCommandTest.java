@@ -21,8 +21,8 @@ class BenchCommandTest {
             "p3GovernedSurvived", "p3GovernedHeapPeakOverBudget", "p3GovernedHeapSamples", "p3PlainOom", "p3GovernedOutcome",
             "p3PlainOutcome", "p3PlainHeapPeakOverBudget", "p3PlainDefaultsOom", "p3PlainDefaultsOutcome", "p3HeapBytes", "p3BudgetBytes",
             "p3Rows",
-            "p4SpillThroughputRatio", "p4SpillBytesRatio", "p4InMemoryMillis", "p4SpillingMillis", "p4BudgetBytes",
-            "p4InputBytes", "p4SpillBytes", "p4SpillFiles",
+            "p4SpillThroughputRatio", "p4WrittenSpillBytesRatio", "p4CountedSpillBytesRatio", "p4InMemoryMillis", "p4SpillingMillis",
+            "p4BudgetBytes", "p4InputBytes", "p4WrittenSpillBytes", "p4SpillBytes", "p4SpillFiles",
             "p6CancelP99Millis", "p6CancelP50Millis", "p6Cancel", "cancelP99MillisWorstPhase", "cancelMissedPhases", "cancel",
             "compactionSpeedup", "compactionSpeedupPerBucket", "compactionDrainMillis", "compactionPeakRunning",
             "p7AllocOverhead", "p7ProviderNanos", "p7EngineNanos",
@@ -42,7 +42,9 @@ class BenchCommandTest {
         assertThat(json.get("p3GovernedSurvived").isBoolean()).isTrue();
         assertThat(json.get("p3PlainOom").isBoolean()).isTrue();
         assertThat(json.get("p4SpillThroughputRatio").asDouble()).isPositive();
-        assertThat(json.get("p4SpillBytesRatio").asDouble()).isPositive();
+        assertThat(json.has("p4SpillBytesRatio")).as("renamed p4CountedSpillBytesRatio").isFalse();
+        assertThat(json.get("p4WrittenSpillBytesRatio").asDouble()).isPositive();
+        assertThat(json.get("p4WrittenSpillBytes").asLong()).isPositive();
         // A goal phase with no sample cancelled mid-phase would make the worst phase unknown (null) and be listed.
         assertThat(json.get("cancelMissedPhases").isArray()).isTrue();
         assertThat(json.get("cancelP99MillisWorstPhase").isNull()).isEqualTo(json.get("cancelMissedPhases").size() > 0);
