@@ -116,7 +116,7 @@ final class ScaleChart {
                 x + 8, y + 50);
         RunSeries gov = c.governed();
         if (gov.survived()) {
-            g.drawString(String.format(Locale.ROOT, "spill/input %s  rolled early %d", num(c.spillBytesRatio()), gov.value("filesRolledEarly")),
+            g.drawString(String.format(Locale.ROOT, "spill/input %s  rolled early %d", num(c.writtenSpillBytesRatio()), gov.value("filesRolledEarly")),
                     x + 8, y + 64);
         }
     }

@@ -25,7 +25,7 @@ final class ScaleText {
             out.printf(Locale.ROOT, "%-11s %-8s %7d  %-26s %-26s %6s  %-26s %6s %6s %6s %6s %6s%n", c.cell().table().label(),
                     c.cell().format(), c.cell().writers(), outcome(c.governed()), outcome(c.plain()), num(c.throughputRatio()),
                     outcome(c.plainDefaults()), num(c.throughputRatioDefaults()), num(c.heapPeakOverBudget()),
-                    num(c.accountedPeakOverBudget()), num(c.heapDrift()), num(c.spillBytesRatio()));
+                    num(c.accountedPeakOverBudget()), num(c.heapDrift()), num(c.writtenSpillBytesRatio()));
         }
         for (CellResult c : r.cells()) {
             if (!c.governed().survived()) {
@@ -33,9 +33,9 @@ final class ScaleText {
             }
         }
         for (SpillResult s : r.spills()) {
-            out.printf(Locale.ROOT, "spill %s %s at 5%% of the input: in memory %s, spilling %s; throughput ratio %s, spill bytes / input %s%n",
+            out.printf(Locale.ROOT, "spill %s %s at 5%% of the input: in memory %s, spilling %s; throughput ratio %s, spill bytes written / input %s%n",
                     s.cell().table().label(), s.cell().format(), outcome(s.inMemory()), outcome(s.spilling()), num(s.throughputRatio()),
-                    num(s.spillBytesRatio()));
+                    num(s.writtenSpillBytesRatio()));
         }
         ScaleSummary v = r.summary();
         out.printf(Locale.ROOT, "%s; %.0f s%n", verdicts(v), r.millis() / 1e3);
@@ -44,10 +44,10 @@ final class ScaleText {
     /** The verdicts on one line, as the text report and the chart give them. */
     static String verdicts(ScaleSummary v) {
         return String.format(Locale.ROOT, "allCellsSurvived %s, governedNeverWorse %s (with defaults %s), maxHeapPeakOverBudget %s"
-                        + " (accounted %s, fewest samples %s), maxHeapDriftAbs %s, minSpillThroughputRatio %s, maxSpillBytesRatio %s",
+                        + " (accounted %s, fewest samples %s), maxHeapDriftAbs %s, minSpillThroughputRatio %s, maxWrittenSpillBytesRatio %s (counted %s)",
                 v.allCellsSurvived(), v.governedNeverWorse(), v.governedNeverWorseDefaults(), num(v.maxHeapPeakOverBudget()),
                 num(v.maxAccountedPeakOverBudget()), v.minHeapSamples() == null ? "-" : v.minHeapSamples(), num(v.maxHeapDriftAbs()),
-                num(v.minSpillThroughputRatio()), num(v.maxSpillBytesRatio()));
+                num(v.minSpillThroughputRatio()), num(v.maxWrittenSpillBytesRatio()), num(v.maxCountedSpillBytesRatio()));
     }
 
     /** {@code 123,456 rows/s} (the median run), or {@code FAILED} and the reason's first word. */

@@ -32,7 +32,7 @@ class BenchScaleCommandTest {
         for (String key : new String[] {
             "quick", "cores", "allCellsSurvived", "governedNeverWorse", "governedNeverWorseDefaults", "maxHeapDriftAbs",
             "maxHeapPeakOverBudget", "maxAccountedPeakOverBudget", "minHeapSamples", "minSpillThroughputRatio",
-            "maxSpillBytesRatio", "cellCount", "governedSurvivedCells", "plainSurvivedCells", "plainDefaultsSurvivedCells", "timeoutSeconds",
+            "maxWrittenSpillBytesRatio", "maxCountedSpillBytesRatio", "cellCount", "governedSurvivedCells", "plainSurvivedCells", "plainDefaultsSurvivedCells", "timeoutSeconds",
             "sampleMillis", "baselines",
             "cells", "spill", "seconds", "chart", "repeats", "minSeriesSeconds"}) {
             assertThat(json.has(key)).as(key).isTrue();
@@ -65,7 +65,7 @@ class BenchScaleCommandTest {
         assertThat(json.get("maxAccountedPeakOverBudget").asDouble()).isEqualTo(governed.get("accountedPeakOverBudget").asDouble());
         assertThat(governed.get("runs").asInt()).isEqualTo(1);
         assertThat(governed.get("secondsRuns")).hasSize(1);
-        for (String key : new String[] {"seconds", "heapDrift", "liveHeapPeakBytes", "peakReservedBytes", "spillBytes", "spillBytesRatio",
+        for (String key : new String[] {"seconds", "heapDrift", "liveHeapPeakBytes", "peakReservedBytes", "spillBytes", "writtenSpillBytesRatio", "countedSpillBytesRatio", "spillWrittenBytes",
             "filesRolledEarly", "writersClosedEarly", "sortedRows", "outputFiles", "peakWritersOpen"}) {
             assertThat(governed.get(key).isNumber()).as(key).isTrue();
         }

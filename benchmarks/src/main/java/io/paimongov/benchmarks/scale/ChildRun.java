@@ -84,9 +84,10 @@ public record ChildRun(boolean survived, String reason, long childMillis, Map<St
     /**
      * The keys every run reports: {@code survived}, {@code reason}, {@code rowsPerSec}, {@code
      * seconds} (the timed part when it survived, else the child's wall time until it ended), {@code
-     * liveHeapPeakBytes} (above the child's baseline), {@code heapSamples} (full collections read)
-     * and {@code samplerGcMillis} (the sampler's own collections, inside {@code seconds}); the last
-     * three null when it did not survive.
+     * liveHeapPeakBytes} (above the child's baseline), {@code heapSamples} (full collections read),
+     * {@code samplerGcMillis} (the sampler's own collections, inside {@code seconds}) and {@code
+     * spillWrittenBytes} (what the JVM wrote outside the table's warehouse); the last four null when
+     * it did not survive.
      */
     Map<String, Object> common() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -97,6 +98,7 @@ public record ChildRun(boolean survived, String reason, long childMillis, Map<St
         m.put("liveHeapPeakBytes", survived ? value("liveHeapPeakBytes") - value("heapBaselineBytes") : null);
         m.put("heapSamples", survived ? value("heapSamples") : null);
         m.put("samplerGcMillis", survived ? value("samplerGcMillis") : null);
+        m.put("spillWrittenBytes", survived ? value("spillWrittenBytes") : null);
         return m;
     }
 

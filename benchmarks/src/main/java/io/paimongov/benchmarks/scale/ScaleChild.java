@@ -1,6 +1,7 @@
 package io.paimongov.benchmarks.scale;
 
 import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.FileWrites;
 import io.paimongov.benchmarks.LiveHeap;
 import io.paimongov.benchmarks.LiveHeapSampler;
 import io.paimongov.benchmarks.PlainSettings;
@@ -51,7 +52,10 @@ import org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor;
  * writes, a LiveHeapSampler keeps the largest live heap any full collection left, by the same rule
  * in every mode (it never reads the governed write's accounting), and its collections are on the
  * clock in every mode; the baseline of that signal is the live heap (settled) after the table was
- * created, before the write opened. A watchdog ends the child when the collector took more than
+ * created, before the write opened. A recording of the JVM's file writes (FileWrites) runs in every
+ * mode from before that baseline, so its heap is in every baseline alike; the bytes it saw written
+ * under the work directory outside the warehouse are the write's spill, as the JVM saw it. A
+ * watchdog ends the child when the collector took more than
  * THRASH_SHARE of the last THRASH_WINDOW_MILLIS while the old generation stays at least
  * THRASH_FULL_SHARE full after its collections: a heap that is full but not quite out of memory
  * (slow collections of a heap that is mostly free, such as a stalled machine gives, are not
@@ -109,16 +113,19 @@ public final class ScaleChild {
                     plain(warmUpCell(cell), work.resolve("warm-up-plain"), sampleMillis, true);
                     plain(warmUpCell(cell), work.resolve("warm-up-plain-defaults"), sampleMillis, false);
                     governed(warmUpCell(cell), work.resolve("warm-up-governed"), sampleMillis);
-                    yield baseline(cell, work);
+                    // The recording's own heap, as every writing child has it, is in the baseline.
+                    try (FileWrites writes = FileWrites.start(work.resolveSibling(RECORDING))) {
+                        yield baseline(cell, work);
+                    }
                 }
                 case GOVERNED -> {
                     governed(warmUpCell(cell), work.resolve("warm-up"), sampleMillis);
-                    yield governed(cell, work, sampleMillis);
+                    yield observed(work, () -> governed(cell, work, sampleMillis));
                 }
                 case PLAIN, PLAIN_DEFAULTS -> {
                     boolean same = mode.equals(PLAIN);
                     plain(warmUpCell(cell), work.resolve("warm-up"), sampleMillis, same);
-                    yield plain(cell, work, sampleMillis, same);
+                    yield observed(work, () -> plain(cell, work, sampleMillis, same));
                 }
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             };
@@ -135,6 +142,28 @@ public final class ScaleChild {
         System.out.flush();
         System.exit(0);
     }
+
+    /** A measured write. */
+    private interface Write {
+        Map<String, Object> run() throws Exception;
+    }
+
+    /**
+     * Runs {@code write} under a recording of the JVM's file writes ({@link FileWrites}, started
+     * before the write takes its heap baseline, so its own heap is in it) and adds {@code
+     * spillWrittenBytes}: the bytes written under {@code work} outside the table's warehouse (the
+     * governed write's spill scope, plain Paimon's IOManager).
+     */
+    private static Map<String, Object> observed(Path work, Write write) throws Exception {
+        try (FileWrites writes = FileWrites.start(work.resolveSibling(RECORDING))) {
+            Map<String, Object> r = write.run();
+            r.put("spillWrittenBytes", writes.bytesUnder(work, work.resolve("warehouse")));
+            return r;
+        }
+    }
+
+    /** The file-write recording's dump, beside the work directory (both are removed with the child's directory). */
+    static final String RECORDING = "file-writes.jfr";
 
     private static Map<String, Object> baseline(ScaleCell cell, Path work) throws Exception {
         FileStoreTable table = cell.create(work.resolve("warehouse"));

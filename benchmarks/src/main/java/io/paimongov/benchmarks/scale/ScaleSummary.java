@@ -26,8 +26,10 @@ import java.util.stream.Stream;
  * @param minSpillThroughputRatio the smallest spilling / in-memory throughput of the spill series
  *     (a spilling write that failed counts as 0; an entry whose in-memory write failed has none);
  *     null if none
- * @param maxSpillBytesRatio the largest spill bytes / input bytes of a governed write that survived,
- *     over the spill series' spilling writes and the grid; null if none
+ * @param maxWrittenSpillBytesRatio the largest spill bytes written (as the JVM's file writes saw
+ *     them) / input bytes of a governed write that survived, over the spill series' spilling writes
+ *     and the grid: the spill bound, measured from outside; null if none
+ * @param maxCountedSpillBytesRatio the same from the runtime's own count of its spill bytes
  *
  * <p>Immutable.
  */
@@ -40,7 +42,8 @@ public record ScaleSummary(
         Double maxAccountedPeakOverBudget,
         Integer minHeapSamples,
         Double minSpillThroughputRatio,
-        Double maxSpillBytesRatio) {
+        Double maxWrittenSpillBytesRatio,
+        Double maxCountedSpillBytesRatio) {
 
     /** The least governed / plain throughput where plain Paimon survives. */
     public static final double NEVER_WORSE_RATIO = 0.9;
@@ -57,10 +60,13 @@ public record ScaleSummary(
                 .map(r -> (int) r.value("heapSamples")).min(Integer::compare).orElse(null);
         Double minSpill = spills.stream().map(s -> CellResult.round(s.throughputRatio())).filter(Objects::nonNull)
                 .min(Double::compare).orElse(null);
-        Double spillBytes = max(Stream.concat(
-                spills.stream().map(s -> CellResult.round(s.spillBytesRatio())),
-                cells.stream().map(c -> CellResult.round(c.spillBytesRatio()))));
-        return new ScaleSummary(all, neverWorse, neverWorseDefaults, drift, heapPeak, accountedPeak, samples, minSpill, spillBytes);
+        Double written = max(Stream.concat(
+                spills.stream().map(s -> CellResult.round(s.writtenSpillBytesRatio())),
+                cells.stream().map(c -> CellResult.round(c.writtenSpillBytesRatio()))));
+        Double counted = max(Stream.concat(
+                spills.stream().map(s -> CellResult.round(s.countedSpillBytesRatio())),
+                cells.stream().map(c -> CellResult.round(c.countedSpillBytesRatio()))));
+        return new ScaleSummary(all, neverWorse, neverWorseDefaults, drift, heapPeak, accountedPeak, samples, minSpill, written, counted);
     }
 
     /** A cell's governed write survived, and {@code plain} failed or {@code ratio} reached the bound. */
@@ -83,7 +89,8 @@ public record ScaleSummary(
         m.put("maxAccountedPeakOverBudget", maxAccountedPeakOverBudget);
         m.put("minHeapSamples", minHeapSamples);
         m.put("minSpillThroughputRatio", minSpillThroughputRatio);
-        m.put("maxSpillBytesRatio", maxSpillBytesRatio);
+        m.put("maxWrittenSpillBytesRatio", maxWrittenSpillBytesRatio);
+        m.put("maxCountedSpillBytesRatio", maxCountedSpillBytesRatio);
         return m;
     }
 }

@@ -22,6 +22,8 @@ class ScaleSummaryTest {
         v.put("heapBaselineBytes", 5000L);
         v.put("liveHeapPeakBytes", 5000L + liveAboveBaseline);
         v.put("spillBytes", spill);
+        // The JVM saw 10% more written than the write counted (a made-up gap, to tell the two apart).
+        v.put("spillWrittenBytes", spill + spill / 10);
         v.put("inputBytes", input);
         v.put("heapSamples", 7L);
         return ChildRun.survived(nanos / 1_000_000 + 100, v);
@@ -97,7 +99,9 @@ class ScaleSummaryTest {
         assertThat(s.maxAccountedPeakOverBudget()).isEqualTo(1.0);
         assertThat(s.minHeapSamples()).isEqualTo(7);
         assertThat(s.minSpillThroughputRatio()).isEqualTo(0.0);
-        assertThat(s.maxSpillBytesRatio()).isEqualTo(1.5);
+        assertThat(s.maxCountedSpillBytesRatio()).isEqualTo(1.5);
+        // Written 1650 over the input bytes the cell's rows make (1000 rows of (INT, INT, 16-byte STRING): 48 bytes each, 48,000).
+        assertThat(s.maxWrittenSpillBytesRatio()).isEqualTo(CellResult.round(1650.0 / 48_000));
     }
 
     @Test
@@ -108,7 +112,8 @@ class ScaleSummaryTest {
         assertThat(s.allCellsSurvived()).isTrue();
         assertThat(s.governedNeverWorse()).isFalse();
         assertThat(s.minSpillThroughputRatio()).isNull();
-        assertThat(s.maxSpillBytesRatio()).isEqualTo(0.0);
+        assertThat(s.maxCountedSpillBytesRatio()).isEqualTo(0.0);
+        assertThat(s.maxWrittenSpillBytesRatio()).isEqualTo(0.0);
     }
 
     @Test
@@ -140,7 +145,8 @@ class ScaleSummaryTest {
         CellResult c = cell(8, governed, plain);
         assertThat(c.throughputRatio()).isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(c.heapDrift()).isCloseTo(0.12, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(c.spillBytesRatio()).isEqualTo(0.2);
+        assertThat(c.countedSpillBytesRatio()).isEqualTo(0.2);
+        assertThat(c.writtenSpillBytesRatio()).isEqualTo(220.0 / 48_000);
         assertThat(c.accountedPeakOverBudget()).isEqualTo(0.9);
         // Live heap 810, 1008, 855 of 1000: the worst run is 1.008.
         assertThat(c.heapPeakOverBudget()).isEqualTo(1.008);
@@ -154,7 +160,7 @@ class ScaleSummaryTest {
                 series(governed(2_000_000_000L, 50, 40, 900, 1000), governed(2_200_000_000L, 50, 40, 1100, 1000),
                         governed(1_600_000_000L, 50, 40, 1000, 1000)));
         assertThat(sp.throughputRatio()).isCloseTo(0.55, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(sp.spillBytesRatio()).isEqualTo(1.1);
+        assertThat(sp.countedSpillBytesRatio()).isEqualTo(1.1);
     }
 
     @Test
