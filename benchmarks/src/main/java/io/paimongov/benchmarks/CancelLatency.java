@@ -64,7 +64,7 @@ import org.apache.paimon.table.FileStoreTableFactory;
  * <p>One untimed sample per phase warms the JVM up first. A sample whose write ended before the
  * cancel came (say, the commit was published first) is not a latency: it is counted as missed. A
  * goal phase whose samples all missed has no latency at all, and the worst phase's p99 is then
- * unknown ({@link Result#p99Millis} is null), not the worst of the phases that were measured.
+ * unknown ({@link CancelLatencyResult#p99Millis} is null), not the worst of the phases that were measured.
  * Not thread-safe; one run at a time.
  */
 public final class CancelLatency {
@@ -113,68 +113,6 @@ public final class CancelLatency {
     }
 
     /**
-     * @param micros latencies in microseconds, one per sample that was cancelled mid-phase
-     * @param missed samples whose write finished before the cancel came
-     */
-    public record PhaseResult(List<Long> micros, int missed) {
-
-        /** The median latency; null when no sample was cancelled mid-phase (the phase was not measured). */
-        public Double p50Millis() {
-            return percentile(50);
-        }
-
-        /** The 99th percentile (nearest rank); null when no sample was cancelled mid-phase. */
-        public Double p99Millis() {
-            return percentile(99);
-        }
-
-        /** The largest latency; null when no sample was cancelled mid-phase. */
-        public Double maxMillis() {
-            return percentile(100);
-        }
-
-        private Double percentile(double p) {
-            return micros.isEmpty() ? null : BenchTables.percentile(micros, p) / 1000.0;
-        }
-    }
-
-    /** Per phase, in {@link Phase} order. */
-    public record Result(Map<Phase, PhaseResult> phases) {
-
-        /**
-         * The worst p99 of the goal's phases: the goal holds only when every one meets it. Null when
-         * a goal phase has no sample cancelled mid-phase ({@link #missedPhases}): a phase that was not
-         * measured cannot be said to meet the goal, and leaving it out would report the worst of the
-         * others as if it were the worst of all.
-         */
-        public Double p99Millis() {
-            if (!missedPhases().isEmpty()) {
-                return null;
-            }
-            return phases.entrySet().stream()
-                    .filter(e -> e.getKey().goal())
-                    .mapToDouble(e -> e.getValue().p99Millis())
-                    .max()
-                    .orElse(0);
-        }
-
-        /** The goal's phases whose samples all missed (none was cancelled mid-phase), in {@link Phase} order. */
-        public List<Phase> missedPhases() {
-            return phases.entrySet().stream()
-                    .filter(e -> e.getKey().goal() && e.getValue().micros().isEmpty())
-                    .map(Map.Entry::getKey)
-                    .toList();
-        }
-
-        /** The p50 over all samples of all phases (the diagnostic's too); null when there is none. */
-        public Double p50Millis() {
-            List<Long> all = new ArrayList<>();
-            phases.values().forEach(p -> all.addAll(p.micros()));
-            return all.isEmpty() ? null : BenchTables.percentile(all, 50) / 1000.0;
-        }
-    }
-
-    /**
      * The sizes.
      *
      * @param samples samples per phase
@@ -191,9 +129,9 @@ public final class CancelLatency {
     private CancelLatency() {}
 
     /** Measures every phase under {@code workDir}. */
-    public static Result run(Path workDir, Settings s) throws Exception {
+    public static CancelLatencyResult run(Path workDir, Settings s) throws Exception {
         SplittableRandom random = new SplittableRandom(3);
-        Map<Phase, PhaseResult> out = new EnumMap<>(Phase.class);
+        Map<Phase, CancelLatencyResult.PhaseResult> out = new EnumMap<>(Phase.class);
         Path backlog = workDir.resolve("backlog");
         CompactionDrain.buildBacklog(backlog, s.backlogRows(), 6);
         for (Phase phase : Phase.values()) {
@@ -212,11 +150,11 @@ public final class CancelLatency {
                     micros.add(nanos / 1000);
                 }
             }
-            out.put(phase, new PhaseResult(micros, missed));
+            out.put(phase, new CancelLatencyResult.PhaseResult(micros, missed));
 
         }
         BenchTables.deleteTree(backlog);
-        return new Result(out);
+        return new CancelLatencyResult(out);
     }
 
     /** One sample: the latency in nanoseconds, or -1 when the write finished first. */

@@ -124,7 +124,7 @@ public final class EndToEnd {
         CancelLatency.Settings c = sizes.cancel();
         progress.accept(String.format(
                 "P6 cancel latency, %d samples in each of %d phases ...", c.samples(), CancelLatency.Phase.values().length));
-        CancelLatency.Result p6 = CancelLatency.run(workDir.resolve("p6"), c);
+        CancelLatencyResult p6 = CancelLatency.run(workDir.resolve("p6"), c);
         r.put("cancelP99MillisWorstPhase", round2(p6.p99Millis()));
         r.put("cancelMissedPhases", p6.missedPhases().stream().map(CancelLatency.Phase::key).toList());
         Map<String, Object> cancel = new LinkedHashMap<>();
@@ -171,7 +171,7 @@ public final class EndToEnd {
     }
 
     /** One phase's numbers; {@code suffix} is "Millis" in the earlier {@code p6Cancel} keys, "" in {@code cancel}. */
-    private static Map<String, Object> phase(CancelLatency.PhaseResult p, String suffix) {
+    private static Map<String, Object> phase(CancelLatencyResult.PhaseResult p, String suffix) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("p50" + suffix, round2(p.p50Millis()));
         m.put("p99" + suffix, round2(p.p99Millis()));
