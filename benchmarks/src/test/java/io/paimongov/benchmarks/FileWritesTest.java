@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The JVM's own file-write events against bytes written by hand through every API a spill channel
  * uses (exact), and against a spilling governed write's own count of its spill bytes (within 1%:
- * they are two counts of the same bytes, the runtime's of what it hands to its channels, the JVM's
- * of what reached the files; 65 bytes of 7.9 MB apart when first measured).
+ * they are two counts of the same files, the runtime's of what it hands to its channels, the JVM's
+ * of what reached them, which also sees the spill scope's lease file of some 65 bytes).
  */
 class FileWritesTest {
 
