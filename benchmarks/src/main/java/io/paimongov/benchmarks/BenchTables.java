@@ -21,9 +21,11 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.FileIOUtils;
 
 /**
@@ -141,6 +143,15 @@ public final class BenchTables {
                 }
             }
             return GenericRow.of(random.nextInt(keys), BinaryString.fromBytes(value.clone()));
+        }
+
+        /**
+         * The size of {@code rows} such rows in Paimon's binary row format (every row has the same
+         * size): what a write's {@code inputBytes} counts, computed from the rows alone.
+         */
+        public static long binaryBytes(int rows, int valueBytes) {
+            GenericRow row = GenericRow.of(0, BinaryString.fromString("a".repeat(valueBytes)));
+            return rows * (long) new InternalRowSerializer(RowType.of(DataTypes.INT(), DataTypes.STRING())).toBinaryRow(row).getSizeInBytes();
         }
     }
 

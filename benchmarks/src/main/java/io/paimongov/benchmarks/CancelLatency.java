@@ -62,7 +62,9 @@ import org.apache.paimon.table.FileStoreTableFactory;
  * writing thread waits for it.
  *
  * <p>One untimed sample per phase warms the JVM up first. A sample whose write ended before the
- * cancel came (say, the commit was published first) is not a latency: it is counted as missed.
+ * cancel came (say, the commit was published first) is not a latency: it is counted as missed. A
+ * goal phase whose samples all missed has no latency at all, and the worst phase's p99 is then
+ * unknown ({@link CancelLatencyResult#p99Millis} is null), not the worst of the phases that were measured.
  * Not thread-safe; one run at a time.
  */
 public final class CancelLatency {
@@ -111,45 +113,6 @@ public final class CancelLatency {
     }
 
     /**
-     * @param micros latencies in microseconds, one per sample that was cancelled mid-phase
-     * @param missed samples whose write finished before the cancel came
-     */
-    public record PhaseResult(List<Long> micros, int missed) {
-
-        public double p50Millis() {
-            return micros.isEmpty() ? 0 : BenchTables.percentile(micros, 50) / 1000.0;
-        }
-
-        public double p99Millis() {
-            return micros.isEmpty() ? 0 : BenchTables.percentile(micros, 99) / 1000.0;
-        }
-
-        public double maxMillis() {
-            return micros.isEmpty() ? 0 : BenchTables.percentile(micros, 100) / 1000.0;
-        }
-    }
-
-    /** Per phase, in {@link Phase} order. */
-    public record Result(Map<Phase, PhaseResult> phases) {
-
-        /** The worst p99 of the goal's phases: the goal holds only when every one meets it. */
-        public double p99Millis() {
-            return phases.entrySet().stream()
-                    .filter(e -> e.getKey().goal())
-                    .mapToDouble(e -> e.getValue().p99Millis())
-                    .max()
-                    .orElse(0);
-        }
-
-        /** The p50 over all samples of all phases (the diagnostic's too). */
-        public double p50Millis() {
-            List<Long> all = new ArrayList<>();
-            phases.values().forEach(p -> all.addAll(p.micros()));
-            return all.isEmpty() ? 0 : BenchTables.percentile(all, 50) / 1000.0;
-        }
-    }
-
-    /**
      * The sizes.
      *
      * @param samples samples per phase
@@ -166,9 +129,9 @@ public final class CancelLatency {
     private CancelLatency() {}
 
     /** Measures every phase under {@code workDir}. */
-    public static Result run(Path workDir, Settings s) throws Exception {
+    public static CancelLatencyResult run(Path workDir, Settings s) throws Exception {
         SplittableRandom random = new SplittableRandom(3);
-        Map<Phase, PhaseResult> out = new EnumMap<>(Phase.class);
+        Map<Phase, CancelLatencyResult.PhaseResult> out = new EnumMap<>(Phase.class);
         Path backlog = workDir.resolve("backlog");
         CompactionDrain.buildBacklog(backlog, s.backlogRows(), 6);
         for (Phase phase : Phase.values()) {
@@ -187,11 +150,11 @@ public final class CancelLatency {
                     micros.add(nanos / 1000);
                 }
             }
-            out.put(phase, new PhaseResult(micros, missed));
+            out.put(phase, new CancelLatencyResult.PhaseResult(micros, missed));
 
         }
         BenchTables.deleteTree(backlog);
-        return new Result(out);
+        return new CancelLatencyResult(out);
     }
 
     /** One sample: the latency in nanoseconds, or -1 when the write finished first. */

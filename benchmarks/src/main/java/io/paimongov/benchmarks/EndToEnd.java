@@ -11,9 +11,8 @@ import java.util.function.Consumer;
  * docs/performance.md says how each is measured). The compaction drain (P5) is {@link
  * CompactionDrain}, run by the caller.
  *
- * <p>Order: P2 first, while the JVM holds nothing from earlier writes (its baseline is the live
- * heap before its write), then the throughput measures P1 and P4, P6, and P3 last (it only starts
- * child JVMs). Not thread-safe; one run at a time.
+ * <p>Order: P2 first (in a child JVM of its own), then the throughput measures P1 and P4, P6, and
+ * P3 last (it only starts child JVMs). Not thread-safe; one run at a time.
  */
 public final class EndToEnd {
 
@@ -24,7 +23,7 @@ public final class EndToEnd {
      * @param spillPercent P4's budget as a percentage of the input bytes
      * @param driftRows rows of the P2 write
      * @param driftBudgetBytes the P2 write's budget (the input is several times larger, so it spills)
-     * @param driftSampleMillis pause between P2's heap samples
+     * @param driftSampleMillis pause between P2's periodic heap samples
      * @param tightHeap the P3 children
      * @param cancel the P6 samples
      */
@@ -86,7 +85,8 @@ public final class EndToEnd {
                 "P2 accounted vs budget and heap, %,d rows under %d MiB ...", sizes.driftRows(), sizes.driftBudgetBytes() >> 20));
         HeapDrift.Result p2 =
                 HeapDrift.run(workDir.resolve("p2"), sizes.driftRows(), w.buckets(), w.valueBytes(), sizes.driftBudgetBytes(), sizes.driftSampleMillis());
-        r.put("p2PeakOverBudget", BenchTables.round2(p2.peakOverBudget()));
+        r.put("p2HeapPeakOverBudget", BenchTables.round2(p2.heapPeakOverBudget()));
+        r.put("p2AccountedPeakOverBudget", BenchTables.round2(p2.accountedPeakOverBudget()));
         r.put("p2HeapDrift", BenchTables.round2(p2.heapDrift()));
         r.put("p2HeapDriftMean", BenchTables.round2(p2.meanDrift()));
         r.put("p2BudgetBytes", p2.budgetBytes());
@@ -97,37 +97,42 @@ public final class EndToEnd {
         r.put("p2HeapLeftAfterCloseBytes", p2.heapLeftAfterCloseBytes());
 
         progress.accept(String.format(
-                "P1 governed vs plain Paimon, %,d rows into %d buckets, %d MiB, %d repetitions ...",
+                "P1 governed vs plain Paimon (its settings, and its defaults), %,d rows into %d buckets, %d MiB, %d repetitions ...",
                 w.rows(), w.buckets(), w.budgetBytes() >> 20, w.repetitions()));
         WriteThroughput.P1 p1 = WriteThroughput.governedVsPlain(workDir.resolve("p1"), w);
         r.put("p1ThroughputRatio", BenchTables.round2(p1.ratio()));
         r.put("p1PlainMillis", p1.plain().medianMillis());
         r.put("p1GovernedMillis", p1.governed().medianMillis());
+        r.put("p1ThroughputRatioDefaults", BenchTables.round2(p1.ratioDefaults()));
+        r.put("p1PlainDefaultsMillis", p1.plainDefaults().medianMillis());
         r.put("p1GovernedSpillCount", p1.governed().metrics().spillCount());
         r.put("p1Rows", w.rows());
 
         progress.accept(String.format("P4 spilling at %s%% of the input vs in memory ...", sizes.spillPercent()));
         WriteThroughput.P4 p4 = WriteThroughput.spillingVsInMemory(workDir.resolve("p4"), w, sizes.spillPercent());
         r.put("p4SpillThroughputRatio", BenchTables.round2(p4.throughputRatio()));
-        r.put("p4SpillBytesRatio", BenchTables.round2(p4.spillBytesRatio()));
+        r.put("p4WrittenSpillBytesRatio", BenchTables.round2(p4.writtenSpillBytesRatio()));
+        r.put("p4CountedSpillBytesRatio", BenchTables.round2(p4.countedSpillBytesRatio()));
         r.put("p4InMemoryMillis", p4.inMemory().medianMillis());
         r.put("p4SpillingMillis", p4.spilling().medianMillis());
         r.put("p4BudgetBytes", p4.spillBudgetBytes());
-        r.put("p4InputBytes", p4.spilling().metrics().inputBytes());
-        r.put("p4SpillBytes", p4.spilling().metrics().spillBytes());
+        r.put("p4InputBytes", p4.inputBytes());
+        r.put("p4WrittenSpillBytes", p4.writtenSpillBytes());
+        r.put("p4SpillBytes", p4.countedSpillBytes());
         r.put("p4SpillFiles", p4.spilling().metrics().spillFiles());
 
         CancelLatency.Settings c = sizes.cancel();
         progress.accept(String.format(
                 "P6 cancel latency, %d samples in each of %d phases ...", c.samples(), CancelLatency.Phase.values().length));
-        CancelLatency.Result p6 = CancelLatency.run(workDir.resolve("p6"), c);
-        r.put("cancelP99MillisWorstPhase", BenchTables.round2(p6.p99Millis()));
+        CancelLatencyResult p6 = CancelLatency.run(workDir.resolve("p6"), c);
+        r.put("cancelP99MillisWorstPhase", round2(p6.p99Millis()));
+        r.put("cancelMissedPhases", p6.missedPhases().stream().map(CancelLatency.Phase::key).toList());
         Map<String, Object> cancel = new LinkedHashMap<>();
         p6.phases().forEach((phase, result) -> cancel.put(phase.key(), phase(result, "")));
         r.put("cancel", cancel);
         // The earlier keys: the same worst-phase value, and the four phases they named.
-        r.put("p6CancelP99Millis", BenchTables.round2(p6.p99Millis()));
-        r.put("p6CancelP50Millis", BenchTables.round2(p6.p50Millis()));
+        r.put("p6CancelP99Millis", round2(p6.p99Millis()));
+        r.put("p6CancelP50Millis", round2(p6.p50Millis()));
         Map<String, Object> phases = new LinkedHashMap<>();
         p6.phases().forEach((phase, result) -> {
             if (phase.p6Key() != null) {
@@ -138,28 +143,39 @@ public final class EndToEnd {
 
         TightHeap.Workload t = sizes.tightHeap();
         progress.accept(String.format(
-                "P3 %d-bucket append table in child JVMs with -Xmx%dm, governed (budget %d MiB) and plain ...",
+                "P3 %d-bucket append table in child JVMs with -Xmx%dm, governed (budget %d MiB), plain with its settings, plain with defaults ...",
                 TightHeap.BUCKETS, t.heapBytes() >> 20, t.budgetBytes() >> 20));
         TightHeap.Result p3 = TightHeap.run(workDir.resolve("p3"), t);
         progress.accept(String.format(
-                "P3 governed child %s in %,d ms; plain child %s in %,d ms, its last words: %s",
-                p3.governed(), p3.governedMillis(), p3.plain(), p3.plainMillis(), p3.plainTail()));
+                "P3 governed child %s in %,d ms; plain %s in %,d ms; plain with defaults %s in %,d ms, its last words: %s",
+                p3.governed().outcome(), p3.governed().millis(), p3.plain().outcome(), p3.plain().millis(), p3.plainDefaults().outcome(),
+                p3.plainDefaults().millis(), p3.plainDefaults().tail(2)));
         r.put("p3GovernedSurvived", p3.governedSurvived());
-        r.put("p3PlainOom", p3.plainOutOfMemory());
-        r.put("p3GovernedOutcome", p3.governed().name());
-        r.put("p3PlainOutcome", p3.plain().name());
+        r.put("p3GovernedHeapPeakOverBudget", round2(p3.governed().heapPeakOverBudget(t.budgetBytes())));
+        r.put("p3GovernedHeapSamples", p3.governed().heapSamples());
+        r.put("p3PlainOom", p3.plain().outcome() == TightHeap.Outcome.OUT_OF_MEMORY);
+        r.put("p3GovernedOutcome", p3.governed().outcome().name());
+        r.put("p3PlainOutcome", p3.plain().outcome().name());
+        r.put("p3PlainHeapPeakOverBudget", round2(p3.plain().heapPeakOverBudget(t.budgetBytes())));
+        r.put("p3PlainDefaultsOom", p3.plainDefaults().outcome() == TightHeap.Outcome.OUT_OF_MEMORY);
+        r.put("p3PlainDefaultsOutcome", p3.plainDefaults().outcome().name());
         r.put("p3HeapBytes", t.heapBytes());
         r.put("p3BudgetBytes", t.budgetBytes());
         r.put("p3Rows", t.rows());
         return r;
     }
 
+    /** {@code value} rounded to two decimals; null stays null (a figure of a run that did not survive). */
+    private static Double round2(Double value) {
+        return value == null ? null : BenchTables.round2(value);
+    }
+
     /** One phase's numbers; {@code suffix} is "Millis" in the earlier {@code p6Cancel} keys, "" in {@code cancel}. */
-    private static Map<String, Object> phase(CancelLatency.PhaseResult p, String suffix) {
+    private static Map<String, Object> phase(CancelLatencyResult.PhaseResult p, String suffix) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("p50" + suffix, BenchTables.round2(p.p50Millis()));
-        m.put("p99" + suffix, BenchTables.round2(p.p99Millis()));
-        m.put("max" + suffix, BenchTables.round2(p.maxMillis()));
+        m.put("p50" + suffix, round2(p.p50Millis()));
+        m.put("p99" + suffix, round2(p.p99Millis()));
+        m.put("max" + suffix, round2(p.maxMillis()));
         m.put("samples", p.micros().size());
         m.put("missed", p.missed());
         return m;

@@ -1,48 +1,52 @@
 package io.paimongov.benchmarks;
 
-import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
-import java.lang.management.MemoryPoolMXBean;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongSupplier;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.paimon.table.FileStoreTable;
 
 /**
- * P2: does the budget hold, and does the accounting match what the writer really keeps on the
- * heap?
+ * P2: does the budget hold on the heap, and how does the accounting compare with what the writer
+ * really keeps there?
  *
  * <p>How: one governed, spilling write (heap provider, so every page is a {@code byte[]} on the
- * heap) of {@code rows} rows into a primary-key table. The accounted side is the write's own
- * metrics: {@code peakReservedBytes} against the budget, and {@code reservedBytes} at each sample.
- * The measured side is a JVM signal, the heap after a full collection: a sampler thread calls
- * {@code System.gc()} every {@code sampleMillis} while the write runs and sums the collection usage
- * of the heap pools ({@link MemoryPoolMXBean#getCollectionUsage()}, what survived that
- * collection), then reads the write's {@code reservedBytes} at once. Subtracting the heap after a
- * collection just before the write opened (after an untimed warm-up write, so Paimon's lazily
- * built classes and caches are already in the baseline) leaves what the write holds. A sampler on
- * its own thread sees the write in every state, flushes and spills included, not only between rows.
+ * heap) of {@code rows} rows into a primary-key table, in a child JVM of its own ({@link ChildJvm}:
+ * the serial collector, {@code -Xmx} = {@value #HEAP_BYTES} bytes, room to spare, so the peak is
+ * the write's and not the heap's). The bound is judged from outside the accounting: a {@link
+ * LiveHeapSampler} reads the live heap after every full collection while the write runs (the JVM's
+ * own, one every {@code sampleMillis}, one at each old-generation high, one after the last row),
+ * and the live heap before the write opened (settled, after an untimed warm-up write of a quarter
+ * of the rows, so Paimon's lazily built classes and caches are in it) is subtracted. At each reading
+ * the child also reads the write's {@code reservedBytes}, for the drift. The accounted side, the
+ * write's {@code peakReservedBytes}, is reported beside it as the runtime's own figure.
  *
  * <p>Why this signal: allocation counters count bytes allocated, most of them garbage within
- * microseconds, so they say nothing about what is held; heap used without a collection is mostly
- * that garbage. The heap after a full collection is exactly the live set, which is what an
- * {@code -Xmx} limit is about. JFR's old-object sampling would attribute it but needs a recording
- * and a parser; the difference of two collections is enough when the write is the only thing that
- * changes.
+ * microseconds; heap used without a collection is mostly that garbage. The heap after a full
+ * collection is exactly the live set, which is what an {@code -Xmx} limit is about; in a JVM of its
+ * own, nothing but the write changes it.
  *
- * <p>Not thread-safe; one run at a time, and nothing else should run in the JVM meanwhile (its live
- * objects would count as the write's).
+ * <p>The child prints a line {@code P2_SAMPLE heap accounted} per reading and one {@code P2
+ * key=value ...} at the end; {@link #run} reads them. Not thread-safe; one run at a time.
  */
 public final class HeapDrift {
+
+    /** The child's heap: the write's live set and its garbage fit many times over. */
+    static final long HEAP_BYTES = 256L << 20;
+    static final long TIMEOUT_SECONDS = 600;
+    static final String SAMPLE = "P2_SAMPLE";
+    static final String RESULT = "P2";
 
     /**
      * @param budgetBytes the write's budget
      * @param peakAccountedBytes the write's {@code peakReservedBytes}
-     * @param peakHeapBytes the most live heap above the baseline any sample found
-     * @param samples samples taken while the write ran
+     * @param peakHeapBytes the most live heap above the baseline any full collection found
+     * @param samples full collections read while the write ran
      * @param meanDrift mean over the samples of (heap held - accounted) / accounted
      * @param spillCount spill runs of the write (it must spill for the budget to matter)
      * @param heapLeftAfterCloseBytes live heap above the baseline once the write closed
@@ -56,8 +60,13 @@ public final class HeapDrift {
             long spillCount,
             long heapLeftAfterCloseBytes) {
 
-        /** Peak accounted / budget: at most 1.0 when the budget holds. */
-        public double peakOverBudget() {
+        /** Peak live heap held by the write / budget: the bound, measured from outside; at most 1.0 when the budget holds. */
+        public double heapPeakOverBudget() {
+            return (double) peakHeapBytes / budgetBytes;
+        }
+
+        /** Peak accounted / budget: the runtime's own figure, at most 1.0 by construction. */
+        public double accountedPeakOverBudget() {
             return (double) peakAccountedBytes / budgetBytes;
         }
 
@@ -70,31 +79,48 @@ public final class HeapDrift {
         }
     }
 
-    /** One sample: live heap above the baseline, and the write's {@code reservedBytes} read right after. */
+    /** One reading: live heap above the baseline, and the write's {@code reservedBytes} read right after. */
     record Sample(long heapBytes, long accountedBytes) {}
 
     private HeapDrift() {}
 
-    /** One warm-up write and one sampled write of {@code rows} rows under {@code budgetBytes}. */
+    /**
+     * Runs the warm-up and the sampled write of {@code rows} rows under {@code budgetBytes} in a
+     * child JVM, with its warehouse and spill under {@code workDir} (removed after).
+     *
+     * @throws IllegalStateException with the child's output when it did not end with its result
+     */
     public static Result run(Path workDir, int rows, int buckets, int valueBytes, long budgetBytes, long sampleMillis)
             throws Exception {
-        return run(workDir, rows, buckets, valueBytes, budgetBytes, sampleMillis, HeapDrift::liveHeapBytes);
+        ChildJvm.Ended ended = ChildJvm.run(workDir, HEAP_BYTES, TIMEOUT_SECONDS, HeapDrift.class, List.of(
+                workDir.resolve("child").toString(), Integer.toString(rows), Integer.toString(buckets), Integer.toString(valueBytes),
+                Long.toString(budgetBytes), Long.toString(sampleMillis)));
+        BenchTables.deleteTree(workDir);
+        return read(ended);
     }
 
-    /**
-     * {@link #run(Path, int, int, int, long, long)} with the live-heap reading given: what it returns
-     * depends on when the collector runs, so a test gives known readings to check what the run
-     * makes of them.
-     */
-    static Result run(Path workDir, int rows, int buckets, int valueBytes, long budgetBytes, long sampleMillis,
-            LongSupplier liveHeap) throws Exception {
-        write(workDir.resolve("warm-up"), rows / 4, buckets, valueBytes, budgetBytes, null, liveHeap);
-        BenchTables.deleteTree(workDir.resolve("warm-up"));
-        Sampler sampler = new Sampler(sampleMillis, liveHeap);
-        MetricsSnapshot m = write(workDir.resolve("sampled"), rows, buckets, valueBytes, budgetBytes, sampler, liveHeap);
-        long after = liveHeap.getAsLong() - sampler.baseline;
-        BenchTables.deleteTree(workDir.resolve("sampled"));
-        return summarize(budgetBytes, m.peakReservedBytes(), m.spillCount(), sampler.samples, after);
+    /** The result of a child's output. */
+    static Result read(ChildJvm.Ended ended) {
+        List<Sample> samples = new ArrayList<>();
+        Map<String, Long> values = null;
+        for (String line : ended.output().lines().toList()) {
+            String[] parts = line.trim().split(" ");
+            if (parts[0].equals(SAMPLE) && parts.length == 3) {
+                samples.add(new Sample(Long.parseLong(parts[1]), Long.parseLong(parts[2])));
+            } else if (parts[0].equals(RESULT)) {
+                values = new HashMap<>();
+                for (int i = 1; i < parts.length; i++) {
+                    String[] kv = parts[i].split("=", 2);
+                    values.put(kv[0], Long.parseLong(kv[1]));
+                }
+            }
+        }
+        if (ended.timedOut() || ended.exitCode() != 0 || values == null) {
+            throw new IllegalStateException("the P2 child did not report (exit " + ended.exitCode() + (ended.timedOut() ? ", timed out" : "")
+                    + "): " + ended.tail(20));
+        }
+        return summarize(values.get("budgetBytes"), values.get("peakAccountedBytes"), values.get("spillCount"), samples,
+                values.get("heapLeftAfterCloseBytes"));
     }
 
     /** The result of a write's metrics and its samples: peak heap, and the mean drift of the samples that had memory accounted. */
@@ -111,71 +137,68 @@ public final class HeapDrift {
                 heapLeftAfterCloseBytes);
     }
 
-    private static MetricsSnapshot write(Path dir, int rows, int buckets, int valueBytes, long budgetBytes, Sampler sampler,
-            LongSupplier liveHeap) throws Exception {
+    /** The child: {@code WORK_DIR ROWS BUCKETS VALUE_BYTES BUDGET_BYTES SAMPLE_MILLIS}. */
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        int rows = Integer.parseInt(args[1]);
+        int buckets = Integer.parseInt(args[2]);
+        int valueBytes = Integer.parseInt(args[3]);
+        long budget = Long.parseLong(args[4]);
+        long sampleMillis = Long.parseLong(args[5]);
+        write(dir.resolve("warm-up"), rows / 4, buckets, valueBytes, budget, null);
+        BenchTables.deleteTree(dir.resolve("warm-up"));
+        List<Sample> samples = new ArrayList<>();
+        AtomicLong baseline = new AtomicLong();
+        AtomicReference<GovernedTableWrite> current = new AtomicReference<>();
+        LiveHeapSampler sampler = new LiveHeapSampler(sampleMillis, budget / 32, live -> {
+            GovernedTableWrite w = current.get();
+            synchronized (samples) {
+                samples.add(new Sample(live - baseline.get(), w == null ? 0 : w.metrics().reservedBytes()));
+            }
+        });
+        MetricsSnapshot m = write(dir.resolve("sampled"), rows, buckets, valueBytes, budget, new Sampled(sampler, current, baseline));
+        long after = LiveHeap.settled() - baseline.get();
+        BenchTables.deleteTree(dir.resolve("sampled"));
+        synchronized (samples) {
+            for (Sample s : samples) {
+                System.out.println(SAMPLE + " " + s.heapBytes() + " " + s.accountedBytes());
+            }
+        }
+        System.out.println(RESULT + " budgetBytes=" + budget + " peakAccountedBytes=" + m.peakReservedBytes() + " spillCount="
+                + m.spillCount() + " heapLeftAfterCloseBytes=" + after);
+        System.out.flush();
+        System.exit(0);
+    }
+
+    /** What the sampled write needs: the sampler, where to put the open write, where to put the baseline. */
+    private record Sampled(LiveHeapSampler sampler, AtomicReference<GovernedTableWrite> current, AtomicLong baseline) {}
+
+    private static MetricsSnapshot write(Path dir, int rows, int buckets, int valueBytes, long budgetBytes, Sampled sampled)
+            throws Exception {
         FileStoreTable table = BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(buckets));
         BenchTables.Rows generator = new BenchTables.Rows(7, rows, valueBytes);
-        if (sampler != null) {
-            sampler.baseline = liveHeap.getAsLong();
+        if (sampled != null) {
+            sampled.baseline().set(LiveHeap.settled());
+            sampled.sampler().start();
         }
         GovernedTableWrite write = BenchTables.governedWrite(table, "heap-drift", budgetBytes, dir, Map.of());
-        Thread thread = sampler == null ? null : sampler.start(write);
         try (write) {
+            if (sampled != null) {
+                sampled.current().set(write);
+            }
             for (int i = 0; i < rows; i++) {
                 write.write(generator.next());
             }
+            if (sampled != null) {
+                sampled.sampler().sampleNow();
+            }
             write.prepareCommit().commit();
         } finally {
-            if (thread != null) {
-                sampler.running.set(false);
-                thread.join();
+            if (sampled != null) {
+                sampled.sampler().stop();
+                sampled.current().set(null);
             }
         }
         return write.metrics();
-    }
-
-    /** Live heap now: a full collection, then what survived it in every heap pool. */
-    static long liveHeapBytes() {
-        System.gc();
-        return LiveHeap.afterLastCollection();
-    }
-
-    /**
-     * Samples the live heap above {@link #baseline} and the write's accounting until stopped. The
-     * samples are read after the sampling thread was joined.
-     */
-    private static final class Sampler {
-        private final List<Sample> samples = new ArrayList<>();
-        private final long everyMillis;
-        private final LongSupplier liveHeap;
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private volatile long baseline;
-
-        Sampler(long everyMillis, LongSupplier liveHeap) {
-            this.everyMillis = everyMillis;
-            this.liveHeap = liveHeap;
-        }
-
-        Thread start(GovernedTableWrite write) {
-            Thread t = new Thread(() -> loop(write), "heap-drift-sampler");
-            t.setDaemon(true);
-            t.start();
-            return t;
-        }
-
-        private void loop(GovernedTableWrite write) {
-            while (running.get()) {
-                long heap = liveHeap.getAsLong() - baseline;
-                long accounted = write.metrics().reservedBytes();
-                if (running.get()) {
-                    samples.add(new Sample(heap, accounted));
-                }
-                try {
-                    Thread.sleep(everyMillis);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
     }
 }

@@ -4,34 +4,44 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.paimon.CoreOptions;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 
 /**
- * P3: the same write in a child JVM with a tight {@code -Xmx}, governed and plain. The governed
- * write completes; plain Paimon with the same nominal write buffer runs out of memory.
+ * P3: the same write in child JVMs with a tight {@code -Xmx}: governed, plain Paimon with every
+ * setting a user could give it to match the governed write, and plain Paimon with its defaults. The
+ * question is whether the governed write completes and stays in its budget on the heap, which the
+ * children measure from outside the accounting ({@link LiveHeapSampler}); the plain children's
+ * outcomes are reported beside it.
  *
  * <p>The table is an append table of {@link #BUCKETS} buckets in Parquet, the case the memory that
  * {@code write-buffer-size} does not bound is largest in: every (partition, bucket) keeps an open
  * Parquet writer, and each buffers a row group in memory until it reaches {@code file.block-size}
- * (128 MiB by default) — so plain Paimon holds up to 32 row groups at once whatever the write buffer
- * says. The governed write plans {@code file.block-size} from its budget (budget / 32) and reserves
- * each open writer's row group, closing the largest writer when a new one does not fit. Both
- * children get {@code write-buffer-size} = the budget; both get {@code -Xmx} = {@code heapBytes},
- * {@code -Xms} the same, the serial collector (a small heap fails fast instead of thrashing) and
- * {@code -XX:+ExitOnOutOfMemoryError}, so an {@code OutOfMemoryError} in any thread (Paimon writes
- * from other threads too) ends the child with the JVM's own message.
+ * (128 MiB by default). The governed child sets {@code file.block-size} = budget / 64 ({@link
+ * #governedRowGroup}) and plans the rest from its budget; the plain child gets that row group and
+ * every other table option the governed write sets ({@link PlainSettings#sameAsGoverned}) and an
+ * IOManager; the plain-defaults child gets only {@code write-buffer-size} = the budget. Every child
+ * gets {@code -Xmx} = {@code -Xms} = {@code heapBytes}, the serial collector and {@code
+ * -XX:+ExitOnOutOfMemoryError} ({@link ChildJvm}), and the same sampler, whose collections are on
+ * every child's clock alike.
  *
- * <p>The child is started by {@link ChildJvm} (this JVM's binary and class path); it prints {@code
- * SURVIVED} on stdout when its write committed. Not thread-safe; one run at a time.
+ * <p>The sizes are fixed before a run and the same in every preset but the tests': the heap is four
+ * budgets, and the input (rows x (value + key) bytes) about as large as the heap, so that a write
+ * that holds its input cannot fit. A child that commits prints {@code SURVIVED} and its heap
+ * readings. Not thread-safe; one run at a time.
  */
 public final class TightHeap {
 
     public static final int BUCKETS = 32;
     static final String SURVIVED = "SURVIVED";
+    static final String GOVERNED = "governed";
+    static final String PLAIN = "plain";
+    static final String PLAIN_DEFAULTS = "plain-defaults";
+    /** The children's periodic sampling; the old-generation step is the budget over 32. */
+    static final long SAMPLE_MILLIS = 1000;
 
     /** How a child ended. */
     public enum Outcome {
@@ -57,38 +67,48 @@ public final class TightHeap {
     public record Workload(int rows, int valueBytes, long budgetBytes, long heapBytes, long timeoutSeconds) {}
 
     /**
-     * @param governed how the governed child ended
-     * @param plain how the plain child ended
-     * @param governedMillis the governed child's wall time, JVM start included
-     * @param plainMillis the plain child's wall time, JVM start included
-     * @param plainTail the last lines of the plain child's output (its OutOfMemoryError), for the report
+     * @param governed the governed child
+     * @param plain the plain child with the governed write's settings
+     * @param plainDefaults the plain child with Paimon's defaults
      */
-    public record Result(Outcome governed, Outcome plain, long governedMillis, long plainMillis, String plainTail) {
+    public record Result(Child governed, Child plain, Child plainDefaults) {
 
         public boolean governedSurvived() {
-            return governed == Outcome.SURVIVED;
+            return governed.outcome() == Outcome.SURVIVED;
         }
-
-        public boolean plainOutOfMemory() {
-            return plain == Outcome.OUT_OF_MEMORY;
-        }
-    }
-
-    /** How one child ended, its wall time and its output (stdout and stderr). */
-    record Child(Outcome outcome, long millis, String output) {}
-
-    private TightHeap() {}
-
-    /** Runs the governed child, then the plain one, each on a table of its own under {@code workDir}. */
-    public static Result run(Path workDir, Workload w) throws Exception {
-        Child governed = child(workDir.resolve("governed"), "governed", w);
-        Child plain = child(workDir.resolve("plain"), "plain", w);
-        return new Result(governed.outcome(), plain.outcome(), governed.millis(), plain.millis(), ChildJvm.tail(plain.output(), 2));
     }
 
     /**
-     * Runs one child, {@code mode} {@code governed} or {@code plain}, with its warehouse under
-     * {@code dir}, then removes {@code dir}.
+     * How one child ended, its wall time (JVM start included), its output (stdout and stderr) and,
+     * when it survived, its heap readings ({@code liveHeapPeakBytes} above its baseline, {@code
+     * heapSamples}); -1 when it did not.
+     */
+    public record Child(Outcome outcome, long millis, String output, long liveHeapPeakBytes, long heapSamples) {
+
+        /** Its live heap peak above its baseline over {@code budgetBytes}; null when it did not survive. */
+        public Double heapPeakOverBudget(long budgetBytes) {
+            return outcome == Outcome.SURVIVED ? (double) liveHeapPeakBytes / budgetBytes : null;
+        }
+
+        /** Its last {@code lines} lines of output, for the report. */
+        public String tail(int lines) {
+            return ChildJvm.tail(output, lines);
+        }
+    }
+
+    private TightHeap() {}
+
+    /** Runs the governed child, then the plain one, then plain with defaults, each on a table of its own under {@code workDir}. */
+    public static Result run(Path workDir, Workload w) throws Exception {
+        Child governed = child(workDir.resolve(GOVERNED), GOVERNED, w);
+        Child plain = child(workDir.resolve(PLAIN), PLAIN, w);
+        Child plainDefaults = child(workDir.resolve(PLAIN_DEFAULTS), PLAIN_DEFAULTS, w);
+        return new Result(governed, plain, plainDefaults);
+    }
+
+    /**
+     * Runs one child, {@code mode} {@code governed}, {@code plain} or {@code plain-defaults}, with
+     * its warehouse under {@code dir}, then removes {@code dir}.
      */
     static Child child(Path dir, String mode, Workload w) throws Exception {
         ChildJvm.Ended ended = ChildJvm.run(dir, w.heapBytes(), w.timeoutSeconds(), TightHeap.class, List.of(
@@ -96,7 +116,18 @@ public final class TightHeap {
                 Long.toString(w.budgetBytes())));
         BenchTables.deleteTree(dir);
         Outcome outcome = ended.timedOut() ? Outcome.TIMED_OUT : classify(ended.exitCode(), ended.output());
-        return new Child(outcome, ended.millis(), ended.output());
+        String line = outcome == Outcome.SURVIVED ? ended.output().lines().filter(l -> l.startsWith(SURVIVED)).findFirst().orElseThrow() : "";
+        return new Child(outcome, ended.millis(), ended.output(), value(line, "liveHeapPeakBytes"), value(line, "heapSamples"));
+    }
+
+    /** The value of {@code key=} in the result line; -1 when absent. */
+    static long value(String line, String key) {
+        for (String pair : line.split(" ")) {
+            if (pair.startsWith(key + "=")) {
+                return Long.parseLong(pair.substring(key.length() + 1));
+            }
+        }
+        return -1;
     }
 
     /**
@@ -120,42 +151,62 @@ public final class TightHeap {
     }
 
     /**
-     * The child: {@code governed|plain WAREHOUSE ROWS VALUE_BYTES BUDGET_BYTES}. Writes the rows into
-     * a new {@value #BUCKETS}-bucket append table, commits and prints {@code SURVIVED rows=N}. An
-     * {@code OutOfMemoryError} ends the JVM (it runs with {@code -XX:+ExitOnOutOfMemoryError}).
+     * The child: {@code governed|plain|plain-defaults WAREHOUSE ROWS VALUE_BYTES BUDGET_BYTES}.
+     * Writes the rows into a new {@value #BUCKETS}-bucket append table, commits and prints {@code
+     * SURVIVED rows=N liveHeapPeakBytes=B heapSamples=S}. An {@code OutOfMemoryError} ends the JVM
+     * (it runs with {@code -XX:+ExitOnOutOfMemoryError}).
      */
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
-            System.err.println("usage: TightHeap governed|plain WAREHOUSE ROWS VALUE_BYTES BUDGET_BYTES");
+            System.err.println("usage: TightHeap governed|plain|plain-defaults WAREHOUSE ROWS VALUE_BYTES BUDGET_BYTES");
             System.exit(2);
         }
-        boolean governed = args[0].equals("governed");
+        String mode = args[0];
         Path warehouse = Path.of(args[1]);
         int rows = Integer.parseInt(args[2]);
         int valueBytes = Integer.parseInt(args[3]);
         long budget = Long.parseLong(args[4]);
-        FileStoreTable table =
-                BenchTables.create(warehouse, BenchTables.Shape.append(BUCKETS))
-                        .copy(Map.of(CoreOptions.WRITE_BUFFER_SIZE.key(), Long.toString(budget)));
+        FileStoreTable created = BenchTables.create(warehouse, BenchTables.Shape.append(BUCKETS));
         BenchTables.Rows generator = new BenchTables.Rows(11, rows, valueBytes);
-        if (governed) {
-            table = table.copy(Map.of("file.block-size", Long.toString(governedRowGroup(budget))));
-            Path spill = Files.createDirectories(warehouse.resolveSibling("spill"));
+        Path spill = Files.createDirectories(warehouse.resolveSibling("spill"));
+        long baseline = LiveHeap.settled();
+        LiveHeapSampler sampler = new LiveHeapSampler(SAMPLE_MILLIS, budget / 32, null);
+        sampler.start();
+        if (mode.equals(GOVERNED)) {
+            // The write buffer as both plain children have it (the governed write's own buffer is its budget's pages).
+            FileStoreTable table = created.copy(PlainSettings.defaults(budget))
+                    .copy(Map.of("file.block-size", Long.toString(governedRowGroup(budget))));
             try (var write = BenchTables.governedWrite(table, "tight-heap", budget, spill, Map.of())) {
                 for (int i = 0; i < rows; i++) {
                     write.write(generator.next());
                 }
+                sampler.sampleNow();
                 write.prepareCommit().commit();
             }
         } else {
+            FileStoreTable table = mode.equals(PLAIN)
+                    ? plainTable(created, budget)
+                    : created.copy(PlainSettings.defaults(budget));
+            IOManager io = IOManager.create(spill.toString());
             BatchWriteBuilder builder = table.newBatchWriteBuilder();
-            try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            try (BatchTableWrite write = builder.newWrite().withIOManager(io); BatchTableCommit commit = builder.newCommit()) {
                 for (int i = 0; i < rows; i++) {
                     write.write(generator.next());
                 }
+                sampler.sampleNow();
                 commit.commit(write.prepareCommit());
+            } finally {
+                io.close();
             }
         }
-        System.out.println(SURVIVED + " rows=" + rows);
+        sampler.stop();
+        System.out.println(SURVIVED + " rows=" + rows + " liveHeapPeakBytes=" + (sampler.peakBytes() - baseline) + " heapSamples="
+                + sampler.samples());
+    }
+
+    /** Plain Paimon's table with the governed child's row group and every other option the governed write sets. */
+    static FileStoreTable plainTable(FileStoreTable created, long budget) {
+        FileStoreTable withRowGroup = created.copy(Map.of("file.block-size", Long.toString(governedRowGroup(budget))));
+        return withRowGroup.copy(PlainSettings.sameAsGoverned(withRowGroup, budget));
     }
 }

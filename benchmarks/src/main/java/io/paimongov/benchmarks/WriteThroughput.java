@@ -1,15 +1,13 @@
 package io.paimongov.benchmarks;
 
-import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
-import io.paimongov.runtime.write.WriteFootprint;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.paimon.CoreOptions;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -22,10 +20,11 @@ import org.apache.paimon.table.sink.CommitMessage;
  *
  * <ul>
  *   <li>P1, {@link #governedVsPlain}: a governed write (heap provider, budget {@code budgetBytes})
- *       against plain Paimon ({@code table.newBatchWriteBuilder().newWrite()} with {@code
- *       write-buffer-size} = the same bytes and the table options the governed write plans for
- *       that budget, {@link WriteFootprint#tableOptions()}). The budget holds the whole input, so
- *       neither spills; what is left is the cost of governing.
+ *       against plain Paimon ({@code table.newBatchWriteBuilder().newWrite()} with an IOManager,
+ *       {@code write-buffer-size} = the same bytes and every table option the governed write sets
+ *       for that budget, {@link PlainSettings#sameAsGoverned}). The budget holds the whole input,
+ *       so neither spills; what is left is the cost of governing. Plain Paimon with its defaults
+ *       ({@link PlainSettings#defaults}) runs beside them as a second line.
  *   <li>P4, {@link #spillingVsInMemory}: two governed writes, one with the budget that holds the
  *       input, one with the budget at {@code budgetPercent}% of the input's bytes (Paimon's binary
  *       row size, the write's {@code inputBytes}), which spills.
@@ -36,7 +35,8 @@ import org.apache.paimon.table.sink.CommitMessage;
  * the time (they are the same for both and would only dilute the ratio). Rows come from a seeded
  * generator inside the loop, the same rows for both settings. One untimed run of each setting
  * warms the JVM up; then the settings alternate, each repetition starting with the other one, and
- * the medians are compared. Not thread-safe; one run at a time.
+ * the medians are compared (with three settings, the one that goes first rotates). Not thread-safe;
+ * one run at a time.
  */
 public final class WriteThroughput {
 
@@ -54,14 +54,33 @@ public final class WriteThroughput {
     /** One setting's medians and the last repetition's metrics (plain Paimon has none: null). */
     public record Setting(long medianMillis, MetricsSnapshot metrics) {}
 
-    /** P1. {@code ratio} = T(plain) / T(governed): governed throughput over plain throughput. */
-    public record P1(Setting plain, Setting governed, double ratio) {}
+    /**
+     * P1. {@code ratio} = T(plain) / T(governed): governed throughput over plain throughput, plain
+     * with the governed write's settings; {@code ratioDefaults} the same against plain with its
+     * defaults.
+     */
+    public record P1(Setting plain, Setting plainDefaults, Setting governed, double ratio, double ratioDefaults) {}
 
     /**
-     * P4. {@code throughputRatio} = T(in memory) / T(spilling); {@code spillBytesRatio} = bytes
-     * written to spill files / input bytes, in the spilling write.
+     * P4. {@code throughputRatio} = T(in memory) / T(spilling). The spill bytes come from one more,
+     * untimed, spilling write: {@code writtenSpillBytes}, what the JVM saw written to files under its
+     * spill directory ({@link FileWrites}), and {@code countedSpillBytes}, the same write's own count
+     * ({@code spillBytes}); {@code inputBytes} is the rows' size in Paimon's binary row format,
+     * computed from the rows ({@link BenchTables.Rows#binaryBytes}).
      */
-    public record P4(Setting inMemory, Setting spilling, long spillBudgetBytes, double throughputRatio, double spillBytesRatio) {}
+    public record P4(Setting inMemory, Setting spilling, long spillBudgetBytes, double throughputRatio, long inputBytes,
+            long writtenSpillBytes, long countedSpillBytes) {
+
+        /** Written spill bytes / input bytes: the bound, measured from outside the runtime. */
+        public double writtenSpillBytesRatio() {
+            return (double) writtenSpillBytes / Math.max(1, inputBytes);
+        }
+
+        /** The runtime's own spill bytes / input bytes. */
+        public double countedSpillBytesRatio() {
+            return (double) countedSpillBytes / Math.max(1, inputBytes);
+        }
+    }
 
     /** One timed run: its milliseconds and the write's final metrics (null for plain Paimon). */
     record Timed(long millis, MetricsSnapshot metrics) {}
@@ -72,73 +91,83 @@ public final class WriteThroughput {
 
     private WriteThroughput() {}
 
-    /** P1: governed and plain writes of {@code w}, alternating, under {@code workDir}. */
+    /** P1: governed and plain writes of {@code w} (plain with the governed settings and with its defaults), rotating, under {@code workDir}. */
     public static P1 governedVsPlain(Path workDir, Workload w) throws Exception {
-        List<Setting> both =
-                alternate(workDir, w.repetitions(), dir -> plain(dir, w), dir -> governed(dir, w, w.budgetBytes()));
-        return new P1(both.get(0), both.get(1), (double) both.get(0).medianMillis() / Math.max(1, both.get(1).medianMillis()));
+        List<Setting> all = alternate(workDir, w.repetitions(),
+                List.of(dir -> plain(dir, w, true), dir -> plain(dir, w, false), dir -> governed(dir, w, w.budgetBytes())));
+        long governed = Math.max(1, all.get(2).medianMillis());
+        return new P1(all.get(0), all.get(1), all.get(2), (double) all.get(0).medianMillis() / governed,
+                (double) all.get(1).medianMillis() / governed);
     }
 
     /**
      * P4: governed writes of {@code w} with the budget {@code w.budgetBytes()} and with {@code
-     * budgetPercent}% of the input bytes (measured by an untimed in-memory write first).
+     * budgetPercent}% of the input bytes (computed from the rows), then one untimed spilling write
+     * whose spill files are observed.
      */
     public static P4 spillingVsInMemory(Path workDir, Workload w, double budgetPercent) throws Exception {
-        long inputBytes = governed(workDir.resolve("size"), w, w.budgetBytes()).metrics().inputBytes();
-        BenchTables.deleteTree(workDir.resolve("size"));
+        long inputBytes = BenchTables.Rows.binaryBytes(w.rows(), w.valueBytes());
         long spillBudget = (long) (inputBytes * budgetPercent / 100);
         List<Setting> both =
-                alternate(workDir, w.repetitions(), dir -> governed(dir, w, w.budgetBytes()), dir -> governed(dir, w, spillBudget));
-        MetricsSnapshot spilled = both.get(1).metrics();
-        return new P4(
-                both.get(0),
-                both.get(1),
-                spillBudget,
-                (double) both.get(0).medianMillis() / Math.max(1, both.get(1).medianMillis()),
-                (double) spilled.spillBytes() / Math.max(1, spilled.inputBytes()));
+                alternate(workDir, w.repetitions(), List.of(dir -> governed(dir, w, w.budgetBytes()), dir -> governed(dir, w, spillBudget)));
+        Path observed = workDir.resolve("observed");
+        long written;
+        Timed run;
+        try (FileWrites writes = FileWrites.start(workDir.resolve("file-writes.jfr"))) {
+            run = governed(observed, w, spillBudget);
+            written = writes.bytesUnder(observed, observed.resolve("warehouse"));
+        }
+        BenchTables.deleteTree(observed);
+        return new P4(both.get(0), both.get(1), spillBudget, (double) both.get(0).medianMillis() / Math.max(1, both.get(1).medianMillis()),
+                inputBytes, written, run.metrics().spillBytes());
     }
 
-    /** Warm-up of each, then {@code repetitions} alternating rounds; the two settings' medians. */
-    private static List<Setting> alternate(Path workDir, int repetitions, Run a, Run b) throws Exception {
-        Run[] runs = {a, b};
-        List<List<Long>> times = List.of(new ArrayList<>(), new ArrayList<>());
-        MetricsSnapshot[] last = new MetricsSnapshot[2];
-        for (int i = 0; i < 2; i++) {
+    /**
+     * Warm-up of each, then {@code repetitions} rounds, round {@code r} starting with setting {@code
+     * r mod n} (two settings alternate); the settings' medians, in the order given.
+     */
+    private static List<Setting> alternate(Path workDir, int repetitions, List<Run> runs) throws Exception {
+        int n = runs.size();
+        List<List<Long>> times = new ArrayList<>();
+        MetricsSnapshot[] last = new MetricsSnapshot[n];
+        for (int i = 0; i < n; i++) {
+            times.add(new ArrayList<>());
             Path dir = workDir.resolve("warm-up-" + i);
-            runs[i].once(dir);
+            runs.get(i).once(dir);
             BenchTables.deleteTree(dir);
         }
         for (int rep = 0; rep < repetitions; rep++) {
-            for (int j = 0; j < 2; j++) {
-                int i = (rep + j) % 2;
+            for (int j = 0; j < n; j++) {
+                int i = (rep + j) % n;
                 Path dir = workDir.resolve("run-" + i + "-" + rep);
-                Timed s = runs[i].once(dir);
+                Timed s = runs.get(i).once(dir);
                 times.get(i).add(s.millis());
                 last[i] = s.metrics();
                 BenchTables.deleteTree(dir);
             }
         }
-        return List.of(
-                new Setting(BenchTables.median(times.get(0)), last[0]),
-                new Setting(BenchTables.median(times.get(1)), last[1]));
+        List<Setting> settings = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            settings.add(new Setting(BenchTables.median(times.get(i)), last[i]));
+        }
+        return settings;
     }
 
     /**
-     * One plain Paimon write, with the table options the governed write plans for the same budget
-     * (row-group size, spillable buffer, sort fan-in, synchronous file writes) and that budget as
-     * {@code write-buffer-size}: the two writes then differ only by governance.
+     * One plain Paimon write with an IOManager (spilling under {@code dir}, as the governed write's),
+     * with every table option the governed write sets for the same budget and that budget as {@code
+     * write-buffer-size} ({@code same}), so that the two writes differ only by governance; or with
+     * Paimon's defaults and that write buffer.
      */
-    static Timed plain(Path dir, Workload w) throws Exception {
+    static Timed plain(Path dir, Workload w, boolean same) throws Exception {
         FileStoreTable created = BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(w.buckets()));
-        Map<String, String> options = new HashMap<>(
-                WriteFootprint.plan(created, w.budgetBytes(), GovernanceOptions.of(Map.of()).pageSize()).tableOptions());
-        options.put(CoreOptions.WRITE_BUFFER_SIZE.key(), Long.toString(w.budgetBytes()));
-        FileStoreTable table = created.copy(options);
+        FileStoreTable table = created.copy(same ? PlainSettings.sameAsGoverned(created, w.budgetBytes()) : PlainSettings.defaults(w.budgetBytes()));
         BenchTables.Rows rows = new BenchTables.Rows(42, w.rows(), w.valueBytes());
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        IOManager io = IOManager.create(Files.createDirectories(dir.resolve("io")).toString());
         long start = System.nanoTime();
         List<CommitMessage> messages;
-        try (BatchTableWrite write = builder.newWrite()) {
+        try (BatchTableWrite write = builder.newWrite().withIOManager(io)) {
             for (int i = 0; i < w.rows(); i++) {
                 write.write(rows.next());
             }
@@ -148,6 +177,8 @@ public final class WriteThroughput {
                 commit.commit(messages);
             }
             return new Timed(millis, null);
+        } finally {
+            io.close();
         }
     }
 

@@ -23,7 +23,7 @@ class CancelLatencyTest {
     @Test
     void everyPhaseIsHit() throws Exception {
         int samples = 3;
-        CancelLatency.Result r = CancelLatency.run(dir, new CancelLatency.Settings(samples, 20_000, 1_000));
+        CancelLatencyResult r = CancelLatency.run(dir, new CancelLatency.Settings(samples, 20_000, 1_000));
         assertThat(r.phases()).containsOnlyKeys(Phase.values());
         r.phases().forEach((phase, p) -> {
             assertThat(p.micros().size() + p.missed()).as(phase.key()).isEqualTo(samples);
@@ -33,6 +33,7 @@ class CancelLatencyTest {
         });
         assertThat(r.phases().get(Phase.WRITE).missed()).isZero();
         assertThat(r.phases().get(Phase.SPILL).missed()).isZero();
+        assertThat(r.missedPhases()).isEmpty();
         assertThat(r.p99Millis()).isPositive();
         assertThat(Arrays.stream(Phase.values()).filter(Phase::goal).count()).isEqualTo(6);
         assertThat(dir.toFile().list()).isEmpty();
@@ -41,13 +42,36 @@ class CancelLatencyTest {
     @Test
     void theWorstPhaseIsAGoalPhaseNotTheDiagnostic() {
         // Goal phase i takes (i + 1) ms in every sample, the diagnostic the most of all.
-        Map<Phase, CancelLatency.PhaseResult> phases = new EnumMap<>(Phase.class);
+        Map<Phase, CancelLatencyResult.PhaseResult> phases = new EnumMap<>(Phase.class);
         for (Phase p : Phase.values()) {
             long micros = p.goal() ? (p.ordinal() + 1) * 1000L : 1_000_000L;
-            phases.put(p, new CancelLatency.PhaseResult(List.of(micros, micros), 0));
+            phases.put(p, new CancelLatencyResult.PhaseResult(List.of(micros, micros), 0));
         }
-        CancelLatency.Result r = new CancelLatency.Result(phases);
+        CancelLatencyResult r = new CancelLatencyResult(phases);
         long worstGoal = Arrays.stream(Phase.values()).filter(Phase::goal).mapToLong(p -> p.ordinal() + 1).max().orElseThrow();
         assertThat(r.p99Millis()).isEqualTo(worstGoal);
+        assertThat(r.missedPhases()).isEmpty();
+    }
+
+    @Test
+    void aGoalPhaseWhoseSamplesAllMissedMakesTheWorstPhaseUnknown() {
+        // Every phase 1 ms, except compaction: its 3 samples all missed (its compactions ended before the cancel came).
+        Map<Phase, CancelLatencyResult.PhaseResult> phases = new EnumMap<>(Phase.class);
+        for (Phase p : Phase.values()) {
+            phases.put(p, p == Phase.COMPACTION ? new CancelLatencyResult.PhaseResult(List.of(), 3) : new CancelLatencyResult.PhaseResult(List.of(1000L), 0));
+        }
+        CancelLatencyResult r = new CancelLatencyResult(phases);
+        assertThat(r.p99Millis()).as("not the worst of the other phases, 1 ms").isNull();
+        assertThat(r.missedPhases()).containsExactly(Phase.COMPACTION);
+        assertThat(r.phases().get(Phase.COMPACTION).p99Millis()).isNull();
+        assertThat(r.phases().get(Phase.COMPACTION).p50Millis()).isNull();
+        assertThat(r.p50Millis()).isEqualTo(1.0);
+
+        // The diagnostic's misses do not touch the goal's key.
+        phases.put(Phase.COMPACTION, new CancelLatencyResult.PhaseResult(List.of(2000L), 0));
+        phases.put(Phase.COMPACTION_WAIT, new CancelLatencyResult.PhaseResult(List.of(), 3));
+        CancelLatencyResult diagnosticMissed = new CancelLatencyResult(phases);
+        assertThat(diagnosticMissed.p99Millis()).isEqualTo(2.0);
+        assertThat(diagnosticMissed.missedPhases()).isEmpty();
     }
 }

@@ -17,6 +17,8 @@ class WriteThroughputTest {
         assertThat(p1.ratio()).isPositive().isFinite();
         assertThat(p1.plain().medianMillis()).isPositive();
         assertThat(p1.plain().metrics()).isNull();
+        assertThat(p1.plainDefaults().medianMillis()).isPositive();
+        assertThat(p1.ratioDefaults()).isEqualTo((double) p1.plainDefaults().medianMillis() / p1.governed().medianMillis());
         assertThat(p1.governed().metrics().inputRows()).isEqualTo(5_000);
         assertThat(p1.governed().metrics().spillCount()).isZero();
         assertThat(dir.toFile().list()).isEmpty();
@@ -28,11 +30,16 @@ class WriteThroughputTest {
                 WriteThroughput.spillingVsInMemory(dir, new WriteThroughput.Workload(10_000, 4, 256, 64L << 20, 1), 60);
         assertThat(p4.inMemory().metrics().spillCount()).isZero();
         assertThat(p4.spilling().metrics().spillCount()).isPositive();
-        assertThat(p4.spillBudgetBytes()).isEqualTo((long) (p4.spilling().metrics().inputBytes() * 0.6));
+        // The input computed from the rows is what the write counted.
+        assertThat(p4.inputBytes()).isEqualTo(p4.spilling().metrics().inputBytes()).isEqualTo(10_000L * (8 + 2 * 8 + 256));
+        assertThat(p4.spillBudgetBytes()).isEqualTo((long) (p4.inputBytes() * 0.6));
         assertThat(p4.spilling().metrics().peakReservedBytes()).isLessThanOrEqualTo(p4.spillBudgetBytes());
         assertThat(p4.throughputRatio()).isPositive().isFinite();
-        assertThat(p4.spillBytesRatio())
-                .isEqualTo((double) p4.spilling().metrics().spillBytes() / p4.spilling().metrics().inputBytes());
+        assertThat(p4.countedSpillBytes()).isPositive();
+        assertThat(p4.writtenSpillBytesRatio()).isEqualTo((double) p4.writtenSpillBytes() / p4.inputBytes());
+        assertThat(p4.countedSpillBytesRatio()).isEqualTo((double) p4.countedSpillBytes() / p4.inputBytes());
+        // Two counts of the same files (FileWritesTest bounds how far apart they may be).
+        assertThat(p4.writtenSpillBytes()).isCloseTo(p4.countedSpillBytes(), org.assertj.core.data.Percentage.withPercentage(1));
         assertThat(dir.toFile().list()).isEmpty();
     }
 }

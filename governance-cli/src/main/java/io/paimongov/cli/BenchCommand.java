@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bench}: end-to-end measurements, each a ratio or a yes/no from one run: settings measured
  * side by side (medians of alternating repetitions), never a timed pass/fail. P1 governed vs plain
- * throughput, P2 accounted peak and heap drift, P3 a tight heap in child JVMs, P4 spill throughput
+ * throughput, P2 the live heap peak and the accounted peak against the budget, P3 a tight heap in child JVMs, P4 spill throughput
  * and bytes, P6 cancel latency ({@link EndToEnd}), then the compaction drain with 1, 2 and -1
  * threads on 8 buckets ({@link CompactionDrain}). docs/performance.md says how each is measured.
  * The writer-count grid is the subcommand {@code bench scale} ({@link BenchScaleCommand}), the streaming
@@ -130,18 +130,23 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private static void printText(PrintWriter out, Map<String, Object> r, CompactionDrain.Result drain) {
-        out.printf("P1 governed / plain throughput        %s (median ms plain %s, governed %s)%n",
-                r.get("p1ThroughputRatio"), r.get("p1PlainMillis"), r.get("p1GovernedMillis"));
-        out.printf("P2 peak accounted / budget            %s; heap drift %s (mean %s)%n",
-                r.get("p2PeakOverBudget"), r.get("p2HeapDrift"), r.get("p2HeapDriftMean"));
-        out.printf("P3 tight heap: governed %s, plain %s%n", r.get("p3GovernedOutcome"), r.get("p3PlainOutcome"));
-        out.printf("P4 spilling / in-memory throughput    %s; spill bytes / input bytes %s%n",
-                r.get("p4SpillThroughputRatio"), r.get("p4SpillBytesRatio"));
+        out.printf("P1 governed / plain throughput        %s (median ms plain %s, governed %s); against plain with defaults %s (%s ms)%n",
+                r.get("p1ThroughputRatio"), r.get("p1PlainMillis"), r.get("p1GovernedMillis"), r.get("p1ThroughputRatioDefaults"),
+                r.get("p1PlainDefaultsMillis"));
+        out.printf("P2 live heap peak / budget            %s (%s samples); accounted peak / budget %s; heap drift %s (mean %s)%n",
+                r.get("p2HeapPeakOverBudget"), r.get("p2HeapSamples"), r.get("p2AccountedPeakOverBudget"), r.get("p2HeapDrift"),
+                r.get("p2HeapDriftMean"));
+        out.printf("P3 tight heap: governed %s (live heap peak / budget %s), plain with its settings %s, plain with defaults %s%n",
+                r.get("p3GovernedOutcome"), r.get("p3GovernedHeapPeakOverBudget"), r.get("p3PlainOutcome"), r.get("p3PlainDefaultsOutcome"));
+        out.printf("P4 spilling / in-memory throughput    %s; spill bytes written / input bytes %s (counted by the write %s)%n",
+                r.get("p4SpillThroughputRatio"), r.get("p4WrittenSpillBytesRatio"), r.get("p4CountedSpillBytesRatio"));
         out.printf("P5 compaction drain, median ms by task-threads: %s%n", drain.medianMillis());
         out.printf("   compactionSpeedup T(1)/T(2) = %.2f; T(1)/T(-1) = %.2f; peak running %s%n",
                 drain.speedup(), drain.speedupPerBucket(), drain.peakRunning());
+        Object worst = r.get("cancelP99MillisWorstPhase");
         out.printf("P6 cancel latency ms p50 %s, p99 %s (worst phase); by phase %s%n",
-                r.get("p6CancelP50Millis"), r.get("cancelP99MillisWorstPhase"), r.get("cancel"));
+                r.get("p6CancelP50Millis"), worst == null ? "UNKNOWN: no sample cancelled mid-phase in " + r.get("cancelMissedPhases") : worst,
+                r.get("cancel"));
         out.printf("P7 provider / engine page time        %s (ns per page: provider %s, engine %s)%n",
                 r.get("p7AllocOverhead"), r.get("p7ProviderNanos"), r.get("p7EngineNanos"));
     }

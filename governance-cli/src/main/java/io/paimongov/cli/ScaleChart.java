@@ -30,7 +30,7 @@ import org.jfree.svg.SVGUtils;
  */
 final class ScaleChart {
 
-    private static final int BOX_W = 250;
+    private static final int BOX_W = 340;
     private static final int BOX_H = 70;
     private static final int LEFT = 150;
     private static final int TOP = 110;
@@ -65,9 +65,7 @@ final class ScaleChart {
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         g.drawString(subtitle, MARGIN, 46);
         ScaleSummary s = report.summary();
-        g.drawString(String.format(Locale.ROOT, "allCellsSurvived %s, governedNeverWorse %s, maxHeapDriftAbs %s, maxPeakOverBudget %s,"
-                        + " minSpillThroughputRatio %s, maxSpillBytesRatio %s", s.allCellsSurvived(), s.governedNeverWorse(),
-                num(s.maxHeapDriftAbs()), num(s.maxPeakOverBudget()), num(s.minSpillThroughputRatio()), num(s.maxSpillBytesRatio())), MARGIN, 64);
+        g.drawString(ScaleText.verdicts(s), MARGIN, 64);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 12));
         for (int i = 0; i < writers.size(); i++) {
             g.drawString(String.format(Locale.ROOT, "%,d writers", writers.get(i)), LEFT + i * BOX_W + 8, TOP - 10);
@@ -82,9 +80,9 @@ final class ScaleChart {
         }
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         g.setColor(Color.DARK_GRAY);
-        g.drawString("green: governed survived and is not worse than plain (plain failed, or governed/plain rows/s >= 0.9); amber: survived,"
-                + " slower; red: governed failed. drift: live heap peak / accounted peak - 1; peak: accounted peak / budget.",
-                MARGIN, TOP + rows.size() * BOX_H + 30);
+        g.drawString("green: governed survived and is not worse than plain with its settings (plain failed, or governed/plain rows/s >= 0.9);"
+                + " amber: survived, slower; red: governed failed. heap: live heap peak / budget (measured from outside);"
+                + " acctd: accounted peak / budget; drift: live heap peak / accounted peak - 1.", MARGIN, TOP + rows.size() * BOX_H + 30);
         SVGUtils.writeToSVG(file.toFile(), g.getSVGElement());
     }
 
@@ -112,12 +110,13 @@ final class ScaleChart {
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         g.drawString("governed " + ScaleText.outcome(c.governed()), x + 8, y + 18);
-        g.drawString("plain " + ScaleText.outcome(c.plain()), x + 8, y + 34);
-        g.drawString(String.format(Locale.ROOT, "ratio %s  drift %s  peak %s", num(c.throughputRatio()), num(c.heapDrift()),
-                num(c.peakOverBudget())), x + 8, y + 50);
+        g.drawString("plain " + ScaleText.outcome(c.plain()) + " (defaults " + ScaleText.outcome(c.plainDefaults()) + ")", x + 8, y + 34);
+        g.drawString(String.format(Locale.ROOT, "ratio %s (%s)  heap %s  acctd %s  drift %s", num(c.throughputRatio()),
+                num(c.throughputRatioDefaults()), num(c.heapPeakOverBudget()), num(c.accountedPeakOverBudget()), num(c.heapDrift())),
+                x + 8, y + 50);
         RunSeries gov = c.governed();
         if (gov.survived()) {
-            g.drawString(String.format(Locale.ROOT, "spill/input %s  rolled early %d", num(c.spillBytesRatio()), gov.value("filesRolledEarly")),
+            g.drawString(String.format(Locale.ROOT, "spill/input %s  rolled early %d", num(c.writtenSpillBytesRatio()), gov.value("filesRolledEarly")),
                     x + 8, y + 64);
         }
     }

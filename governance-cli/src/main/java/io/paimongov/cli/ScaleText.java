@@ -9,20 +9,23 @@ import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
- * The text form of a {@code bench scale} report: one line per cell and per spill-series entry, then
- * the verdicts. Stateless.
+ * The text form of a {@code bench scale} report: one line per cell (governed, plain Paimon with the
+ * governed write's settings and with its defaults; HEAP is the live heap peak over the budget, the
+ * bound measured from outside, ACCTD the runtime's own accounted peak over it), one per
+ * spill-series entry, then the verdicts. Stateless.
  */
 final class ScaleText {
 
     private ScaleText() {}
 
     static void print(PrintWriter out, ScaleReport r) {
-        out.printf(Locale.ROOT, "%-11s %-8s %7s  %-26s %-26s %6s %6s %6s %6s%n", "TABLE", "FORMAT", "WRITERS", "GOVERNED", "PLAIN", "RATIO",
-                "DRIFT", "PEAK", "SPILL");
+        out.printf(Locale.ROOT, "%-11s %-8s %7s  %-26s %-26s %6s  %-26s %6s %6s %6s %6s %6s%n", "TABLE", "FORMAT", "WRITERS", "GOVERNED",
+                "PLAIN", "RATIO", "PLAIN WITH DEFAULTS", "RATIO", "HEAP", "ACCTD", "DRIFT", "SPILL");
         for (CellResult c : r.cells()) {
-            out.printf(Locale.ROOT, "%-11s %-8s %7d  %-26s %-26s %6s %6s %6s %6s%n", c.cell().table().label(), c.cell().format(),
-                    c.cell().writers(), outcome(c.governed()), outcome(c.plain()), num(c.throughputRatio()), num(c.heapDrift()),
-                    num(c.peakOverBudget()), num(c.spillBytesRatio()));
+            out.printf(Locale.ROOT, "%-11s %-8s %7d  %-26s %-26s %6s  %-26s %6s %6s %6s %6s %6s%n", c.cell().table().label(),
+                    c.cell().format(), c.cell().writers(), outcome(c.governed()), outcome(c.plain()), num(c.throughputRatio()),
+                    outcome(c.plainDefaults()), num(c.throughputRatioDefaults()), num(c.heapPeakOverBudget()),
+                    num(c.accountedPeakOverBudget()), num(c.heapDrift()), num(c.writtenSpillBytesRatio()));
         }
         for (CellResult c : r.cells()) {
             if (!c.governed().survived()) {
@@ -30,15 +33,21 @@ final class ScaleText {
             }
         }
         for (SpillResult s : r.spills()) {
-            out.printf(Locale.ROOT, "spill %s %s at 5%% of the input: in memory %s, spilling %s; throughput ratio %s, spill bytes / input %s%n",
+            out.printf(Locale.ROOT, "spill %s %s at 5%% of the input: in memory %s, spilling %s; throughput ratio %s, spill bytes written / input %s%n",
                     s.cell().table().label(), s.cell().format(), outcome(s.inMemory()), outcome(s.spilling()), num(s.throughputRatio()),
-                    num(s.spillBytesRatio()));
+                    num(s.writtenSpillBytesRatio()));
         }
         ScaleSummary v = r.summary();
-        out.printf(Locale.ROOT, "allCellsSurvived %s, governedNeverWorse %s, maxHeapDriftAbs %s, maxPeakOverBudget %s,"
-                        + " minSpillThroughputRatio %s, maxSpillBytesRatio %s; %.0f s%n", v.allCellsSurvived(), v.governedNeverWorse(),
-                num(v.maxHeapDriftAbs()), num(v.maxPeakOverBudget()), num(v.minSpillThroughputRatio()), num(v.maxSpillBytesRatio()),
-                r.millis() / 1e3);
+        out.printf(Locale.ROOT, "%s; %.0f s%n", verdicts(v), r.millis() / 1e3);
+    }
+
+    /** The verdicts on one line, as the text report and the chart give them. */
+    static String verdicts(ScaleSummary v) {
+        return String.format(Locale.ROOT, "allCellsSurvived %s, governedNeverWorse %s (with defaults %s), maxHeapPeakOverBudget %s"
+                        + " (accounted %s, fewest samples %s), maxHeapDriftAbs %s, minSpillThroughputRatio %s, maxWrittenSpillBytesRatio %s (counted %s)",
+                v.allCellsSurvived(), v.governedNeverWorse(), v.governedNeverWorseDefaults(), num(v.maxHeapPeakOverBudget()),
+                num(v.maxAccountedPeakOverBudget()), v.minHeapSamples() == null ? "-" : v.minHeapSamples(), num(v.maxHeapDriftAbs()),
+                num(v.minSpillThroughputRatio()), num(v.maxWrittenSpillBytesRatio()), num(v.maxCountedSpillBytesRatio()));
     }
 
     /** {@code 123,456 rows/s} (the median run), or {@code FAILED} and the reason's first word. */
@@ -52,7 +61,7 @@ final class ScaleText {
         return head.length() <= 18 ? head : head.substring(0, 18);
     }
 
-    private static String num(Double value) {
+    static String num(Double value) {
         return value == null ? "-" : String.format(Locale.ROOT, "%.2f", value);
     }
 }

@@ -30,8 +30,10 @@ class BenchScaleCommandTest {
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode json = run.json();
         for (String key : new String[] {
-            "quick", "cores", "allCellsSurvived", "governedNeverWorse", "maxHeapDriftAbs", "maxPeakOverBudget", "minSpillThroughputRatio",
-            "maxSpillBytesRatio", "cellCount", "governedSurvivedCells", "plainSurvivedCells", "timeoutSeconds", "sampleMillis", "baselines",
+            "quick", "cores", "allCellsSurvived", "governedNeverWorse", "governedNeverWorseDefaults", "maxHeapDriftAbs",
+            "maxHeapPeakOverBudget", "maxAccountedPeakOverBudget", "minHeapSamples", "minSpillThroughputRatio",
+            "maxWrittenSpillBytesRatio", "maxCountedSpillBytesRatio", "cellCount", "governedSurvivedCells", "plainSurvivedCells", "plainDefaultsSurvivedCells", "timeoutSeconds",
+            "sampleMillis", "baselines",
             "cells", "spill", "seconds", "chart", "repeats", "minSeriesSeconds"}) {
             assertThat(json.has(key)).as(key).isTrue();
         }
@@ -55,17 +57,26 @@ class BenchScaleCommandTest {
         assertThat(governed.get("reason").isNull()).isTrue();
         assertThat(governed.get("inputBytes").asLong()).isEqualTo(ROWS * ROW_BYTES_16);
         assertThat(governed.get("rowsPerSec").asLong()).isPositive();
-        assertThat(governed.get("peakOverBudget").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
+        assertThat(governed.get("accountedPeakOverBudget").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
+        assertThat(governed.get("heapPeakOverBudget").asDouble()).isPositive();
+        assertThat(governed.has("peakOverBudget")).as("renamed accountedPeakOverBudget").isFalse();
+        assertThat(governed.get("heapSamples").asInt()).isPositive();
+        assertThat(json.get("maxHeapPeakOverBudget").asDouble()).isEqualTo(governed.get("heapPeakOverBudget").asDouble());
+        assertThat(json.get("maxAccountedPeakOverBudget").asDouble()).isEqualTo(governed.get("accountedPeakOverBudget").asDouble());
         assertThat(governed.get("runs").asInt()).isEqualTo(1);
         assertThat(governed.get("secondsRuns")).hasSize(1);
-        for (String key : new String[] {"seconds", "heapDrift", "liveHeapPeakBytes", "peakReservedBytes", "spillBytes", "spillBytesRatio",
+        for (String key : new String[] {"seconds", "heapDrift", "liveHeapPeakBytes", "peakReservedBytes", "spillBytes", "writtenSpillBytesRatio", "countedSpillBytesRatio", "spillWrittenBytes",
             "filesRolledEarly", "writersClosedEarly", "sortedRows", "outputFiles", "peakWritersOpen"}) {
             assertThat(governed.get(key).isNumber()).as(key).isTrue();
         }
         JsonNode plain = cell.get("plain");
         assertThat(plain.get("survived").asBoolean()).as(plain.toString()).isTrue();
         assertThat(plain.get("outputFiles").asLong()).isGreaterThanOrEqualTo(8);
+        assertThat(plain.get("heapPeakOverBudget").isNumber()).isTrue();
         assertThat(cell.get("throughputRatio").asDouble()).isPositive();
+        JsonNode defaults = cell.get("plainDefaults");
+        assertThat(defaults.get("survived").asBoolean()).as(defaults.toString()).isTrue();
+        assertThat(cell.get("throughputRatioDefaults").asDouble()).isPositive();
         assertThat(json.get("allCellsSurvived").asBoolean()).isTrue();
 
         // The spill pair: the same rows, in memory and at 5% of the input (which the runtime may refuse: then it says why).

@@ -84,7 +84,10 @@ public record ChildRun(boolean survived, String reason, long childMillis, Map<St
     /**
      * The keys every run reports: {@code survived}, {@code reason}, {@code rowsPerSec}, {@code
      * seconds} (the timed part when it survived, else the child's wall time until it ended), {@code
-     * liveHeapPeakBytes} (null when it did not survive).
+     * liveHeapPeakBytes} (above the child's baseline), {@code heapSamples} (full collections read),
+     * {@code samplerGcMillis} (the sampler's own collections, inside {@code seconds}) and {@code
+     * spillWrittenBytes} (what the JVM wrote outside the table's warehouse); the last four null when
+     * it did not survive.
      */
     Map<String, Object> common() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -93,6 +96,9 @@ public record ChildRun(boolean survived, String reason, long childMillis, Map<St
         m.put("rowsPerSec", rowsPerSec());
         m.put("seconds", BenchTables.round2(survived ? seconds() : childMillis / 1e3));
         m.put("liveHeapPeakBytes", survived ? value("liveHeapPeakBytes") - value("heapBaselineBytes") : null);
+        m.put("heapSamples", survived ? value("heapSamples") : null);
+        m.put("samplerGcMillis", survived ? value("samplerGcMillis") : null);
+        m.put("spillWrittenBytes", survived ? value("spillWrittenBytes") : null);
         return m;
     }
 

@@ -1,34 +1,23 @@
 package io.paimongov.benchmarks.scale;
 
 import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.FileWrites;
 import io.paimongov.benchmarks.LiveHeap;
+import io.paimongov.benchmarks.LiveHeapSampler;
+import io.paimongov.benchmarks.PlainSettings;
 import io.paimongov.runtime.write.CommitFiles;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
-import com.sun.management.GarbageCollectionNotificationInfo;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
-import javax.management.ListenerNotFoundException;
-import javax.management.Notification;
-import javax.management.NotificationEmitter;
-import javax.management.NotificationListener;
-import javax.management.openmbean.CompositeData;
-import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.index.SimpleHashBucketAssigner;
@@ -42,26 +31,31 @@ import org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor;
 /*
  * The child side of the scale grid: one write of one cell in a JVM of its own, started by
  * ScaleRunner with -Xmx = the budget plus the measured baseline (ChildJvm: serial collector, exit on
- * OutOfMemoryError). Three modes:
+ * OutOfMemoryError). Four modes:
  *
- * - baseline: makes both warm-up writes (warmUpCell), creates the cell's table, opens plain Paimon's
+ * - baseline: makes every warm-up write (warmUpCell), creates the cell's table, opens each plain
  *   write and then the governed write with no rows, and prints the live heap (settled full
- *   collections, LiveHeap.settled) with each open; the larger is what a writing child holds before
+ *   collections, LiveHeap.settled) with each open; the largest is what a writing child holds before
  *   its first row.
  * - governed: the cell's rows through GovernedTableWrite (heap provider, the cell's budget).
- * - plain: the same rows through Paimon's own write (TableWriteImpl with its own heap pool,
- *   write-buffer-size = the budget, an IOManager as every engine gives it, Paimon's defaults
- *   otherwise). A dynamic-bucket table gets its buckets from Paimon's SimpleHashBucketAssigner on the
- *   trimmed primary key's hash, as Paimon's engines assign them, and write(row, bucket).
+ * - plain: the same rows through Paimon's own write (TableWriteImpl with its own heap pool, an
+ *   IOManager as every engine gives it) with every table option the governed write sets and
+ *   write-buffer-size = the budget (PlainSettings.sameAsGoverned): the comparison.
+ * - plain-defaults: the same, with Paimon's defaults but write-buffer-size = the budget
+ *   (PlainSettings.defaults): the second line.
+ *
+ * A dynamic-bucket table's plain writes get their buckets from Paimon's SimpleHashBucketAssigner on
+ * the trimmed primary key's hash, as Paimon's engines assign them, and write(row, bucket).
  *
  * A writing child first makes a small warm-up write through the same path (warmUpCell), then times
- * the write from opening it through prepareCommit (the commit is untimed, as in P1, and so are the
- * sampler's own full collections: one every SAMPLE_MILLIS and one after the last row,
- * Sampler.sampleUntimed). While it writes, it keeps the largest live heap seen after any full collection: those the
- * JVM runs by itself, one of its own every SAMPLE_MILLIS and, in the governed child, one at each
- * new high of its accounted bytes (Sampler); the baseline of that signal is the live heap (settled)
- * after the table was created, before the write opened. Neither mode is timed for the sampler's
- * collections. A watchdog ends the child when the collector took more than
+ * the write from opening it through prepareCommit (the commit is untimed, as in P1). While it
+ * writes, a LiveHeapSampler keeps the largest live heap any full collection left, by the same rule
+ * in every mode (it never reads the governed write's accounting), and its collections are on the
+ * clock in every mode; the baseline of that signal is the live heap (settled) after the table was
+ * created, before the write opened. A recording of the JVM's file writes (FileWrites) runs in every
+ * mode from before that baseline, so its heap is in every baseline alike; the bytes it saw written
+ * under the work directory outside the warehouse are the write's spill, as the JVM saw it. A
+ * watchdog ends the child when the collector took more than
  * THRASH_SHARE of the last THRASH_WINDOW_MILLIS while the old generation stays at least
  * THRASH_FULL_SHARE full after its collections: a heap that is full but not quite out of memory
  * (slow collections of a heap that is mostly free, such as a stalled machine gives, are not
@@ -72,8 +66,9 @@ import org.apache.paimon.table.sink.DynamicBucketRowKeyExtractor;
  */
 
 /**
- * One write of one scale cell, in a child JVM: {@code baseline|governed|plain TABLE FORMAT WRITERS
- * ROWS ROW_BYTES BUDGET WORK_DIR SAMPLE_MILLIS}. Started by {@link ScaleRunner}; not for other use.
+ * One write of one scale cell, in a child JVM: {@code baseline|governed|plain|plain-defaults TABLE
+ * FORMAT WRITERS ROWS ROW_BYTES BUDGET WORK_DIR SAMPLE_MILLIS}. Started by {@link ScaleRunner}; not
+ * for other use.
  */
 public final class ScaleChild {
 
@@ -91,13 +86,18 @@ public final class ScaleChild {
      */
     static final double THRASH_FULL_SHARE = 0.8;
     static final int WARM_UP_WRITERS = 8;
+    /** The sampler collects when the old generation grows by the budget over this (the same step in every mode). */
+    static final int HIGH_STEPS = 32;
+    static final String GOVERNED = "governed";
+    static final String PLAIN = "plain";
+    static final String PLAIN_DEFAULTS = "plain-defaults";
     static final int WARM_UP_ROWS = 100_000;
 
     private ScaleChild() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != ScaleCell.ARGS + 3) {
-            System.err.println("usage: ScaleChild baseline|governed|plain TABLE FORMAT WRITERS ROWS ROW_BYTES BUDGET WORK_DIR SAMPLE_MILLIS");
+            System.err.println("usage: ScaleChild baseline|governed|plain|plain-defaults TABLE FORMAT WRITERS ROWS ROW_BYTES BUDGET WORK_DIR SAMPLE_MILLIS");
             System.exit(2);
         }
         String mode = args[0];
@@ -109,18 +109,23 @@ public final class ScaleChild {
         try {
             result = switch (mode) {
                 case "baseline" -> {
-                    // Both warm-ups, so the baseline holds what either writing child keeps after its own.
-                    plain(warmUpCell(cell), work.resolve("warm-up-plain"), sampleMillis);
+                    // Every warm-up, so the baseline holds what any writing child keeps after its own.
+                    plain(warmUpCell(cell), work.resolve("warm-up-plain"), sampleMillis, true);
+                    plain(warmUpCell(cell), work.resolve("warm-up-plain-defaults"), sampleMillis, false);
                     governed(warmUpCell(cell), work.resolve("warm-up-governed"), sampleMillis);
-                    yield baseline(cell, work);
+                    // The recording's own heap, as every writing child has it, is in the baseline.
+                    try (FileWrites writes = FileWrites.start(work.resolveSibling(RECORDING))) {
+                        yield baseline(cell, work);
+                    }
                 }
-                case "governed" -> {
+                case GOVERNED -> {
                     governed(warmUpCell(cell), work.resolve("warm-up"), sampleMillis);
-                    yield governed(cell, work, sampleMillis);
+                    yield observed(work, () -> governed(cell, work, sampleMillis));
                 }
-                case "plain" -> {
-                    plain(warmUpCell(cell), work.resolve("warm-up"), sampleMillis);
-                    yield plain(cell, work, sampleMillis);
+                case PLAIN, PLAIN_DEFAULTS -> {
+                    boolean same = mode.equals(PLAIN);
+                    plain(warmUpCell(cell), work.resolve("warm-up"), sampleMillis, same);
+                    yield observed(work, () -> plain(cell, work, sampleMillis, same));
                 }
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             };
@@ -138,14 +143,38 @@ public final class ScaleChild {
         System.exit(0);
     }
 
+    /** A measured write. */
+    private interface Write {
+        Map<String, Object> run() throws Exception;
+    }
+
+    /**
+     * Runs {@code write} under a recording of the JVM's file writes ({@link FileWrites}, started
+     * before the write takes its heap baseline, so its own heap is in it) and adds {@code
+     * spillWrittenBytes}: the bytes written under {@code work} outside the table's warehouse (the
+     * governed write's spill scope, plain Paimon's IOManager).
+     */
+    private static Map<String, Object> observed(Path work, Write write) throws Exception {
+        try (FileWrites writes = FileWrites.start(work.resolveSibling(RECORDING))) {
+            Map<String, Object> r = write.run();
+            r.put("spillWrittenBytes", writes.bytesUnder(work, work.resolve("warehouse")));
+            return r;
+        }
+    }
+
+    /** The file-write recording's dump, beside the work directory (both are removed with the child's directory). */
+    static final String RECORDING = "file-writes.jfr";
+
     private static Map<String, Object> baseline(ScaleCell cell, Path work) throws Exception {
         FileStoreTable table = cell.create(work.resolve("warehouse"));
         Map<String, Object> r = new LinkedHashMap<>();
-        IOManager io = IOManager.create(Files.createDirectories(work.resolve("io")).toString());
-        try (BatchTableWrite write = plainTable(table, cell).newBatchWriteBuilder().newWrite().withIOManager(io)) {
-            r.put("plainOpenBytes", LiveHeap.settled());
-        } finally {
-            io.close();
+        for (boolean same : new boolean[] {true, false}) {
+            IOManager io = IOManager.create(Files.createDirectories(work.resolve("io")).toString());
+            try (BatchTableWrite write = plainTable(table, cell, same).newBatchWriteBuilder().newWrite().withIOManager(io)) {
+                r.put(same ? "plainOpenBytes" : "plainDefaultsOpenBytes", LiveHeap.settled());
+            } finally {
+                io.close();
+            }
         }
         try (GovernedTableWrite write = BenchTables.governedWrite(table, "scale-baseline", cell.budgetBytes(), work, Map.of())) {
             r.put("governedOpenBytes", LiveHeap.settled());
@@ -173,21 +202,20 @@ public final class ScaleChild {
         FileStoreTable table = cell.create(work.resolve("warehouse"));
         ScaleRows rows = new ScaleRows(cell);
         long baseline = LiveHeap.settled();
-        Sampler sampler = new Sampler(sampleMillis);
+        LiveHeapSampler sampler = sampler(cell, sampleMillis);
         long start = System.nanoTime();
         GovernedTableWrite write = BenchTables.governedWrite(table, "scale", cell.budgetBytes(), work, Map.of());
         long nanos;
         try (write) {
-            sampler.start(() -> write.metrics().reservedBytes(), cell.budgetBytes() / Sampler.HIGH_STEPS);
+            sampler.start();
             try {
                 for (int i = 0; i < cell.rows(); i++) {
                     write.write(rows.next());
                 }
-                sampler.sampleUntimed();
+                sampler.sampleNow();
                 var prepared = write.prepareCommit();
-                long end = System.nanoTime();
+                nanos = System.nanoTime() - start;
                 sampler.stop();
-                nanos = end - start - sampler.untimedNanos(start, end);
                 prepared.commit();
             } finally {
                 sampler.stop();
@@ -209,20 +237,21 @@ public final class ScaleChild {
         return r;
     }
 
-    private static Map<String, Object> plain(ScaleCell cell, Path work, long sampleMillis) throws Exception {
-        FileStoreTable table = plainTable(cell.create(work.resolve("warehouse")), cell);
+    /** A plain write of {@code cell}, with the governed write's table options ({@code same}) or Paimon's defaults. */
+    private static Map<String, Object> plain(ScaleCell cell, Path work, long sampleMillis, boolean same) throws Exception {
+        FileStoreTable table = plainTable(cell.create(work.resolve("warehouse")), cell, same);
         ScaleRows rows = new ScaleRows(cell);
         DynamicBucketRowKeyExtractor keys = cell.table() == ScaleTable.PK_DYNAMIC ? new DynamicBucketRowKeyExtractor(table.schema()) : null;
         SimpleHashBucketAssigner buckets = keys == null ? null : new SimpleHashBucketAssigner(1, 0, cell.dynamicTargetRows(), -1);
         long baseline = LiveHeap.settled();
-        Sampler sampler = new Sampler(sampleMillis);
+        LiveHeapSampler sampler = sampler(cell, sampleMillis);
         IOManager io = IOManager.create(Files.createDirectories(work.resolve("io")).toString());
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         long start = System.nanoTime();
         long nanos;
         List<CommitMessage> messages;
         try (BatchTableWrite write = builder.newWrite().withIOManager(io)) {
-            sampler.start(null, 0);
+            sampler.start();
             try {
                 for (int i = 0; i < cell.rows(); i++) {
                     GenericRow row = rows.next();
@@ -233,11 +262,10 @@ public final class ScaleChild {
                         write.write(row, buckets.assign(keys.partition(), keys.trimmedPrimaryKey().hashCode()));
                     }
                 }
-                sampler.sampleUntimed();
+                sampler.sampleNow();
                 messages = write.prepareCommit();
-                long end = System.nanoTime();
+                nanos = System.nanoTime() - start;
                 sampler.stop();
-                nanos = end - start - sampler.untimedNanos(start, end);
             } finally {
                 sampler.stop();
             }
@@ -252,17 +280,24 @@ public final class ScaleChild {
         return r;
     }
 
-    private static FileStoreTable plainTable(FileStoreTable table, ScaleCell cell) {
-        return table.copy(Map.of(CoreOptions.WRITE_BUFFER_SIZE.key(), Long.toString(cell.budgetBytes())));
+    private static FileStoreTable plainTable(FileStoreTable table, ScaleCell cell, boolean same) {
+        return table.copy(same ? PlainSettings.sameAsGoverned(table, cell.budgetBytes()) : PlainSettings.defaults(cell.budgetBytes()));
     }
 
-    private static Map<String, Object> timed(ScaleCell cell, long nanos, long baseline, Sampler sampler) {
+    /** The sampler of every mode: {@code --sample-millis}, and a step of the budget over {@value #HIGH_STEPS}. */
+    private static LiveHeapSampler sampler(ScaleCell cell, long sampleMillis) {
+        return new LiveHeapSampler(sampleMillis, cell.budgetBytes() / HIGH_STEPS, null);
+    }
+
+    private static Map<String, Object> timed(ScaleCell cell, long nanos, long baseline, LiveHeapSampler sampler) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("rows", cell.rows());
         r.put("nanos", nanos);
         r.put("heapBaselineBytes", baseline);
-        r.put("liveHeapPeakBytes", sampler.peak);
-        r.put("heapSamples", sampler.samples.get());
+        r.put("liveHeapPeakBytes", sampler.peakBytes());
+        r.put("heapSamples", sampler.samples());
+        r.put("samplerCollections", sampler.ownCollections());
+        r.put("samplerGcMillis", sampler.ownCollectionMillis());
         return r;
     }
 
@@ -343,35 +378,9 @@ public final class ScaleChild {
      * capacity; 0 before it was ever collected.
      */
     private static double oldGenerationFullShare() {
-        MemoryPoolMXBean old = null;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP && pool.getUsage().getMax() > 0
-                    && (old == null || pool.getUsage().getMax() > old.getUsage().getMax())) {
-                old = pool;
-            }
-        }
+        MemoryPoolMXBean old = LiveHeapSampler.oldGeneration();
         MemoryUsage after = old == null ? null : old.getCollectionUsage();
         return after == null ? 0 : (double) after.getUsed() / old.getUsage().getMax();
-    }
-
-    /**
-     * How much of {@code [from, to]} the {@code [begin, end]} spans cover, each instant counted once
-     * however many spans cover it.
-     */
-    static long coveredNanos(List<long[]> spans, long from, long to) {
-        List<long[]> sorted = new ArrayList<>(spans);
-        sorted.sort((a, b) -> Long.compare(a[0], b[0]));
-        long sum = 0;
-        long covered = from;
-        for (long[] span : sorted) {
-            long begin = Math.max(span[0], covered);
-            long end = Math.min(span[1], to);
-            if (end > begin) {
-                sum += end - begin;
-                covered = end;
-            }
-        }
-        return sum;
     }
 
     private static long gcMillis() {
@@ -381,165 +390,4 @@ public final class ScaleChild {
         }
         return sum;
     }
-
-    /**
-     * The largest live heap while the write runs, from three sources: every full collection the JVM
-     * runs anyway (a heap near its limit collects often, and those are the moments that matter),
-     * read from the collector's own notification (heap pools' usage after it); a full collection of
-     * its own every {@code everyMillis} on a thread of its own, so that a write whose heap never
-     * fills is sampled too; and, for the governed write, one each time its accounted bytes reach a
-     * new high by at least a {@value #HIGH_STEPS}th of the budget (read every {@value #POLL_MILLIS}
-     * ms), so that the live heap is read where the accounted peak is, however briefly the write
-     * holds it. Without those, a six-second write at 16 MiB with 512 writers, run by hand in a 200
-     * MiB heap and sampled once a second, read -0.33 of drift; sampled every 100 ms, 0.00; with
-     * them, -0.08 to -0.15 (docs/performance.md, Heap drift). Under the serial collector a full collection
-     * compacts the whole heap, so what is left after it is the live set.
-     */
-    static final class Sampler {
-        /** The accounted high a collection is taken at rises in steps of the budget over this. */
-        static final int HIGH_STEPS = 32;
-        static final long POLL_MILLIS = 5;
-        private final long everyMillis;
-        private final AtomicBoolean running = new AtomicBoolean();
-        private final List<NotificationEmitter> emitters = new ArrayList<>();
-        private final NotificationListener listener = this::onCollection;
-        private Thread thread;
-        private volatile long peak;
-        private final AtomicInteger samples = new AtomicInteger();
-        /** [begin, end] of each collection and wait left out of the write's time. */
-        private final List<long[]> untimed = new ArrayList<>();
-
-        Sampler(long everyMillis) {
-            this.everyMillis = everyMillis;
-        }
-
-        /**
-         * Starts sampling. {@code accounted}, when not null, is read from the sampler's thread (the
-         * write's metrics snapshot, callable from any thread) for the collections at accounted
-         * highs, {@code stepBytes} apart.
-         */
-        void start(LongSupplier accounted, long stepBytes) {
-            running.set(true);
-            for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
-                if (bean instanceof NotificationEmitter emitter) {
-                    emitter.addNotificationListener(listener, null, null);
-                    emitters.add(emitter);
-                }
-            }
-            thread = new Thread(() -> {
-                long last = System.nanoTime() - everyMillis * 1_000_000L;
-                long high = NO_HIGH;
-                while (running.get()) {
-                    long held = accounted == null ? NO_HIGH : accounted.getAsLong();
-                    boolean atHigh = atNewHigh(held, high, stepBytes);
-                    if (atHigh || System.nanoTime() - last >= everyMillis * 1_000_000L) {
-                        high = atHigh ? held : high;
-                        collectUntimed();
-                        last = System.nanoTime();
-                    }
-                    try {
-                        Thread.sleep(accounted == null ? everyMillis : Math.min(everyMillis, POLL_MILLIS));
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "scale-heap-sampler");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        private void onCollection(Notification n, Object handback) {
-            if (!running.get() || !GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
-                return;
-            }
-            GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
-            if (!info.getGcAction().contains("major")) {
-                return;
-            }
-            long live = 0;
-            for (Map.Entry<String, MemoryUsage> pool : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
-                if (HEAP_POOLS.contains(pool.getKey())) {
-                    live += pool.getValue().getUsed();
-                }
-            }
-            synchronized (this) {
-                peak = Math.max(peak, live);
-            }
-            samples.incrementAndGet();
-        }
-
-        /** No accounted high yet (or no accounted bytes at all). */
-        static final long NO_HIGH = -1;
-
-        /**
-         * Whether accounted bytes {@code held} call for a collection: the first reading ({@code
-         * high} is {@link #NO_HIGH}), or one at least {@code stepBytes} (at least 1) above the
-         * {@code high} the last such collection was taken at. Never for {@code held} = {@link
-         * #NO_HIGH} (nothing accounted: plain Paimon).
-         */
-        static boolean atNewHigh(long held, long high, long stepBytes) {
-            return held != NO_HIGH && (high == NO_HIGH || held >= high + Math.max(1, stepBytes));
-        }
-
-        /**
-         * One full collection now, on the calling thread: the writing thread calls it after its last
-         * row, before prepareCommit, where buffered rows are all held, so that a write shorter than
-         * the sampling period is sampled at its fullest too. Its time, the wait for the collector's
-         * notification included, is left out of the write's ({@link #untimedNanos}).
-         */
-        void sampleUntimed() throws InterruptedException {
-            long begin = System.nanoTime();
-            int before = samples.get();
-            System.gc();
-            // The collector's notification comes on another thread: wait for it (at most a second).
-            for (int i = 0; i < 100 && samples.get() == before; i++) {
-                Thread.sleep(10);
-            }
-            untimed(begin, System.nanoTime());
-        }
-
-        /**
-         * One of the sampler's own full collections. It stops the writing thread as long as it runs,
-         * so its time is left out of the write's ({@link #untimedNanos}): otherwise a write of a
-         * second paid one or two of them by the phase of the sampling clock, up to a tenth of its
-         * time, and the governed and plain children of a cell differed by that luck.
-         */
-        private void collectUntimed() {
-            long begin = System.nanoTime();
-            System.gc();
-            untimed(begin, System.nanoTime());
-        }
-
-        private synchronized void untimed(long begin, long end) {
-            untimed.add(new long[] {begin, end});
-        }
-
-        /**
-         * Nanoseconds of {@code [from, to]} spent in the sampler's own collections and in {@link
-         * #sampleUntimed} (the union of those intervals, so that a collection the two ask for at once
-         * counts once). Call after {@link #stop}.
-         */
-        synchronized long untimedNanos(long from, long to) {
-            return coveredNanos(untimed, from, to);
-        }
-
-        /** Stops the sampling; idempotent. */
-        void stop() throws InterruptedException {
-            if (thread != null && running.getAndSet(false)) {
-                thread.interrupt();
-                thread.join();
-                for (NotificationEmitter e : emitters) {
-                    try {
-                        e.removeNotificationListener(listener);
-                    } catch (ListenerNotFoundException ignored) {
-                        // already removed
-                    }
-                }
-            }
-        }
-    }
-
-    /** Names of the heap pools (the collectors' notifications also report non-heap ones). */
-    private static final Set<String> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
-            .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toUnmodifiableSet());
 }

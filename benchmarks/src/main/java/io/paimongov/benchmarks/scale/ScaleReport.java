@@ -28,6 +28,7 @@ public record ScaleReport(
         m.put("cellCount", cells.size());
         m.put("governedSurvivedCells", (int) cells.stream().filter(c -> c.governed().survived()).count());
         m.put("plainSurvivedCells", (int) cells.stream().filter(c -> c.plain().survived()).count());
+        m.put("plainDefaultsSurvivedCells", (int) cells.stream().filter(c -> c.plainDefaults().survived()).count());
         m.put("timeoutSeconds", settings.timeoutSeconds());
         m.put("sampleMillis", settings.sampleMillis());
         m.put("repeats", settings.repeats());

@@ -13,8 +13,9 @@ import java.util.function.Consumer;
 /*
  * The parent side of the scale grid. For each (table kind, format) it first measures a baseline in
  * a child of its own with a roomy heap (ScaleChild baseline: the live heap with the table and the
- * write open, no rows; the larger of plain Paimon's and the governed write's). Then every cell runs
- * twice, governed and plain, each in a fresh child JVM whose heap is budget + baseline (ChildJvm; xmx), one
+ * write open, no rows; the largest of plain Paimon's two writes and the governed write's). Then every
+ * cell runs three writes, governed, plain Paimon with the governed write's settings and plain Paimon
+ * with its defaults, each in a fresh child JVM whose heap is budget + baseline (ChildJvm; xmx), one
  * after another, never side by side (the machine is small and each child's collections would slow
  * the other). A JVM per write because what one write leaves behind (codec pools, caches, a heap
  * grown by an earlier write) must not count for the next. The spill series runs the same way, with
@@ -41,10 +42,9 @@ public final class ScaleRunner {
     /**
      * @param timeoutSeconds the most one writing child may run; it is killed and reported not
      *     survived after that
-     * @param sampleMillis pause between the writing children's live-heap samples
-     * @param repeats how many times each side of a pair runs when both survive their first run, at
-     *     least
-     * @param minSeriesSeconds the timed seconds each side of a pair adds up to before its rounds
+     * @param sampleMillis pause between the writing children's periodic live-heap samples
+     * @param repeats how many rounds the sides run while the first and another survive, at least
+     * @param minSeriesSeconds the timed seconds each surviving side adds up to before its rounds
      *     stop ({@link ScaleRunner#MIN_SERIES_SECONDS} by default; 0 runs {@code repeats} rounds)
      */
     public record Settings(long timeoutSeconds, long sampleMillis, int repeats, double minSeriesSeconds) {
@@ -80,14 +80,15 @@ public final class ScaleRunner {
     /**
      * The live heap of a child with the table and the write open and no rows written.
      *
-     * @param plainOpenBytes with plain Paimon's write open
+     * @param plainOpenBytes with plain Paimon's write open, with the governed write's settings
+     * @param plainDefaultsOpenBytes with plain Paimon's write open, with its defaults
      * @param governedOpenBytes with the governed write open; -1 when it refused to open
      */
-    public record Baseline(ScaleTable table, String format, long plainOpenBytes, long governedOpenBytes) {
+    public record Baseline(ScaleTable table, String format, long plainOpenBytes, long plainDefaultsOpenBytes, long governedOpenBytes) {
 
-        /** The larger of the two: what the writing children's heap holds before the budget. */
+        /** The largest of the three: what the writing children's heap holds before the budget. */
         public long bytes() {
-            return Math.max(plainOpenBytes, governedOpenBytes);
+            return Math.max(Math.max(plainOpenBytes, plainDefaultsOpenBytes), governedOpenBytes);
         }
 
         Map<String, Object> toMap() {
@@ -96,6 +97,7 @@ public final class ScaleRunner {
             m.put("format", format);
             m.put("bytes", bytes());
             m.put("plainOpenBytes", plainOpenBytes);
+            m.put("plainDefaultsOpenBytes", plainDefaultsOpenBytes);
             m.put("governedOpenBytes", governedOpenBytes);
             return m;
         }
@@ -118,15 +120,17 @@ public final class ScaleRunner {
             Baseline b = baseline(baselines, cell, workDir, progress);
             long xmx = xmx(cell.budgetBytes(), b.bytes());
             Path dir = workDir.resolve("cell-" + n);
-            Pair runs = pair(() -> write("governed", cell, xmx, dir.resolve("governed"), settings),
-                    () -> write("plain", cell, xmx, dir.resolve("plain"), settings), settings.repeats(), settings.minSeriesSeconds());
+            List<RunSeries> runs = rounds(List.of(
+                    () -> write(ScaleChild.GOVERNED, cell, xmx, dir.resolve("governed"), settings),
+                    () -> write(ScaleChild.PLAIN, cell, xmx, dir.resolve("plain"), settings),
+                    () -> write(ScaleChild.PLAIN_DEFAULTS, cell, xmx, dir.resolve("plain-defaults"), settings)),
+                    settings.repeats(), settings.minSeriesSeconds());
             BenchTables.deleteTree(dir);
-            RunSeries governed = runs.a();
-            RunSeries plain = runs.b();
-            CellResult r = new CellResult(cell, b.bytes(), xmx, governed, plain);
+            CellResult r = new CellResult(cell, b.bytes(), xmx, runs.get(0), runs.get(1), runs.get(2));
             cells.add(r);
-            progress.accept(String.format(Locale.ROOT, "cell %d/%d %s, -Xmx%dm: governed %s; plain %s%s", n, grid.cells().size(), cell,
-                    xmx / MIB, governed, plain, r.throughputRatio() == null ? "" : String.format(Locale.ROOT, "; ratio %.2f", r.throughputRatio())));
+            progress.accept(String.format(Locale.ROOT, "cell %d/%d %s, -Xmx%dm: governed %s; plain %s; plain with defaults %s%s", n,
+                    grid.cells().size(), cell, xmx / MIB, r.governed(), r.plain(), r.plainDefaults(),
+                    r.throughputRatio() == null ? "" : String.format(Locale.ROOT, "; ratio %.2f", r.throughputRatio())));
         }
         List<SpillResult> spills = new ArrayList<>();
         n = 0;
@@ -138,11 +142,13 @@ public final class ScaleRunner {
             Path dir = workDir.resolve("spill-" + n);
             // Both with the in-memory write's heap: the series compares spilling with not spilling, not heaps.
             long heap = spillXmx(inMemoryBudget, b.bytes());
-            Pair runs = pair(() -> write("governed", base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings),
-                    () -> write("governed", spilling, heap, dir.resolve("spilling"), settings), settings.repeats(), settings.minSeriesSeconds());
+            List<RunSeries> runs = rounds(List.of(
+                    () -> write(ScaleChild.GOVERNED, base.withBudget(inMemoryBudget), heap, dir.resolve("in-memory"), settings),
+                    () -> write(ScaleChild.GOVERNED, spilling, heap, dir.resolve("spilling"), settings)),
+                    settings.repeats(), settings.minSeriesSeconds());
             BenchTables.deleteTree(dir);
-            RunSeries inMemory = runs.a();
-            RunSeries spilled = runs.b();
+            RunSeries inMemory = runs.get(0);
+            RunSeries spilled = runs.get(1);
             SpillResult r = new SpillResult(spilling, inMemoryBudget, b.bytes(), heap, inMemory, spilled);
             spills.add(r);
             progress.accept(String.format(Locale.ROOT, "spill %d/%d %s %s %d writers, budget %,d vs %,d bytes: in memory %s; spilling %s",
@@ -153,51 +159,69 @@ public final class ScaleRunner {
                 (System.nanoTime() - start) / 1_000_000);
     }
 
-    /** One child of a pair. */
+    /** One child of a side. */
     interface Child {
         ChildRun run() throws Exception;
     }
 
-    /** The two sides of a pair, in the order {@link #pair} was given them. */
-    record Pair(RunSeries a, RunSeries b) {}
-
     /**
-     * The least timed seconds each side of a pair adds up to before its rounds stop (when it has
-     * run {@code --repeats} times). A write of a third of a second moves by a fifth from one child
-     * to the next, so the median of five such runs moved its cell's ratio from 0.80 to 1.05
-     * between grids (append Avro, 8 writers: 10 alternating pairs by hand gave 0.94); a side
-     * whose runs are short runs more of them, chosen by time and never by the result.
+     * The least timed seconds each side adds up to before its rounds stop (when it has run {@code
+     * --repeats} times). A write of a third of a second moves by a fifth from one child to the next,
+     * so the median of five such runs moved its cell's ratio from 0.80 to 1.05 between grids (append
+     * Avro, 8 writers: 10 alternating pairs by hand gave 0.94); a side whose runs are short runs
+     * more of them, chosen by time and never by the result.
      */
     public static final double MIN_SERIES_SECONDS = 3.0;
 
-    /** The most rounds a short pair runs to reach {@link #MIN_SERIES_SECONDS}. */
+    /** The most rounds short sides run to reach {@link #MIN_SERIES_SECONDS}. */
     public static final int MAX_ROUNDS = 15;
 
     /**
-     * Runs {@code a} then {@code b}; when both survived, more rounds, {@code b} first in every other
-     * one, until a run fails: {@code repeats} rounds in all, and more while either side's timed
-     * seconds add up to less than {@code minSeconds}, up to {@link #MAX_ROUNDS}.
+     * Runs every side once, in order; then more rounds while the first side and at least one other
+     * have survived every run: {@code repeats} rounds in all, and more while a surviving side's
+     * timed seconds add up to less than {@code minSeconds}, up to {@link #MAX_ROUNDS}. Round {@code
+     * r} starts with side {@code r mod n} and goes on in order, so the side that goes first rotates
+     * (two sides alternate); a side that failed is not run again. Returns the sides' series in the
+     * order given.
      */
-    static Pair pair(Child a, Child b, int repeats, double minSeconds) throws Exception {
-        RunSeries first = RunSeries.of(a.run());
-        RunSeries second = RunSeries.of(b.run());
-        for (int round = 1; (round < repeats || (round < MAX_ROUNDS && tooShort(first, second, minSeconds)))
-                && first.survived() && second.survived(); round++) {
-            boolean bFirst = round % 2 == 1;
-            if (bFirst) {
-                second = second.and(b.run());
-            }
-            first = first.and(a.run());
-            if (!bFirst) {
-                second = second.and(b.run());
+    static List<RunSeries> rounds(List<Child> sides, int repeats, double minSeconds) throws Exception {
+        int n = sides.size();
+        RunSeries[] series = new RunSeries[n];
+        for (int i = 0; i < n; i++) {
+            series[i] = RunSeries.of(sides.get(i).run());
+        }
+        for (int round = 1; (round < repeats || (round < MAX_ROUNDS && tooShort(series, minSeconds))) && goOn(series); round++) {
+            for (int k = 0; k < n; k++) {
+                int i = (round + k) % n;
+                if (series[i].survived()) {
+                    series[i] = series[i].and(sides.get(i).run());
+                }
             }
         }
-        return new Pair(first, second);
+        return List.of(series);
     }
 
-    /** Whether either side's timed seconds add up to less than {@code minSeconds}. */
-    private static boolean tooShort(RunSeries first, RunSeries second, double minSeconds) {
-        return Math.min(first.timedSeconds(), second.timedSeconds()) < minSeconds;
+    /** Whether the first side and at least one other survived every run so far. */
+    private static boolean goOn(RunSeries[] series) {
+        if (!series[0].survived()) {
+            return false;
+        }
+        for (int i = 1; i < series.length; i++) {
+            if (series[i].survived()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a side that survived has timed seconds adding up to less than {@code minSeconds}. */
+    private static boolean tooShort(RunSeries[] series, double minSeconds) {
+        for (RunSeries s : series) {
+            if (s.survived() && s.timedSeconds() < minSeconds) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -239,8 +263,9 @@ public final class ScaleRunner {
         if (b == null) {
             b = baseline(cell, workDir.resolve("baseline-" + key.replace(' ', '-')));
             known.put(key, b);
-            progress.accept(String.format(Locale.ROOT, "baseline %s: %,d bytes live with the write open (plain %,d, governed %,d)", key,
-                    b.bytes(), b.plainOpenBytes(), b.governedOpenBytes()));
+            progress.accept(String.format(Locale.ROOT,
+                    "baseline %s: %,d bytes live with the write open (plain %,d, plain with defaults %,d, governed %,d)", key, b.bytes(),
+                    b.plainOpenBytes(), b.plainDefaultsOpenBytes(), b.governedOpenBytes()));
         }
         return b;
     }
@@ -262,10 +287,11 @@ public final class ScaleRunner {
             throw new IllegalStateException("the baseline child of " + cell.table().label() + " " + cell.format() + " failed: "
                     + run.reason() + "; its output:\n" + ended.output());
         }
-        return new Baseline(cell.table(), cell.format(), run.value("plainOpenBytes"), run.value("governedOpenBytes"));
+        return new Baseline(cell.table(), cell.format(), run.value("plainOpenBytes"), run.value("plainDefaultsOpenBytes"),
+                run.value("governedOpenBytes"));
     }
 
-    /** One writing child, {@code mode} {@code governed} or {@code plain}, in {@code dir} (removed after). */
+    /** One writing child, {@code mode} one of {@link ScaleChild}'s writing modes, in {@code dir} (removed after). */
     static ChildRun write(String mode, ScaleCell cell, long xmx, Path dir, Settings settings) throws Exception {
         ChildJvm.Ended ended = ChildJvm.run(dir, xmx, settings.timeoutSeconds(), ScaleChild.class, args(mode, cell, dir, settings.sampleMillis()));
         BenchTables.deleteTree(dir);

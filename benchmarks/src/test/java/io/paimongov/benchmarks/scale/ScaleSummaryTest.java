@@ -22,24 +22,39 @@ class ScaleSummaryTest {
         v.put("heapBaselineBytes", 5000L);
         v.put("liveHeapPeakBytes", 5000L + liveAboveBaseline);
         v.put("spillBytes", spill);
+        // The JVM saw 10% more written than the write counted (a made-up gap, to tell the two apart).
+        v.put("spillWrittenBytes", spill + spill / 10);
         v.put("inputBytes", input);
+        v.put("heapSamples", 7L);
         return ChildRun.survived(nanos / 1_000_000 + 100, v);
     }
 
     private static ChildRun plain(long nanos) {
-        return ChildRun.survived(nanos / 1_000_000 + 100, Map.of("rows", 1000L, "nanos", nanos));
+        return plain(nanos, 0);
+    }
+
+    /** A plain run of {@code nanos} whose live heap peak is {@code liveAboveBaseline} above its baseline. */
+    private static ChildRun plain(long nanos, long liveAboveBaseline) {
+        return ChildRun.survived(nanos / 1_000_000 + 100, Map.of("rows", 1000L, "nanos", nanos, "heapBaselineBytes", 5000L,
+                "liveHeapPeakBytes", 5000L + liveAboveBaseline));
     }
 
     private static ChildRun failed(String reason) {
         return ChildRun.failed(reason, 1234);
     }
 
+    /** A cell whose plain sides, with the governed settings and with defaults, ran alike. */
     private static CellResult cell(int writers, ChildRun governed, ChildRun plain) {
-        return cell(writers, RunSeries.of(governed), RunSeries.of(plain));
+        return cell(writers, governed, plain, plain);
+    }
+
+    private static CellResult cell(int writers, ChildRun governed, ChildRun plain, ChildRun plainDefaults) {
+        return new CellResult(new ScaleCell(ScaleTable.PK, "parquet", writers, 1000, 16, BUDGET), 100, 2000, RunSeries.of(governed),
+                RunSeries.of(plain), RunSeries.of(plainDefaults));
     }
 
     private static CellResult cell(int writers, RunSeries governed, RunSeries plain) {
-        return new CellResult(new ScaleCell(ScaleTable.PK, "parquet", writers, 1000, 16, BUDGET), 100, 2000, governed, plain);
+        return new CellResult(new ScaleCell(ScaleTable.PK, "parquet", writers, 1000, 16, BUDGET), 100, 2000, governed, plain, plain);
     }
 
     private static SpillResult spill(ChildRun inMemory, ChildRun spilling) {
@@ -56,9 +71,11 @@ class ScaleSummaryTest {
 
     @Test
     void everyVerdictFromHandComputedCells() {
-        // Cell 1: plain 1.0 s, governed 0.8 s -> ratio 1.25; peak 900/1000 = 0.9; drift 720/900 - 1 = -0.2; spill 300/1000 = 0.3.
-        // Cell 2: plain OOM, governed 2.0 s; peak 1000/1000 = 1.0; drift 1100/1000 - 1 = +0.1; spill 1500/1000 = 1.5.
-        // Cell 3: both fail: ignored by governedNeverWorse, fails allCellsSurvived.
+        // Cell 1: plain 1.0 s, governed 0.8 s -> ratio 1.25; accounted peak 900/1000 = 0.9; live heap 720/1000 = 0.72;
+        //         drift 720/900 - 1 = -0.2; spill 300/1000 = 0.3.
+        // Cell 2: plain OOM, governed 2.0 s; accounted peak 1000/1000 = 1.0; live heap 1100/1000 = 1.1 (over the budget, which
+        //         the accounting cannot show); drift 1100/1000 - 1 = +0.1; spill 1500/1000 = 1.5.
+        // Cell 3: both fail: stays in the verdicts as a failure (governedNeverWorse false), fails allCellsSurvived.
         List<CellResult> cells = List.of(
                 cell(8, governed(800_000_000L, 900, 720, 300, 1000), plain(1_000_000_000L)),
                 cell(256, governed(2_000_000_000L, 1000, 1100, 1500, 1000), failed("OutOfMemoryError: Java heap space")),
@@ -73,11 +90,18 @@ class ScaleSummaryTest {
         assertThat(cells.get(0).throughputRatio()).isEqualTo(1.25);
         assertThat(cells.get(0).heapDrift()).isCloseTo(-0.2, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(s.allCellsSurvived()).isFalse();
-        assertThat(s.governedNeverWorse()).isTrue();
+        assertThat(s.governedNeverWorse()).isFalse();
+        assertThat(s.governedNeverWorseDefaults()).isFalse();
+        assertThat(ScaleSummary.of(cells.subList(0, 2), spills).governedNeverWorse()).as("without cell 3").isTrue();
         assertThat(s.maxHeapDriftAbs()).isEqualTo(0.2);
-        assertThat(s.maxPeakOverBudget()).isEqualTo(1.0);
+        assertThat(cells.get(0).heapPeakOverBudget()).isEqualTo(0.72);
+        assertThat(s.maxHeapPeakOverBudget()).isEqualTo(1.1);
+        assertThat(s.maxAccountedPeakOverBudget()).isEqualTo(1.0);
+        assertThat(s.minHeapSamples()).isEqualTo(7);
         assertThat(s.minSpillThroughputRatio()).isEqualTo(0.0);
-        assertThat(s.maxSpillBytesRatio()).isEqualTo(1.5);
+        assertThat(s.maxCountedSpillBytesRatio()).isEqualTo(1.5);
+        // Written 1650 over the input bytes the cell's rows make (1000 rows of (INT, INT, 16-byte STRING): 48 bytes each, 48,000).
+        assertThat(s.maxWrittenSpillBytesRatio()).isEqualTo(CellResult.round(1650.0 / 48_000));
     }
 
     @Test
@@ -88,7 +112,8 @@ class ScaleSummaryTest {
         assertThat(s.allCellsSurvived()).isTrue();
         assertThat(s.governedNeverWorse()).isFalse();
         assertThat(s.minSpillThroughputRatio()).isNull();
-        assertThat(s.maxSpillBytesRatio()).isEqualTo(0.0);
+        assertThat(s.maxCountedSpillBytesRatio()).isEqualTo(0.0);
+        assertThat(s.maxWrittenSpillBytesRatio()).isEqualTo(0.0);
     }
 
     @Test
@@ -98,7 +123,9 @@ class ScaleSummaryTest {
         assertThat(s.allCellsSurvived()).isFalse();
         assertThat(s.governedNeverWorse()).isFalse();
         assertThat(s.maxHeapDriftAbs()).isNull();
-        assertThat(s.maxPeakOverBudget()).isNull();
+        assertThat(s.maxHeapPeakOverBudget()).isNull();
+        assertThat(s.maxAccountedPeakOverBudget()).isNull();
+        assertThat(s.minHeapSamples()).isNull();
     }
 
     @Test
@@ -118,8 +145,11 @@ class ScaleSummaryTest {
         CellResult c = cell(8, governed, plain);
         assertThat(c.throughputRatio()).isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(c.heapDrift()).isCloseTo(0.12, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(c.spillBytesRatio()).isEqualTo(0.2);
-        assertThat(c.peakOverBudget()).isEqualTo(0.9);
+        assertThat(c.countedSpillBytesRatio()).isEqualTo(0.2);
+        assertThat(c.writtenSpillBytesRatio()).isEqualTo(220.0 / 48_000);
+        assertThat(c.accountedPeakOverBudget()).isEqualTo(0.9);
+        // Live heap 810, 1008, 855 of 1000: the worst run is 1.008.
+        assertThat(c.heapPeakOverBudget()).isEqualTo(1.008);
         assertThat(governed.median().value("nanos")).isEqualTo(1_000_000_000L);
         // With an even count the faster of the two middle runs: 0.95 s of {0.95, 1.1}.
         assertThat(series(plain(1_100_000_000L), plain(950_000_000L)).value("nanos")).isEqualTo(950_000_000L);
@@ -130,7 +160,7 @@ class ScaleSummaryTest {
                 series(governed(2_000_000_000L, 50, 40, 900, 1000), governed(2_200_000_000L, 50, 40, 1100, 1000),
                         governed(1_600_000_000L, 50, 40, 1000, 1000)));
         assertThat(sp.throughputRatio()).isCloseTo(0.55, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(sp.spillBytesRatio()).isEqualTo(1.1);
+        assertThat(sp.countedSpillBytesRatio()).isEqualTo(1.1);
     }
 
     @Test
@@ -149,6 +179,28 @@ class ScaleSummaryTest {
         SpillResult sp = spill(series(plain(1_000_000_000L), plain(1_000_000_000L)),
                 series(governed(2_000_000_000L, 50, 40, 900, 1000), failed("timed out after 5 s (killed)")));
         assertThat(sp.throughputRatio()).isEqualTo(0.0);
+    }
+
+    @Test
+    void eachPlainLineIsJudgedOnItsOwn() {
+        // Plain with the governed settings 1.0 s (ratio 1.0), with its defaults out of memory; governed 1.0 s.
+        CellResult c = cell(8, governed(1_000_000_000L, 900, 600, 0, 1000), plain(1_000_000_000L, 300), failed("OutOfMemoryError: Java heap space"));
+        assertThat(c.throughputRatio()).isEqualTo(1.0);
+        assertThat(c.throughputRatioDefaults()).isNull();
+        assertThat(c.heapPeakOverBudget(c.plain())).isEqualTo(0.3);
+        assertThat(c.heapPeakOverBudget(c.plainDefaults())).isNull();
+        ScaleSummary s = ScaleSummary.of(List.of(c), List.of());
+        assertThat(s.governedNeverWorse()).isTrue();
+        assertThat(s.governedNeverWorseDefaults()).isTrue();
+        // Plain with the governed settings twice as fast: worse; with defaults it failed: not worse than that.
+        CellResult slower = cell(8, governed(2_000_000_000L, 900, 600, 0, 1000), plain(1_000_000_000L), failed("OutOfMemoryError: x"));
+        assertThat(ScaleSummary.of(List.of(slower), List.of()).governedNeverWorse()).isFalse();
+        assertThat(ScaleSummary.of(List.of(slower), List.of()).governedNeverWorseDefaults()).isTrue();
+        assertThat(c.toMap()).containsKeys("plain", "plainDefaults", "throughputRatio", "throughputRatioDefaults");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> governed = (Map<String, Object>) c.toMap().get("governed");
+        assertThat(governed).containsEntry("heapPeakOverBudget", 0.6).containsEntry("accountedPeakOverBudget", 0.9)
+                .containsEntry("heapSamples", 7L).doesNotContainKey("peakOverBudget");
     }
 
     @Test
