@@ -2,6 +2,7 @@ package io.paimongov.cli;
 
 import io.paimongov.runtime.config.Durations;
 import io.paimongov.runtime.orphans.OrphanFiles;
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -86,7 +87,7 @@ final class CleanCommand implements Callable<Integer> {
         List<String> errors = new ArrayList<>();
         boolean environment = false;
         try (Catalog catalog = CatalogFactory.createCatalog(
-                CatalogContext.create(new org.apache.paimon.fs.Path(dir.toUri().toString())))) {
+                CatalogContext.create(PaimonPaths.of(dir)))) {
             for (String database : catalog.listDatabases()) {
                 for (String name : catalog.listTables(database)) {
                     runs.add(cleanTable(catalog, Identifier.create(database, name), margin));

@@ -189,6 +189,7 @@ final class DemoCommand implements Callable<Integer> {
         long cancelAt = cancelAfterRows == null ? -1 : cancelAfterRows;
         require(cancelAfterRows == null || cancelAt >= 0 && cancelAt <= rows, "--cancel-after-rows",
                 "must be from 0 to --rows (" + rows + ") but was " + cancelAfterRows);
+        DirOption.require(spec, "--warehouse", warehouse);
         checkExistingTable(mode);
         GovernanceProvider chosen = provider();
         checkEngine(chosen.name());

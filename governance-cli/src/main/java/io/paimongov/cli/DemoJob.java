@@ -87,7 +87,7 @@ final class DemoJob {
             FileStoreTable table = DemoTable.openOrCreate(
                     warehouse, settings.table(), settings.buckets(), settings.format(), settings.replace());
             // A table this run continues into: the model starts from what it holds.
-            DemoWorkload workload = DemoRecipe.of(settings, warehouse.toUri().toString(), !isSpark()).workload(table);
+            DemoWorkload workload = DemoRecipe.of(settings, warehouse, !isSpark()).workload(table);
             if (isEngine()) {
                 writeThroughEngine(warehouse, workload, run);
             } else {

@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.runtime.tables.PaimonPaths;
 import io.paimongov.tck.TableModes;
 import java.util.HashMap;
 
@@ -65,9 +66,9 @@ final class DemoTable {
         }
     }
 
-    /** The table in the warehouse at {@code warehouse} (a URI, as an engine's task has it). */
-    static FileStoreTable open(java.net.URI warehouse) throws Exception {
-        try (Catalog catalog = catalog(Path.of(warehouse))) {
+    /** The table in the warehouse at {@code warehouse}. */
+    static FileStoreTable open(Path warehouse) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
             return (FileStoreTable) catalog.getTable(Identifier.create(DATABASE, TABLE));
         }
     }
@@ -131,7 +132,7 @@ final class DemoTable {
     }
 
     private static Catalog catalog(Path warehouse) {
-        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
+        return CatalogFactory.createCatalog(CatalogContext.create(PaimonPaths.of(warehouse)));
     }
 
     /**

@@ -87,6 +87,7 @@ final class SqlCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        DirOption.require(spec, "--warehouse", warehouse);
         String script = script();
         List<String> parsed = parse(script);
         Map<String, String> catalog = catalogOptions();
