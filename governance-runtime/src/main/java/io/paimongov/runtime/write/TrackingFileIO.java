@@ -1,6 +1,8 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.cancel.WriteCancelledIOException;
+import io.paimongov.runtime.spill.FreeSpaceAtFailure;
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +73,15 @@ final class TrackingFileIO implements FileIO {
     TrackingFileIO(FileIO delegate, Listener listener) {
         this.delegate = delegate;
         this.listener = listener;
+    }
+
+    /** The local file of {@code path}, for the free bytes of its file system; null on another file system. */
+    private static java.nio.file.Path local(Path path) {
+        try {
+            return PaimonPaths.local(path);
+        } catch (IllegalArgumentException elsewhere) {
+            return null;
+        }
     }
 
     static boolean isDataFile(Path path) {
@@ -153,7 +164,12 @@ final class TrackingFileIO implements FileIO {
             }
             checkCommit();
             commitFiles.add(path);
-            return new CheckedStreams.Output(delegate.newOutputStream(path, overwrite), this::checkCommit);
+            return new CheckedStreams.Output(delegate.newOutputStream(path, overwrite), this::checkCommit) {
+                @Override
+                IOException failed(IOException e) {
+                    return FreeSpaceAtFailure.attach(e, local(path));
+                }
+            };
         }
         listener.beforeCreate(path);
         listener.touched(path);
@@ -162,7 +178,7 @@ final class TrackingFileIO implements FileIO {
         try {
             out = delegate.newOutputStream(path, overwrite);
         } catch (IOException e) {
-            listener.failed(path, e);
+            listener.failed(path, FreeSpaceAtFailure.attach(e, local(path)));
             throw e;
         }
         return new TimedStream(out, path);
@@ -294,7 +310,7 @@ final class TrackingFileIO implements FileIO {
 
         @Override
         IOException failed(IOException e) {
-            listener.failed(path, e);
+            listener.failed(path, FreeSpaceAtFailure.attach(e, local(path)));
             return e;
         }
 
