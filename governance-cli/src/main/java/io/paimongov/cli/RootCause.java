@@ -1,6 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.runtime.spill.FreeSpaceAtFailure;
+import io.paimongov.runtime.tables.DamagedTableException;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -39,6 +40,9 @@ import java.util.regex.Pattern;
  *       FreeSpaceAtFailure}), before its cleanup freed the disk again, and those of now.
  *   <li>Read-only file system ({@code EROFS}) and permission denied ({@link AccessDeniedException},
  *       {@code EACCES}, {@code EPERM}): the path.
+ *   <li>A damaged table ({@link DamagedTableException}, found by {@link
+ *       io.paimongov.runtime.tables.TableCheck}): the table, the file and what is wrong with it, and
+ *       what to do, in the command's words.
  * </ol>
  *
  * Everything else is {@link Kind#INTERNAL} with the outermost message and, when it is another
@@ -94,6 +98,9 @@ final class RootCause {
         }
     }
 
+    /** What to do about a damaged table where the command has no better words. */
+    static final String DAMAGE_ADVICE = "restore the file from a backup, or drop the table and write it again";
+
     private static final String NO_SPACE = "no space left on device";
     private static final String READ_ONLY = "read-only file system";
     private static final String DENIED = "permission denied";
@@ -112,6 +119,15 @@ final class RootCause {
      *     free bytes when a "no space left" error carries no path of its own
      */
     static Diagnosis of(Throwable failure, Memory memory, List<Path> writeDirs) {
+        return of(failure, memory, writeDirs, DAMAGE_ADVICE);
+    }
+
+    /**
+     * Diagnoses {@code failure}, saying {@code damageAdvice} after a damaged table's file.
+     *
+     * @param damageAdvice what to do about a {@link DamagedTableException}, in the command's terms
+     */
+    static Diagnosis of(Throwable failure, Memory memory, List<Path> writeDirs, String damageAdvice) {
         List<Throwable> all = graph(failure);
         String outer = describe(failure);
         for (Throwable t : all) {
@@ -130,6 +146,12 @@ final class RootCause {
             }
             if (t instanceof AccessDeniedException || mentions(t, DENIED) || mentions(t, NOT_PERMITTED)) {
                 return environment("permission denied: cannot write " + where(t, all, writeDirs), t, failure, outer);
+            }
+        }
+        for (Throwable t : all) {
+            if (t instanceof DamagedTableException damaged) {
+                // In its own words alone: a wrapper's message may quote the damaged file's bytes.
+                return new Diagnosis(Kind.ENVIRONMENT, damaged.damage() + "; " + damageAdvice);
             }
         }
         if (failure instanceof IllegalArgumentException) {

@@ -23,6 +23,7 @@ import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.manifest.ManifestFile;
 import org.apache.paimon.manifest.ManifestFileMeta;
 import org.apache.paimon.manifest.ManifestList;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.tag.Tag;
 import org.apache.paimon.utils.CloseableIterator;
@@ -37,7 +38,7 @@ import org.apache.paimon.utils.ObjectsFile;
  * is retried ten times and then reported with its bytes; a garbage older snapshot is never read
  * at all, and a commit goes on over it.
  *
- * <p>{@link #verifyMetadata}: every snapshot, tag and long-lived changelog file parses, and every
+ * <p>{@link #verifyMetadata}: every schema, snapshot, tag and long-lived changelog file parses, and every
  * manifest list, manifest and index manifest they reference exists and reads to its end. That is
  * the set of files Paimon's orphan clean reads to decide what is used. {@link #verifyLiveFiles}:
  * every data file and index file of the latest snapshot exists with the size its manifest
@@ -57,6 +58,7 @@ public final class TableCheck {
     private static final String SNAPSHOT_PREFIX = "snapshot-";
     private static final String TAG_PREFIX = "tag-";
     private static final String CHANGELOG_PREFIX = "changelog-";
+    private static final String SCHEMA_PREFIX = "schema-";
 
     private TableCheck() {}
 
@@ -73,6 +75,7 @@ public final class TableCheck {
      * @throws IOException when a file cannot be listed or read for another reason (permission)
      */
     public static void verifyMetadata(FileStoreTable table) throws IOException {
+        verifySchemas(table.fileIO(), table.location(), table.fullName());
         Check check = new Check(table);
         List<Source> sources = new ArrayList<>();
         sources.addAll(check.parseAll(table.snapshotManager().snapshotDirectory(), SNAPSHOT_PREFIX, "snapshot",
@@ -84,6 +87,41 @@ public final class TableCheck {
         sources.sort(Comparator.comparingLong((Source s) -> s.snapshot.id()).reversed());
         for (Source source : sources) {
             check.manifests(source);
+        }
+    }
+
+    /**
+     * Checks that every schema file of the table at {@code location} parses: a table whose latest
+     * schema does not cannot even be opened, so this takes the table's directory, not the table.
+     *
+     * @param table the table's full name, for the message
+     * @throws DamagedTableException naming the first schema file that does not parse
+     * @throws IOException when the directory cannot be listed or a file read (permission)
+     */
+    public static void verifySchemas(FileIO io, Path location, String table) throws IOException {
+        Path dir = new Path(location, "schema");
+        if (!io.exists(dir)) {
+            return;
+        }
+        for (FileStatus status : io.listStatus(dir)) {
+            String name = status.getPath().getName();
+            if (status.isDir() || !name.startsWith(SCHEMA_PREFIX) || !numbered(name.substring(SCHEMA_PREFIX.length()))) {
+                continue;
+            }
+            String json;
+            try {
+                json = io.readFileUtf8(status.getPath());
+            } catch (FileNotFoundException gone) {
+                continue;
+            }
+            try {
+                TableSchema.fromJson(json);
+            } catch (RuntimeException e) {
+                String file = display(status.getPath());
+                throw new DamagedTableException(table, file, "table " + table + " is damaged: its schema file " + file
+                        + " cannot be parsed as a schema (" + e.getClass().getSimpleName()
+                        + "): it is truncated or overwritten", e);
+            }
         }
     }
 
@@ -132,9 +170,10 @@ public final class TableCheck {
     }
 
     /** A snapshot-like file that parsed: what it says, and where it lies (to see whether it is still there). */
-    private record Source(Snapshot snapshot, Path file, String kind) {
+    private record Source(Snapshot snapshot, Path file) {
+        /** Its file's name, which says what it is: {@code snapshot-3}, {@code tag-daily}, {@code changelog-2}. */
         String describe() {
-            return kind + " " + file.getName();
+            return file.getName();
         }
     }
 
@@ -179,7 +218,7 @@ public final class TableCheck {
 
         /** Tags are named by the user ({@code tag-<name>}); snapshots and changelogs by number. */
         private static boolean isNumbered(String suffix, String kind) {
-            return kind.equals("tag") || (!suffix.isEmpty() && suffix.chars().allMatch(Character::isDigit));
+            return kind.equals("tag") || numbered(suffix);
         }
 
         /** The file parsed; null when it is gone (expired meanwhile). */
@@ -191,7 +230,7 @@ public final class TableCheck {
                 return null;
             }
             try {
-                return new Source(parser.apply(json), file, kind);
+                return new Source(parser.apply(json), file);
             } catch (RuntimeException e) {
                 // Paimon writes these files whole (a rename); one that does not parse stays so.
                 throw damaged(kind + " file", file, null, "cannot be parsed as a " + kind
@@ -307,13 +346,18 @@ public final class TableCheck {
                     + problem, cause);
         }
 
-        /** A local file as the user knows it ({@code /data/wh/...}); any other as Paimon names it. */
-        private static String display(Path file) {
-            try {
-                return PaimonPaths.local(file).toString();
-            } catch (IllegalArgumentException elsewhere) {
-                return file.toString();
-            }
+    }
+
+    private static boolean numbered(String suffix) {
+        return !suffix.isEmpty() && suffix.chars().allMatch(Character::isDigit);
+    }
+
+    /** A local file as the user knows it ({@code /data/wh/...}); any other as Paimon names it. */
+    private static String display(Path file) {
+        try {
+            return PaimonPaths.local(file).toString();
+        } catch (IllegalArgumentException elsewhere) {
+            return file.toString();
         }
     }
 

@@ -165,7 +165,7 @@ class TableCheckTest {
         DamagedTableException e = damageFound();
 
         assertThat(e.file()).isEqualTo(data.toString());
-        assertThat(e.damage()).contains("its data file " + data + " (referenced by snapshot snapshot-3) is missing");
+        assertThat(e.damage()).contains("its data file " + data + " (referenced by snapshot-3) is missing");
     }
 
     @Test
