@@ -148,6 +148,22 @@ class TableCheckTest {
         assertThat(e.getMessage()).doesNotContain("secret-bytes");
     }
 
+    /** A table whose schema does not parse cannot be opened: the check takes its directory. */
+    @Test
+    void aGarbageSchemaIsNamed() throws Exception {
+        Path schema = dir.resolve("schema").resolve("schema-0");
+        Files.writeString(schema, GARBAGE);
+
+        DamagedTableException e = catchThrowableOfType(
+                () -> TableCheck.verifySchemas(table.fileIO(), PaimonPaths.of(dir), "db.t"), DamagedTableException.class);
+
+        assertThat(e).isNotNull();
+        assertThat(e.file()).isEqualTo(schema.toString());
+        assertThat(e.damage()).startsWith("table db.t is damaged: its schema file " + schema + " cannot be parsed as a schema (");
+        assertThat(e.getMessage()).doesNotContain("secret-bytes");
+        assertThat(damageFound().file()).as("part of the metadata").isEqualTo(schema.toString());
+    }
+
     @Test
     void aGarbageTagIsNamed() throws Exception {
         Path tag = dir.resolve("tag").resolve("tag-first");
