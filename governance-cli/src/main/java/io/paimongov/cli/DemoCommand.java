@@ -44,7 +44,7 @@ import picocli.CommandLine.Spec;
             "2:bad arguments, or a setting the provider refused when the write opened (a budget larger than the heap)",
             "3:the run failed (the error is printed)",
             "4:an error of the environment: no space left, permission denied, a read-only file system, out of memory,"
-                    + " a damaged table (the file is named)",
+                    + " a damaged table (the file is named), another writer of the table at the same time",
             "130:stopped by SIGINT (Ctrl-C); the write was cancelled and what the run created removed",
             "143:stopped by SIGTERM; likewise"
         })

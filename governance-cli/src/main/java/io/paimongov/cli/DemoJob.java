@@ -98,6 +98,7 @@ final class DemoJob {
                 progress.phase("checking the table");
                 TableCheck.verify(table);
             }
+            Long opened = OtherWriters.latest(table);
             // A table this run continues into: the model starts from what it holds.
             DemoWorkload workload = DemoRecipe.of(settings, warehouse, !isSpark()).workload(table);
             if (isEngine()) {
@@ -106,7 +107,7 @@ final class DemoJob {
                 write(table, workload, run);
             }
             // Postpone-bucket rows stay invisible until Paimon rescales the table: a read shows nothing.
-            run.verification = readBack(table, workload, run.committed && settings.table().readable());
+            run.verification = readBack(table, workload, run.committed, opened);
         } catch (Exception | OutOfMemoryError e) {
             LOG.debug("the demo failed", e);
             failed(run, e, warehouse, table);
@@ -294,11 +295,17 @@ final class DemoJob {
         return "mem " + DemoReport.bytes(m.reservedBytes()) + "  spill " + DemoReport.bytes(m.spillBytes());
     }
 
-    private DemoWorkload.Verification readBack(FileStoreTable table, DemoWorkload workload, boolean committed)
+    /**
+     * Reads the table back against the model. The model holds what the table held when the run
+     * opened it ({@code opened}, its latest snapshot then) and the run's rows: another writer's
+     * commit since makes the comparison meaningless, and fails the run instead ({@link OtherWriters}).
+     */
+    private DemoWorkload.Verification readBack(FileStoreTable table, DemoWorkload workload, boolean committed, Long opened)
             throws IOException {
         progress.phase("reading back");
         trace.enter("readBack");
-        DemoWorkload.Verifier verifier = workload.verifier(committed);
+        OtherWriters.check(table, opened, committed);
+        DemoWorkload.Verifier verifier = workload.verifier(committed && settings.table().readable());
         long expected = verifier.expectedRows();
         DemoTable.forEachRow(
                 table,

@@ -2,6 +2,7 @@ package io.paimongov.cli;
 
 import io.paimongov.runtime.spill.FreeSpaceAtFailure;
 import io.paimongov.runtime.tables.DamagedTableException;
+import io.paimongov.runtime.write.ConcurrentWriterException;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -40,6 +41,9 @@ import java.util.regex.Pattern;
  *       FreeSpaceAtFailure}), before its cleanup freed the disk again, and those of now.
  *   <li>Read-only file system ({@code EROFS}) and permission denied ({@link AccessDeniedException},
  *       {@code EACCES}, {@code EPERM}): the path.
+ *   <li>Another writer of the same table ({@link ConcurrentWriterException}, a governed commit
+ *       refused; {@link OtherWriters.Found}, found by the demo): its message, naming the snapshot
+ *       and the other commit user.
  *   <li>A damaged table ({@link DamagedTableException}, found by {@link
  *       io.paimongov.runtime.tables.TableCheck}): the table, the file and what is wrong with it, and
  *       what to do, in the command's words.
@@ -146,6 +150,12 @@ final class RootCause {
             }
             if (t instanceof AccessDeniedException || mentions(t, DENIED) || mentions(t, NOT_PERMITTED)) {
                 return environment("permission denied: cannot write " + where(t, all, writeDirs), t, failure, outer);
+            }
+        }
+        for (Throwable t : all) {
+            if (t instanceof ConcurrentWriterException || t instanceof OtherWriters.Found) {
+                // Another writer of the table: the environment the command shares.
+                return environment(t.getMessage(), t, failure, outer);
             }
         }
         for (Throwable t : all) {

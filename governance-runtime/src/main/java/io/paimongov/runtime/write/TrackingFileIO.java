@@ -21,7 +21,7 @@ import org.apache.paimon.fs.SeekableInputStream;
  * and checked against cancellation when created. After a failure or cancel the write deletes what
  * it created and nobody committed, so no orphan data file stays behind even where Paimon's own
  * cleanup misses one (an interrupted or late compaction). While the write commits, the manifest
- * files the commit writes are recorded too ({@link #startCommit()}), so that a commit that failed
+ * files the commit writes are recorded too ({@link #startCommit}), so that a commit that failed
  * without landing can remove them; and the first I/O error a data file met is kept ({@link
  * Listener#failed}), because Paimon's cleanup of that file often throws a second error that hides
  * the first.
@@ -69,6 +69,16 @@ final class TrackingFileIO implements FileIO {
     private transient volatile boolean committing;
     /** A snapshot of the commit under way was written: the commit no longer checks the cancellation. */
     private transient volatile boolean snapshotWritten;
+    /** The id of the last snapshot the commit under way wrote; -1 before it wrote one. */
+    private transient volatile long writtenSnapshotId = -1;
+    /** Asked before each snapshot the commit under way writes. */
+    private transient volatile SnapshotGuard guard;
+
+    /** Checks a commit before it writes a snapshot file. */
+    interface SnapshotGuard {
+        /** Before the commit writes snapshot {@code id}; throws to stop it, publishing nothing. */
+        void beforeSnapshot(long id) throws IOException;
+    }
 
     TrackingFileIO(FileIO delegate, Listener listener) {
         this.delegate = delegate;
@@ -115,16 +125,27 @@ final class TrackingFileIO implements FileIO {
         return drained;
     }
 
-    /** From now on, manifest files created are recorded as the commit's, until {@link #endCommit()}. */
-    void startCommit() {
+    /**
+     * From now on, manifest files created are recorded as the commit's, until {@link #endCommit()},
+     * and {@code guard} is asked before each snapshot file the commit writes.
+     */
+    void startCommit(SnapshotGuard guard) {
         commitFiles.clear();
         snapshotWritten = false;
+        writtenSnapshotId = -1;
+        this.guard = guard;
         committing = true;
     }
 
-    /** Stops recording and returns the manifest files created since {@link #startCommit()}. */
+    /** The id of the last snapshot the commit under way (or just ended) wrote; -1 when none. */
+    long writtenSnapshotId() {
+        return writtenSnapshotId;
+    }
+
+    /** Stops recording and returns the manifest files created since {@link #startCommit}. */
     List<Path> endCommit() {
         committing = false;
+        guard = null;
         List<Path> files = List.copyOf(commitFiles);
         commitFiles.clear();
         return files;
@@ -279,9 +300,15 @@ final class TrackingFileIO implements FileIO {
             return delegate.tryToWriteAtomic(path, content);
         }
         checkCommit();
+        long id = Long.parseLong(path.getName().substring("snapshot-".length()));
+        SnapshotGuard check = guard;
+        if (check != null) {
+            check.beforeSnapshot(id);
+        }
         boolean written = delegate.tryToWriteAtomic(path, content);
         if (written) {
             snapshotWritten = true;
+            writtenSnapshotId = id;
         }
         return written;
     }
