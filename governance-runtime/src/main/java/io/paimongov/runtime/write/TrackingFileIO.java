@@ -156,6 +156,12 @@ final class TrackingFileIO implements FileIO {
         return path.getParent() != null && path.getParent().getName().equals("manifest");
     }
 
+    /** The id of snapshot file {@code snapshot-<id>}; -1 for another name. */
+    private static long snapshotId(Path path) {
+        String id = path.getName().substring("snapshot-".length());
+        return !id.isEmpty() && id.chars().allMatch(Character::isDigit) ? Long.parseLong(id) : -1;
+    }
+
     private static boolean isSnapshotFile(Path path) {
         return path.getName().startsWith("snapshot-") && path.getParent() != null && path.getParent().getName().equals("snapshot");
     }
@@ -300,9 +306,9 @@ final class TrackingFileIO implements FileIO {
             return delegate.tryToWriteAtomic(path, content);
         }
         checkCommit();
-        long id = Long.parseLong(path.getName().substring("snapshot-".length()));
+        long id = snapshotId(path);
         SnapshotGuard check = guard;
-        if (check != null) {
+        if (check != null && id >= 0) {
             check.beforeSnapshot(id);
         }
         boolean written = delegate.tryToWriteAtomic(path, content);
