@@ -69,7 +69,7 @@ public final class TableCheck {
     }
 
     /**
-     * Checks the snapshot, tag and changelog files and the manifests they reference.
+     * Checks the schema, snapshot, tag and changelog files and the manifests they reference.
      *
      * @throws DamagedTableException naming the first damaged file
      * @throws IOException when a file cannot be listed or read for another reason (permission)
