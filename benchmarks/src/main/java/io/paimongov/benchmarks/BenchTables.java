@@ -1,6 +1,7 @@
 package io.paimongov.benchmarks;
 
 import io.paimongov.heap.HeapGovernanceProvider;
+import io.paimongov.runtime.tables.PaimonPaths;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
@@ -100,7 +101,7 @@ public final class BenchTables {
     }
 
     private static Catalog catalog(Path warehouse) {
-        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
+        return CatalogFactory.createCatalog(CatalogContext.create(PaimonPaths.of(warehouse)));
     }
 
     /**

@@ -73,6 +73,7 @@ final class BenchCancelCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         JobCancelBench.Sizes sizes = sizes();
         Set<JobCancelBench.Engine> which = engines();
+        DirOption.require(spec, "--work-dir", workDir);
         Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-cancel-");
         try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
             // The measuring thread waits on child JVMs; an interrupt kills the child (ChildJvm), and no report is printed.

@@ -66,6 +66,7 @@ final class BenchCommand implements Callable<Integer> {
         if (rowsPerCommit < 1 || reps < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rows and --repetitions must be at least 1");
         }
+        DirOption.require(spec, "--work-dir", workDir);
         EndToEnd.Sizes sizes = tiny ? EndToEnd.Sizes.tiny() : quick ? EndToEnd.Sizes.quick() : EndToEnd.Sizes.full();
         Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-bench-");
         try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {

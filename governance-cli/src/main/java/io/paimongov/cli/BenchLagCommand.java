@@ -85,9 +85,8 @@ final class BenchLagCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ReadLag.Sizes sizes = sizes();
         Path outDir = out != null ? out : ProcessTempScope.outside().resolve(DEFAULT_OUT);
-        if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
-            throw new ParameterException(spec.commandLine(), "--out: " + outDir + " exists and is not a directory");
-        }
+        DirOption.require(spec, "--out", outDir);
+        DirOption.require(spec, "--work-dir", workDir);
         Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-lag-");
         try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
             // An interrupt of the writing thread cancels the governed write; the run then fails and nothing is reported.

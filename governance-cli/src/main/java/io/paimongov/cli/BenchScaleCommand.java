@@ -116,9 +116,8 @@ final class BenchScaleCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (out != null && Files.exists(out) && !Files.isDirectory(out)) {
-            throw new ParameterException(spec.commandLine(), "--out: " + out + " exists and is not a directory");
-        }
+        DirOption.require(spec, "--out", out);
+        DirOption.require(spec, "--work-dir", workDir);
         PrintWriter err = spec.commandLine().getErr();
         long start = System.nanoTime();
         progress(err, start, String.format(Locale.ROOT, "%d cells x (governed, plain) and %d spill-series pairs, each in its own JVM ...",

@@ -2,6 +2,9 @@ package io.paimongov.cli;
 
 import io.paimongov.runtime.config.Durations;
 import io.paimongov.runtime.orphans.OrphanFiles;
+import io.paimongov.runtime.tables.DamagedTableException;
+import io.paimongov.runtime.tables.PaimonPaths;
+import io.paimongov.runtime.tables.TableCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -14,10 +17,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import picocli.CommandLine.Command;
@@ -29,10 +34,12 @@ import picocli.CommandLine.Spec;
 /**
  * {@code clean}: removes, in every table of a file-system warehouse, the files no snapshot
  * references that are older than {@code --older-than}, through Paimon's own orphan-file clean
- * ({@link OrphanFiles}); {@code --dry-run} only lists them. docs/cli.md has the output and the exit
- * codes: 0 done, 2 bad arguments (stdout empty), 4 an I/O failure such as a directory it may not
- * read or a file it could not delete (every other table is still cleaned; the report says which
- * failed), 3 anything else.
+ * ({@link OrphanFiles}); {@code --dry-run} only lists them. Each table is checked first ({@link
+ * TableCheck}): a damaged one is reported with its file and left as it is. docs/cli.md has the
+ * output and the exit codes: 0 done, 2 bad arguments (stdout empty; also a directory that is no
+ * warehouse), 4 a damaged table or an I/O failure such as a directory it may not read or a file it
+ * could not delete (every other table is still cleaned; the report says which failed), 3 anything
+ * else.
  *
  * <p>Picocli creates one instance per execution; not thread-safe.
  */
@@ -49,9 +56,10 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:done (or listed, with --dry-run)",
-            "2:bad arguments",
+            "2:bad arguments (also a --warehouse that is no warehouse)",
             "3:an internal failure (the error is printed)",
-            "4:an I/O failure: a directory that cannot be read, a file that could not be deleted"
+            "4:a damaged table (left as it is; the file is named), or an I/O failure: a directory that cannot be read,"
+                    + " a file that could not be deleted"
         })
 final class CleanCommand implements Callable<Integer> {
 
@@ -72,8 +80,22 @@ final class CleanCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as one JSON object (keys in docs/cli.md).")
     boolean json;
 
-    /** One table's outcome: the clean's result, or why it failed. */
-    private record TableRun(String table, OrphanFiles.Result result, String error, boolean environment) {}
+    /** What to do about a damaged table, which clean leaves as it is. */
+    static final String DAMAGE_ADVICE = "nothing of this table was deleted; restore the file from a backup, or drop the"
+            + " table and write it again";
+
+    /**
+     * One table's outcome: the clean's result, or why it failed.
+     *
+     * @param damagedFile the file that makes the table damaged ({@link TableCheck}); null when it is not
+     */
+    private record TableRun(String table, OrphanFiles.Result result, String error, boolean environment,
+            String damagedFile) {
+
+        TableRun(String table, OrphanFiles.Result result, String error, boolean environment) {
+            this(table, result, error, environment, null);
+        }
+    }
 
     @Override
     public Integer call() {
@@ -86,10 +108,10 @@ final class CleanCommand implements Callable<Integer> {
         List<String> errors = new ArrayList<>();
         boolean environment = false;
         try (Catalog catalog = CatalogFactory.createCatalog(
-                CatalogContext.create(new org.apache.paimon.fs.Path(dir.toUri().toString())))) {
+                CatalogContext.create(PaimonPaths.of(dir)))) {
             for (String database : catalog.listDatabases()) {
                 for (String name : catalog.listTables(database)) {
-                    runs.add(cleanTable(catalog, Identifier.create(database, name), margin));
+                    runs.add(cleanTable(catalog, dir, Identifier.create(database, name), margin));
                 }
             }
         } catch (Exception e) {
@@ -115,13 +137,24 @@ final class CleanCommand implements Callable<Integer> {
         return environment ? GovernanceCli.EXIT_ENVIRONMENT : GovernanceCli.EXIT_FAILURE;
     }
 
-    private TableRun cleanTable(Catalog catalog, Identifier id, Duration margin) {
+    private TableRun cleanTable(Catalog catalog, Path warehouse, Identifier id, Duration margin) {
         String name = id.getFullName();
         try {
-            Table table = catalog.getTable(id);
+            Table table;
+            try {
+                table = catalog.getTable(id);
+            } catch (RuntimeException | Catalog.TableNotExistException cannotOpen) {
+                // A schema file that does not parse: the table cannot be opened at all.
+                TableCheck.verifySchemas(LocalFileIO.create(),
+                        PaimonPaths.of(warehouse.resolve(id.getDatabaseName() + ".db").resolve(id.getObjectName())), name);
+                throw cannotOpen;
+            }
             if (!(table instanceof FileStoreTable fileStore)) {
                 return new TableRun(name, null, null, false);
             }
+            // A table a reader cannot read is reported as damaged, not as one with "0 orphan files";
+            // the clean itself checks the metadata it relies on (OrphanFiles).
+            TableCheck.verifyLiveFiles(fileStore);
             OrphanFiles.Result result = OrphanFiles.clean(fileStore, margin, dryRun);
             if (!result.notDeleted().isEmpty()) {
                 String first = result.notDeleted().get(0);
@@ -129,6 +162,8 @@ final class CleanCommand implements Callable<Integer> {
                         + first + whyNotDeleted(first), true);
             }
             return new TableRun(name, result, null, false);
+        } catch (DamagedTableException e) {
+            return new TableRun(name, null, e.damage() + "; " + DAMAGE_ADVICE, true, e.file());
         } catch (Exception e) {
             return new TableRun(name, null, describe(e), environmental(e));
         }
@@ -153,14 +188,48 @@ final class CleanCommand implements Callable<Integer> {
     }
 
     private Path warehouseDir() {
+        DirOption.require(spec, "--warehouse", warehouse);
         Path dir = warehouse.toAbsolutePath().normalize();
         if (!Files.exists(dir)) {
             throw invalid("--warehouse", "'" + warehouse + "' does not exist");
         }
-        if (!Files.isDirectory(dir)) {
-            throw invalid("--warehouse", "'" + warehouse + "' is not a directory");
+        String notAWarehouse = notAWarehouse(dir);
+        if (notAWarehouse != null) {
+            throw invalid("--warehouse", notAWarehouse);
         }
         return dir;
+    }
+
+    /**
+     * Why {@code dir} is no file-system catalog's warehouse, or null when it is one: a warehouse
+     * holds a directory {@code NAME.db} per database (an empty directory is one without any). A
+     * table's or a database's directory is named as such, with the warehouse to give instead. A
+     * directory that cannot be listed passes: the clean then fails on it, naming the cause.
+     */
+    static String notAWarehouse(Path dir) {
+        if (Files.isDirectory(dir.resolve("schema"))) {
+            Path database = dir.getParent();
+            return "'" + dir + "' is a table's directory (it holds schema/), not a warehouse"
+                    + (database != null && database.getParent() != null && isDatabase(database)
+                            ? "; its warehouse is '" + database.getParent() + "'" : "");
+        }
+        if (isDatabase(dir) && dir.getParent() != null) {
+            return "'" + dir + "' is a database's directory, not a warehouse; its warehouse is '" + dir.getParent() + "'";
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            List<Path> all = entries.toList();
+            if (all.isEmpty() || all.stream().anyMatch(CleanCommand::isDatabase)) {
+                return null;
+            }
+        } catch (IOException | UncheckedIOException cannotList) {
+            return null;
+        }
+        return "'" + dir + "' is not a Paimon warehouse: it holds no database directory (NAME.db)";
+    }
+
+    private static boolean isDatabase(Path dir) {
+        Path name = dir.getFileName();
+        return name != null && name.toString().endsWith(".db") && Files.isDirectory(dir);
     }
 
     private ParameterException invalid(String option, String message) {
@@ -207,6 +276,8 @@ final class CleanCommand implements Callable<Integer> {
             t.put("paths", r == null ? List.of() : r.paths());
             t.put("notDeleted", r == null ? List.of() : r.notDeleted());
             t.put("error", run.error);
+            t.put("damaged", run.damagedFile != null);
+            t.put("damagedFile", run.damagedFile);
             tables.add(t);
             files += r == null ? 0 : r.files();
             bytes += r == null ? 0 : r.bytes();
@@ -230,7 +301,8 @@ final class CleanCommand implements Callable<Integer> {
         long bytes = 0;
         for (TableRun run : runs) {
             OrphanFiles.Result r = run.result;
-            String status = run.error != null ? "FAILED: " + run.error
+            String status = run.damagedFile != null ? "DAMAGED: " + run.error
+                    : run.error != null ? "FAILED: " + run.error
                     : r == null ? "not a file-store table, skipped"
                     : r.files() == 0 ? "" : dryRun ? "would be deleted" : "deleted";
             sb.append(String.format(row, run.table, r == null ? "-" : Integer.toString(r.files()),
@@ -241,7 +313,9 @@ final class CleanCommand implements Callable<Integer> {
                 bytes += r.bytes();
             }
         }
-        sb.append(String.format("%d orphan files, %s, in %d tables%s%n", files, DemoReport.bytes(bytes), runs.size(),
+        long damaged = runs.stream().filter(r -> r.damagedFile != null).count();
+        sb.append(String.format("%d orphan files, %s, in %d tables%s%s%n", files, DemoReport.bytes(bytes), runs.size(),
+                damaged == 0 ? "" : "; " + damaged + " damaged, left as they are",
                 dryRun ? " (dry run: nothing deleted)" : ""));
         return sb.toString();
     }

@@ -43,7 +43,8 @@ import picocli.CommandLine.Spec;
             "1:the table read back differs from the model",
             "2:bad arguments, or a setting the provider refused when the write opened (a budget larger than the heap)",
             "3:the run failed (the error is printed)",
-            "4:an error of the environment: no space left, permission denied, a read-only file system, out of memory",
+            "4:an error of the environment: no space left, permission denied, a read-only file system, out of memory,"
+                    + " a damaged table (the file is named), another writer of the table at the same time",
             "130:stopped by SIGINT (Ctrl-C); the write was cancelled and what the run created removed",
             "143:stopped by SIGTERM; likewise"
         })
@@ -189,6 +190,7 @@ final class DemoCommand implements Callable<Integer> {
         long cancelAt = cancelAfterRows == null ? -1 : cancelAfterRows;
         require(cancelAfterRows == null || cancelAt >= 0 && cancelAt <= rows, "--cancel-after-rows",
                 "must be from 0 to --rows (" + rows + ") but was " + cancelAfterRows);
+        DirOption.require(spec, "--warehouse", warehouse);
         checkExistingTable(mode);
         GovernanceProvider chosen = provider();
         checkEngine(chosen.name());
@@ -225,8 +227,13 @@ final class DemoCommand implements Callable<Integer> {
         try {
             difference = DemoTable.difference(warehouse, mode, buckets, format);
         } catch (Exception e) {
+            if (DemoTable.schemaDamage(warehouse).isPresent()) {
+                // A damaged table is the environment's failure: the run reports it (exit code 4).
+                return;
+            }
+            // The exception's type alone: a parser's message quotes the bytes it choked on.
             throw invalid("--warehouse", "cannot read the table " + DemoTable.DATABASE + "." + DemoTable.TABLE
-                    + " in '" + warehouse + "': " + e + "; --replace drops and recreates it");
+                    + " in '" + warehouse + "' (" + e.getClass().getSimpleName() + "); --replace drops and recreates it");
         }
         difference.ifPresent(d -> {
             throw invalid("--warehouse", "'" + warehouse + "' holds table " + DemoTable.DATABASE + "." + DemoTable.TABLE

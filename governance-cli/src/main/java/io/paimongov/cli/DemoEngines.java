@@ -33,7 +33,7 @@ final class DemoEngines {
     /** The options as Flink SQL's {@code , 'key' = 'value'} list. */
     static String governanceOptions(DemoSettings s) {
         StringBuilder with = new StringBuilder();
-        catalogOptions(s).forEach((k, v) -> with.append(", '").append(k).append("' = '").append(v).append("'"));
+        catalogOptions(s).forEach((k, v) -> with.append(", ").append(SqlEngine.literal(k)).append(" = ").append(SqlEngine.literal(v)));
         return with.toString();
     }
 }

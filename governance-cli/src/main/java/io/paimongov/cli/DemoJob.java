@@ -6,6 +6,8 @@ import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.PreparedCommit;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.runtime.tables.DamagedTableException;
+import io.paimongov.runtime.tables.TableCheck;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -38,6 +40,9 @@ import org.slf4j.LoggerFactory;
 final class DemoJob {
 
     private static final Logger LOG = LoggerFactory.getLogger(DemoJob.class);
+    /** What to do about a damaged table the run continues into. */
+    static final String DAMAGE_ADVICE = "restore the file from a backup, or run again with --replace to drop the table"
+            + " and create it anew (its rows are lost)";
 
     private final DemoSettings settings;
     private final Progress progress;
@@ -73,6 +78,7 @@ final class DemoJob {
         Run run = new Run();
         Path warehouse = settings.warehouse();
         Path kept = null;
+        FileStoreTable table = null;
         try {
             if (warehouse == null) {
                 // A kept warehouse outlives the process, so it goes outside the process's temp scope.
@@ -84,20 +90,27 @@ final class DemoJob {
                 }
             }
             WritableDirs.require(writtenDirs(warehouse));
-            FileStoreTable table = DemoTable.openOrCreate(
+            boolean continued = !settings.replace() && DemoTable.exists(warehouse);
+            table = DemoTable.openOrCreate(
                     warehouse, settings.table(), settings.buckets(), settings.format(), settings.replace());
+            if (continued) {
+                // Paimon reads only the latest snapshot: a damaged older one would be committed over in silence.
+                progress.phase("checking the table");
+                TableCheck.verify(table);
+            }
+            Long opened = OtherWriters.latest(table);
             // A table this run continues into: the model starts from what it holds.
-            DemoWorkload workload = DemoRecipe.of(settings, warehouse.toUri().toString(), !isSpark()).workload(table);
+            DemoWorkload workload = DemoRecipe.of(settings, warehouse, !isSpark()).workload(table);
             if (isEngine()) {
                 writeThroughEngine(warehouse, workload, run);
             } else {
                 write(table, workload, run);
             }
             // Postpone-bucket rows stay invisible until Paimon rescales the table: a read shows nothing.
-            run.verification = readBack(table, workload, run.committed && settings.table().readable());
+            run.verification = readBack(table, workload, run.committed, opened);
         } catch (Exception | OutOfMemoryError e) {
             LOG.debug("the demo failed", e);
-            failed(run, e, warehouse);
+            failed(run, e, warehouse, table);
         } finally {
             progress.clear();
             // Also after an Error such as OutOfMemoryError: a temporary warehouse is never left.
@@ -121,13 +134,41 @@ final class DemoJob {
     /**
      * Records why the run failed. The options and the provider refuse a bad setting with an
      * {@link IllegalArgumentException} naming its key (usage); an error of the environment is named
-     * by its root cause, with the warehouse and the spill roots as the places written to.
+     * by its root cause, with the warehouse and the spill roots as the places written to. A failure
+     * that is neither, on a table that exists, may come from a file of the table damaged while the
+     * run read or wrote it: the table is checked, and its damage, when found, is the error.
      */
-    private void failed(Run run, Throwable e, Path warehouse) {
-        RootCause.Diagnosis why =
-                RootCause.of(e, RootCause.Memory.of(settings.options().budgetBytes()), writtenDirs(warehouse));
+    private void failed(Run run, Throwable e, Path warehouse, FileStoreTable table) {
+        RootCause.Memory memory = RootCause.Memory.of(settings.options().budgetBytes());
+        RootCause.Diagnosis why = RootCause.of(e, memory, writtenDirs(warehouse), DAMAGE_ADVICE);
+        if (why.kind() == RootCause.Kind.INTERNAL && warehouse != null && !shutdown.requested()) {
+            DamagedTableException damaged = damage(warehouse, table);
+            if (damaged != null) {
+                damaged.addSuppressed(e);
+                why = RootCause.of(damaged, memory, writtenDirs(warehouse), DAMAGE_ADVICE);
+            }
+        }
         run.error = why.message();
         run.errorKind = why.kind();
+    }
+
+    /**
+     * The damage of the demo table, or null: of its schema files when the table could not even be
+     * opened ({@code table} null), else of every file {@link TableCheck} looks at.
+     */
+    private static DamagedTableException damage(Path warehouse, FileStoreTable table) {
+        if (table == null) {
+            return DemoTable.schemaDamage(warehouse).orElse(null);
+        }
+        try {
+            TableCheck.verify(table);
+            return null;
+        } catch (DamagedTableException damaged) {
+            return damaged;
+        } catch (IOException | RuntimeException unchecked) {
+            LOG.debug("the table could not be checked after the failure", unchecked);
+            return null;
+        }
     }
 
     private void write(FileStoreTable table, DemoWorkload workload, Run run) throws Exception {
@@ -254,11 +295,17 @@ final class DemoJob {
         return "mem " + DemoReport.bytes(m.reservedBytes()) + "  spill " + DemoReport.bytes(m.spillBytes());
     }
 
-    private DemoWorkload.Verification readBack(FileStoreTable table, DemoWorkload workload, boolean committed)
+    /**
+     * Reads the table back against the model. The model holds what the table held when the run
+     * opened it ({@code opened}, its latest snapshot then) and the run's rows: another writer's
+     * commit since makes the comparison meaningless, and fails the run instead ({@link OtherWriters}).
+     */
+    private DemoWorkload.Verification readBack(FileStoreTable table, DemoWorkload workload, boolean committed, Long opened)
             throws IOException {
         progress.phase("reading back");
         trace.enter("readBack");
-        DemoWorkload.Verifier verifier = workload.verifier(committed);
+        OtherWriters.check(table, opened, committed);
+        DemoWorkload.Verifier verifier = workload.verifier(committed && settings.table().readable());
         long expected = verifier.expectedRows();
         DemoTable.forEachRow(
                 table,

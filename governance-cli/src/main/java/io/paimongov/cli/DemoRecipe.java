@@ -12,15 +12,15 @@ import org.apache.paimon.table.FileStoreTable;
  *
  * <p>Immutable; serializable (shipped to Flink and Spark tasks).
  *
- * @param warehouse the warehouse's URI
+ * @param warehouse the warehouse directory's absolute path (a {@link java.nio.file.Path} is not serializable)
  * @param deletes whether rows may delete keys (false: upserts only, for engines whose SQL writes
  *     carry no row kind)
  */
 record DemoRecipe(String warehouse, long seed, int partitions, int keys, int rows, int valueBytes, boolean appendOnly,
         boolean deletes) implements Serializable {
 
-    static DemoRecipe of(DemoSettings s, String warehouseUri, boolean deletes) {
-        return new DemoRecipe(warehouseUri, s.seed(), s.partitions(), s.keys(), s.rows(), s.valueBytes(), s.appendOnly(),
+    static DemoRecipe of(DemoSettings s, java.nio.file.Path warehouse, boolean deletes) {
+        return new DemoRecipe(warehouse.toAbsolutePath().toString(), s.seed(), s.partitions(), s.keys(), s.rows(), s.valueBytes(), s.appendOnly(),
                 deletes);
     }
 
@@ -38,7 +38,7 @@ record DemoRecipe(String warehouse, long seed, int partitions, int keys, int row
 
     /** The workload made again in a task, from the table as it is now (nothing committed yet). */
     DemoWorkload workloadInTask() throws Exception {
-        return workload(DemoTable.open(new java.net.URI(warehouse)));
+        return workload(DemoTable.open(java.nio.file.Path.of(warehouse)));
     }
 
     /** Row {@code row} as Flink and Spark take it: {@code (p, k, v)}, v null for a delete. */

@@ -1,5 +1,8 @@
 package io.paimongov.cli;
 
+import io.paimongov.runtime.tables.DamagedTableException;
+import io.paimongov.runtime.tables.PaimonPaths;
+import io.paimongov.runtime.tables.TableCheck;
 import io.paimongov.tck.TableModes;
 import java.util.HashMap;
 
@@ -17,6 +20,7 @@ import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.TableSchema;
@@ -39,6 +43,23 @@ final class DemoTable {
 
     private DemoTable() {}
 
+    /**
+     * The damage of the demo table's schema files in {@code warehouse}, when one does not parse: then
+     * the table cannot be opened at all ({@link TableCheck#verifySchemas}). Empty when they parse or
+     * cannot be read for another reason.
+     */
+    static Optional<DamagedTableException> schemaDamage(Path warehouse) {
+        Path dir = warehouse.resolve(DATABASE + ".db").resolve(TABLE);
+        try {
+            TableCheck.verifySchemas(LocalFileIO.create(), PaimonPaths.of(dir), DATABASE + "." + TABLE);
+            return Optional.empty();
+        } catch (DamagedTableException damaged) {
+            return Optional.of(damaged);
+        } catch (IOException | RuntimeException cannotTell) {
+            return Optional.empty();
+        }
+    }
+
     /** Whether {@code warehouse} already holds the demo table (the file-system catalog's layout). */
     static boolean exists(Path warehouse) {
         return Files.exists(warehouse.resolve(DATABASE + ".db").resolve(TABLE));
@@ -56,7 +77,7 @@ final class DemoTable {
             Identifier id = Identifier.create(DATABASE, TABLE);
             boolean exists = exists(warehouse);
             if (exists && replace) {
-                catalog.dropTable(id, false);
+                drop(catalog, id, warehouse);
             }
             if (!exists || replace) {
                 catalog.createTable(id, schema(mode, buckets, format), false);
@@ -65,9 +86,28 @@ final class DemoTable {
         }
     }
 
-    /** The table in the warehouse at {@code warehouse} (a URI, as an engine's task has it). */
-    static FileStoreTable open(java.net.URI warehouse) throws Exception {
-        try (Catalog catalog = catalog(Path.of(warehouse))) {
+    /**
+     * Drops the table through the catalog; one whose schema file is damaged cannot be opened, so
+     * Paimon cannot drop it, and its directory (which is all a file-system catalog's table is) is
+     * deleted instead: {@code --replace} is the way out the damage report offers.
+     */
+    private static void drop(Catalog catalog, Identifier id, Path warehouse) throws Exception {
+        try {
+            catalog.dropTable(id, false);
+        } catch (Exception e) {
+            if (schemaDamage(warehouse).isEmpty()) {
+                throw e;
+            }
+            String failure = ShutdownCleanup.deleteTree(warehouse.resolve(DATABASE + ".db").resolve(TABLE));
+            if (failure != null) {
+                throw new IOException("cannot delete the damaged table's directory: " + failure, e);
+            }
+        }
+    }
+
+    /** The table in the warehouse at {@code warehouse}. */
+    static FileStoreTable open(Path warehouse) throws Exception {
+        try (Catalog catalog = catalog(warehouse)) {
             return (FileStoreTable) catalog.getTable(Identifier.create(DATABASE, TABLE));
         }
     }
@@ -131,7 +171,7 @@ final class DemoTable {
     }
 
     private static Catalog catalog(Path warehouse) {
-        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
+        return CatalogFactory.createCatalog(CatalogContext.create(PaimonPaths.of(warehouse)));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.flink.FlinkGovernanceProvider;
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -59,10 +60,10 @@ final class FlinkDemoWrite {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(config);
         env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
         StreamTableEnvironment sql = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        sql.executeSql("CREATE CATALOG " + SqlEngine.CATALOG + " WITH ('type' = 'paimon-governed', 'warehouse' = '"
-                + warehouse.toUri() + "'" + DemoEngines.governanceOptions(s) + ")");
+        sql.executeSql("CREATE CATALOG " + SqlEngine.CATALOG + " WITH ('type' = 'paimon-governed', 'warehouse' = "
+                + SqlEngine.literal(PaimonPaths.option(warehouse)) + DemoEngines.governanceOptions(s) + ")");
 
-        DemoRecipe recipe = DemoRecipe.of(s, warehouse.toUri().toString(), true);
+        DemoRecipe recipe = DemoRecipe.of(s, warehouse, true);
         RowTypeInfo type = new RowTypeInfo(new TypeInformation<?>[] {Types.INT, Types.INT, Types.STRING}, new String[] {"p", "k", "v"});
         DataStream<Row> rows = env.fromSource(
                         new DataGeneratorSource<>(new DemoRows(recipe), s.rows(), type), WatermarkStrategy.noWatermarks(), "demo rows")
@@ -101,7 +102,7 @@ final class FlinkDemoWrite {
 
     /** The demo table's latest snapshot id; null before its first commit. */
     private static Long latestSnapshot(Path warehouse) throws Exception {
-        return DemoTable.open(warehouse.toUri()).snapshotManager().latestSnapshotId();
+        return DemoTable.open(warehouse).snapshotManager().latestSnapshotId();
     }
 
     /** Cancels the job once its writer took {@code rows} rows; false when it ended first. */

@@ -1,5 +1,6 @@
 package io.paimongov.cli;
 
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,8 +56,9 @@ final class FlinkSqlEngine implements SqlEngine {
         cluster.set(CoreOptions.DEFAULT_PARALLELISM, PARALLELISM);
         FlinkGauges.configure(cluster);
         this.session = new FlinkSession(cluster);
-        StringBuilder with = new StringBuilder("'type' = 'paimon-governed', 'warehouse' = '" + warehouse.toUri() + "'");
-        catalogOptions.forEach((k, v) -> with.append(", '").append(k).append("' = '").append(v).append("'"));
+        StringBuilder with = new StringBuilder("'type' = 'paimon-governed', 'warehouse' = ")
+                .append(SqlEngine.literal(PaimonPaths.option(warehouse)));
+        catalogOptions.forEach((k, v) -> with.append(", ").append(SqlEngine.literal(k)).append(" = ").append(SqlEngine.literal(v)));
         try {
             session.tables().executeSql("CREATE CATALOG " + CATALOG + " WITH (" + with + ")");
         } catch (RuntimeException e) {

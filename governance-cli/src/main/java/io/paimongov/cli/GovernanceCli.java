@@ -1,6 +1,8 @@
 package io.paimongov.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -11,6 +13,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
@@ -75,8 +78,24 @@ public final class GovernanceCli implements Callable<Integer> {
     /** The configured command: exit codes and error printing as documented above. */
     public static CommandLine commandLine() {
         return new CommandLine(new GovernanceCli())
+                .registerConverter(Path.class, GovernanceCli::path)
                 .setParameterExceptionHandler(GovernanceCli::badArguments)
                 .setExecutionExceptionHandler(GovernanceCli::failed);
+    }
+
+    /**
+     * A path option's value as the JDK names files. A name the JVM's file-name encoding cannot
+     * represent (a non-ASCII name under the POSIX locale, where the JDK encodes file names in ASCII)
+     * is refused with what to change rather than written somewhere else.
+     */
+    private static Path path(String value) {
+        try {
+            return Path.of(value);
+        } catch (InvalidPathException e) {
+            throw new TypeConversionException("'" + value + "' cannot name a file in this JVM, whose file names are"
+                    + " encoded as " + System.getProperty("sun.jnu.encoding") + " (from the locale); run it with a"
+                    + " UTF-8 locale, e.g. LANG=C.UTF-8");
+        }
     }
 
     /** No subcommand: there is nothing to do, so say what there is. */

@@ -1,5 +1,8 @@
 package io.paimongov.cli;
 
+import io.paimongov.runtime.spill.FreeSpaceAtFailure;
+import io.paimongov.runtime.tables.DamagedTableException;
+import io.paimongov.runtime.write.ConcurrentWriterException;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -34,9 +37,16 @@ import java.util.regex.Pattern;
  *   <li>No space left on device ({@code ENOSPC}, also as an {@link IOException} without a path,
  *       which is how {@code FileOutputStream.write} reports it): the path, when any throwable of
  *       the graph names one, else each of the directories the job writes to; each with the usable
- *       bytes of its file store.
+ *       bytes of its file store that the governed write read when it failed ({@link
+ *       FreeSpaceAtFailure}), before its cleanup freed the disk again, and those of now.
  *   <li>Read-only file system ({@code EROFS}) and permission denied ({@link AccessDeniedException},
  *       {@code EACCES}, {@code EPERM}): the path.
+ *   <li>Another writer of the same table ({@link ConcurrentWriterException}, a governed commit
+ *       refused; {@link OtherWriters.Found}, found by the demo): its message, naming the snapshot
+ *       and the other commit user.
+ *   <li>A damaged table ({@link DamagedTableException}, found by {@link
+ *       io.paimongov.runtime.tables.TableCheck}): the table, the file and what is wrong with it, and
+ *       what to do, in the command's words.
  * </ol>
  *
  * Everything else is {@link Kind#INTERNAL} with the outermost message and, when it is another
@@ -92,6 +102,9 @@ final class RootCause {
         }
     }
 
+    /** What to do about a damaged table where the command has no better words. */
+    static final String DAMAGE_ADVICE = "restore the file from a backup, or drop the table and write it again";
+
     private static final String NO_SPACE = "no space left on device";
     private static final String READ_ONLY = "read-only file system";
     private static final String DENIED = "permission denied";
@@ -110,6 +123,15 @@ final class RootCause {
      *     free bytes when a "no space left" error carries no path of its own
      */
     static Diagnosis of(Throwable failure, Memory memory, List<Path> writeDirs) {
+        return of(failure, memory, writeDirs, DAMAGE_ADVICE);
+    }
+
+    /**
+     * Diagnoses {@code failure}, saying {@code damageAdvice} after a damaged table's file.
+     *
+     * @param damageAdvice what to do about a {@link DamagedTableException}, in the command's terms
+     */
+    static Diagnosis of(Throwable failure, Memory memory, List<Path> writeDirs, String damageAdvice) {
         List<Throwable> all = graph(failure);
         String outer = describe(failure);
         for (Throwable t : all) {
@@ -128,6 +150,18 @@ final class RootCause {
             }
             if (t instanceof AccessDeniedException || mentions(t, DENIED) || mentions(t, NOT_PERMITTED)) {
                 return environment("permission denied: cannot write " + where(t, all, writeDirs), t, failure, outer);
+            }
+        }
+        for (Throwable t : all) {
+            if (t instanceof ConcurrentWriterException || t instanceof OtherWriters.Found) {
+                // Another writer of the table: the environment the command shares.
+                return environment(t.getMessage(), t, failure, outer);
+            }
+        }
+        for (Throwable t : all) {
+            if (t instanceof DamagedTableException damaged) {
+                // In its own words alone: a wrapper's message may quote the damaged file's bytes.
+                return new Diagnosis(Kind.ENVIRONMENT, damaged.damage() + "; " + damageAdvice);
             }
         }
         if (failure instanceof IllegalArgumentException) {
@@ -162,19 +196,82 @@ final class RootCause {
                 DemoReport.bytes(memory.maxHeapBytes()));
     }
 
+    /**
+     * The path and its free bytes: those read when the write failed where the write recorded them
+     * ({@link FreeSpaceAtFailure}, typed or as text an engine carried), since the failed write has
+     * since removed its files; else those of now.
+     */
     private static String noSpace(Throwable t, List<Throwable> all, List<Path> writeDirs) {
+        List<FreeSpaceAtFailure.Record> seen = recordedFreeSpace(all);
         Path path = path(t, all);
         if (path != null) {
-            return "no space left on device: cannot write " + path + " (" + free(path) + ")";
+            return "no space left on device: cannot write " + path + " (" + free(path, seen) + ")";
         }
         StringBuilder dirs = new StringBuilder();
         // The fullest file system first: it is the likely one.
         List<Path> byFree = new ArrayList<>(writeDirs);
-        byFree.sort(Comparator.comparingLong(RootCause::usableBytes));
+        byFree.sort(Comparator.comparingLong(dir -> {
+            FreeSpaceAtFailure.Record then = onTheSameFileSystem(dir, seen);
+            return then != null ? then.usableBytes() : usableBytes(dir);
+        }));
         for (Path dir : byFree) {
-            dirs.append(dirs.length() == 0 ? "" : "; ").append(dir).append(" (").append(free(dir)).append(')');
+            dirs.append(dirs.length() == 0 ? "" : "; ").append(dir).append(" (").append(free(dir, seen)).append(')');
         }
         return "no space left on device while writing under " + (dirs.length() == 0 ? "an unknown path" : dirs);
+    }
+
+    /** The free bytes the write recorded when it failed, from every throwable of the graph. */
+    private static List<FreeSpaceAtFailure.Record> recordedFreeSpace(List<Throwable> all) {
+        List<FreeSpaceAtFailure.Record> records = new ArrayList<>();
+        for (Throwable t : all) {
+            if (t instanceof FreeSpaceAtFailure f) {
+                records.add(new FreeSpaceAtFailure.Record(f.path(), f.usableBytes()));
+            } else {
+                FreeSpaceAtFailure.Record carried = FreeSpaceAtFailure.parse(t.getMessage());
+                if (carried != null) {
+                    records.add(carried);
+                }
+            }
+        }
+        return records;
+    }
+
+    /** {@code path}'s free bytes when the write failed and now, or now alone when nothing was recorded. */
+    private static String free(Path path, List<FreeSpaceAtFailure.Record> seen) {
+        FreeSpaceAtFailure.Record then = onTheSameFileSystem(path, seen);
+        if (then == null) {
+            return free(path);
+        }
+        long now = usableBytes(nearestExisting(path));
+        return then.usableBytes() + " bytes free on its file system when the write failed"
+                + (now == Long.MAX_VALUE ? "" : ", " + now + " now");
+    }
+
+    /** The record of the file system {@code path} is on, or null. */
+    private static FreeSpaceAtFailure.Record onTheSameFileSystem(Path path, List<FreeSpaceAtFailure.Record> seen) {
+        Path existing = nearestExisting(path);
+        if (existing == null) {
+            return null;
+        }
+        for (FreeSpaceAtFailure.Record record : seen) {
+            Path other = nearestExisting(record.path());
+            try {
+                if (other != null && Files.getFileStore(other).equals(Files.getFileStore(existing))) {
+                    return record;
+                }
+            } catch (IOException | SecurityException e) {
+                // Not comparable: not this one.
+            }
+        }
+        return null;
+    }
+
+    private static Path nearestExisting(Path path) {
+        Path existing = path.toAbsolutePath();
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        return existing;
     }
 
     private static String where(Throwable t, List<Throwable> all, List<Path> writeDirs) {
@@ -218,10 +315,7 @@ final class RootCause {
      * file that could not be written usually does not exist).
      */
     static String free(Path path) {
-        Path existing = path.toAbsolutePath();
-        while (existing != null && !Files.exists(existing)) {
-            existing = existing.getParent();
-        }
+        Path existing = nearestExisting(path);
         if (existing == null) {
             return "free space unknown";
         }
@@ -236,6 +330,9 @@ final class RootCause {
 
     /** The usable bytes of the file store of {@code path}, or {@link Long#MAX_VALUE} when unknown. */
     private static long usableBytes(Path path) {
+        if (path == null) {
+            return Long.MAX_VALUE;
+        }
         try {
             return Files.getFileStore(path).getUsableSpace();
         } catch (IOException | SecurityException e) {

@@ -3,6 +3,7 @@ package io.paimongov.cli;
 import io.paimongov.connector.spark.GovernedWriteReport;
 import io.paimongov.connector.spark.GovernedWriteReports;
 import io.paimongov.connector.spark.sql.GovernedSparkCatalog;
+import io.paimongov.runtime.tables.PaimonPaths;
 import io.paimongov.spark.SparkGovernanceProvider;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,12 +43,12 @@ final class SparkDemoWrite {
                 .config("spark.driver.bindAddress", "127.0.0.1")
                 .config("spark.local.dir", spillRoot.toString())
                 .config(prefix, GovernedSparkCatalog.class.getName())
-                .config(prefix + ".warehouse", warehouse.toUri().toString())
+                .config(prefix + ".warehouse", PaimonPaths.option(warehouse))
                 .config(prefix + ".governance.spark.write-channels", "1");
         DemoEngines.catalogOptions(s).forEach((k, v) -> builder.config(prefix + "." + k, v));
         SparkSession spark = builder.getOrCreate();
         try (GovernedWriteReports reports = GovernedWriteReports.register(spark)) {
-            DemoRecipe recipe = DemoRecipe.of(s, warehouse.toUri().toString(), false);
+            DemoRecipe recipe = DemoRecipe.of(s, warehouse, false);
             int rows = s.rows();
             JavaRDD<Row> input = JavaSparkContext.fromSparkContext(spark.sparkContext())
                     .parallelize(List.of(0), 1)

@@ -3,6 +3,7 @@ package io.paimongov.cli;
 import io.paimongov.connector.spark.GovernedWriteReport;
 import io.paimongov.connector.spark.GovernedWriteReports;
 import io.paimongov.connector.spark.sql.GovernedSparkCatalog;
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ final class SparkSqlEngine implements SqlEngine {
                 .config("spark.driver.bindAddress", "127.0.0.1")
                 .config("spark.sql.shuffle.partitions", Integer.toString(PARTITIONS))
                 .config(prefix, GovernedSparkCatalog.class.getName())
-                .config(prefix + ".warehouse", warehouse.toUri().toString())
+                .config(prefix + ".warehouse", PaimonPaths.option(warehouse))
                 .config("spark.sql.defaultCatalog", CATALOG);
         catalogOptions.forEach((k, v) -> builder.config(prefix + "." + k, v));
         this.spark = builder.getOrCreate();

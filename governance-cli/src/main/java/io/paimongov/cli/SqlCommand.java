@@ -45,11 +45,16 @@ import picocli.CommandLine.Spec;
             "0:every statement ran",
             "1:a statement failed (it is named; the ones after it did not run)",
             "2:bad arguments",
-            "4:an error of the environment: no space left, permission denied, a read-only file system, out of memory"
+            "4:an error of the environment: no space left, permission denied, a read-only file system, out of memory,"
+                    + " a damaged table the statement names"
         })
 final class SqlCommand implements Callable<Integer> {
 
     static final String DEFAULT_MANAGED_MEMORY = "256m";
+
+    /** What to do about a damaged table a statement met. */
+    static final String DAMAGE_ADVICE = "restore the file from a backup, or drop the table (DROP TABLE) and write it"
+            + " again";
 
     @Spec CommandSpec spec;
 
@@ -87,6 +92,7 @@ final class SqlCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        DirOption.require(spec, "--warehouse", warehouse);
         String script = script();
         List<String> parsed = parse(script);
         Map<String, String> catalog = catalogOptions();
@@ -116,7 +122,7 @@ final class SqlCommand implements Callable<Integer> {
                 try {
                     result = sql.execute(statement);
                 } catch (Exception e) {
-                    RootCause.Diagnosis why = RootCause.of(e, RootCause.Memory.of(-1), List.of(dir));
+                    RootCause.Diagnosis why = diagnose(e, statement, dir);
                     String failure = "statement " + number + " failed: " + firstLine(statement) + ": " + why.message();
                     if (json) {
                         out.println(Json.line(failedJson(statement, failure)));
@@ -203,6 +209,20 @@ final class SqlCommand implements Callable<Integer> {
             throw invalid("--catalog-option", e.getMessage());
         }
         return options;
+    }
+
+    /**
+     * The failure's root cause; one that is neither a usage error nor the environment's, of a
+     * statement naming a table that is damaged, is that damage ({@link DamagedTables}).
+     */
+    private static RootCause.Diagnosis diagnose(Exception e, String statement, Path warehouse) {
+        RootCause.Diagnosis why = RootCause.of(e, RootCause.Memory.of(-1), List.of(warehouse), DAMAGE_ADVICE);
+        if (why.kind() != RootCause.Kind.INTERNAL) {
+            return why;
+        }
+        return DamagedTables.named(warehouse, statement)
+                .map(damaged -> RootCause.of(damaged, RootCause.Memory.of(-1), List.of(warehouse), DAMAGE_ADVICE))
+                .orElse(why);
     }
 
     /** Flink's managed memory; refused with Spark, whose writes take the tasks' execution memory. */

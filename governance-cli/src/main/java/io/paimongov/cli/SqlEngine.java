@@ -51,6 +51,11 @@ interface SqlEngine extends AutoCloseable {
      * their own exceptions) as an {@link IllegalArgumentException} of that message, or {@code
      * failure} itself when no refusal is among its causes.
      */
+    /** {@code text} as a Flink SQL string literal: in single quotes, each quote doubled. */
+    static String literal(String text) {
+        return "'" + text.replace("'", "''") + "'";
+    }
+
     static RuntimeException refusedOptions(RuntimeException failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof IllegalArgumentException refusal) {

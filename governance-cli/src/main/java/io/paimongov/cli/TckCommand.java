@@ -193,6 +193,7 @@ final class TckCommand implements Callable<Integer> {
         if (junitXml == null) {
             return null;
         }
+        DirOption.require(spec, "--junit-xml", junitXml);
         try {
             return Files.createDirectories(junitXml).toAbsolutePath();
         } catch (IOException e) {

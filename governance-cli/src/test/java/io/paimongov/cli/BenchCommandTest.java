@@ -3,14 +3,22 @@ package io.paimongov.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BenchCommandTest {
 
+    @TempDir Path dir;
+
     @Test
     void jsonHasEveryMeasureAndNothingElseOnStdout() throws Exception {
-        CliRun run = CliRun.of("bench", "--tiny", "--json", "--rows", "2000", "--repetitions", "1");
+        // A work directory named with every kind of character a URI escapes: every table goes there.
+        Path workDir = dir.resolve(UserPaths.everyKind());
+        CliRun run = CliRun.of("bench", "--tiny", "--json", "--rows", "2000", "--repetitions", "1", "--work-dir",
+                workDir.toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
+        UserPaths.onlyEntryOfItsParent(workDir);
         JsonNode json = run.json();
         for (String key : new String[] {
             "quick", "cores",

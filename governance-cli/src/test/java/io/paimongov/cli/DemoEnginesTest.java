@@ -3,6 +3,7 @@ package io.paimongov.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,10 +23,17 @@ class DemoEnginesTest {
     @ParameterizedTest
     @ValueSource(strings = {"flink", "spark"})
     void anEngineWritesTheDemoTableThroughSqlAndReportsLikeTheHeapDemo(String provider) throws Exception {
+        // Directories named with every kind of character a URI escapes: the table and the spill go there.
+        Path warehouse = dir.resolve("warehouse").resolve(UserPaths.everyKind());
+        Path spill = Files.createDirectories(dir.resolve("spill").resolve(UserPaths.everyKind()));
         CliRun run = CliRun.of("demo", "--provider", provider, "--rows", "40000", "--keys", "8000", "--budget", "4m",
-                "--value-bytes", "64", "--spill-dir", dir.toString(), "--json");
+                "--value-bytes", "64", "--spill-dir", spill.toString(), "--warehouse", warehouse.toString(), "--json");
         assertThat(run.exitCode()).as(run.err()).isZero();
         JsonNode json = run.json();
+        assertThat(json.get("warehouse").asText()).isEqualTo(warehouse.toString());
+        assertThat(warehouse.resolve("demo.db").resolve("kv").resolve("snapshot")).isDirectory();
+        UserPaths.onlyEntryOfItsParent(warehouse);
+        UserPaths.onlyEntryOfItsParent(spill);
         CliRun heap = CliRun.of("demo", "--rows", "10", "--keys", "5", "--json");
         heap.json().fieldNames().forEachRemaining(key -> assertThat(json.has(key)).as("key " + key).isTrue());
         assertThat(json.get("provider").asText()).isEqualTo(provider);

@@ -60,6 +60,25 @@ class RootCauseTest {
                 .doesNotContain("/elsewhere");
     }
 
+    /**
+     * The free bytes a governed write read when it failed, as an engine carries them: only as text
+     * (Flink's SerializedThrowable, a Spark task failure). Those are named, not the disk's bytes
+     * of now, which the write's cleanup freed.
+     */
+    @Test
+    void noSpaceNamesTheFreeBytesReadWhenTheWriteFailedAlsoFromAnEnginesText() {
+        Path spill = tmp.resolve("scope").resolve("spill-1.channel");
+        RuntimeException job = new RuntimeException("Job failed: java.io.IOException: No space left on device;"
+                + " Suppressed: io.paimongov.runtime.spill.FreeSpaceAtFailure: 1234 bytes free on the file system of "
+                + spill + " when the write failed");
+
+        RootCause.Diagnosis why = RootCause.of(job, SIXTY_FOUR_MIB, List.of(tmp));
+
+        assertThat(why.kind()).isEqualTo(RootCause.Kind.ENVIRONMENT);
+        assertThat(why.message()).startsWith("no space left on device while writing under " + tmp
+                + " (1234 bytes free on its file system when the write failed, ");
+    }
+
     /** sysfs refuses new directories to everyone: EPERM as root, EACCES otherwise. */
     @Test
     void permissionDeniedNamesThePath() {

@@ -68,7 +68,8 @@ class SqlCommandTest {
 
     @Test
     void sparkRunsAScriptFileAndATableWrittenByOneEngineIsReadByTheOther() throws Exception {
-        Path warehouse = dir.resolve("wh");
+        // A name with every kind of character a URI escapes: both engines must find the tables there.
+        Path warehouse = dir.resolve("wh").resolve(UserPaths.everyKind());
         Path script = dir.resolve("spark.sql");
         Files.writeString(script, """
                 CREATE DATABASE shop;
@@ -98,6 +99,8 @@ class SqlCommandTest {
         assertThat(back.exitCode()).as(back.err()).isZero();
         assertThat(rows(lines(back).get(0))).as("Flink's row through Spark")
                 .containsExactly("[1,\"pot\",\"d2\"]", "[3,\"jar\",\"d2\"]");
+        assertThat(warehouse.resolve("shop.db").resolve("orders").resolve("snapshot")).isDirectory();
+        UserPaths.onlyEntryOfItsParent(warehouse);
     }
 
     @Test

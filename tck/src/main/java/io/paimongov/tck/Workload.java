@@ -1,5 +1,6 @@
 package io.paimongov.tck;
 
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -143,7 +144,7 @@ record Workload(
     /** Creates the workload's table in a local warehouse at {@code warehouse}. */
     FileStoreTable createTable(Path warehouse, String name) throws Exception {
         try (Catalog catalog =
-                CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())))) {
+                CatalogFactory.createCatalog(CatalogContext.create(PaimonPaths.of(warehouse)))) {
             catalog.createDatabase("tck", true);
             Schema.Builder schema =
                     Schema.newBuilder()

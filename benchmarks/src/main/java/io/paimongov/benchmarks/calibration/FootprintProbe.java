@@ -1,5 +1,6 @@
 package io.paimongov.benchmarks.calibration;
 
+import io.paimongov.runtime.tables.PaimonPaths;
 import io.paimongov.runtime.write.WriteFootprint;
 
 import io.paimongov.benchmarks.BenchTables;
@@ -226,7 +227,7 @@ final class FootprintProbe {
     /** Creates {@code cal.<name>} with {@code schema} in a fresh filesystem catalog at {@code warehouse}: every probe's table. */
     static FileStoreTable createTable(Path warehouse, String name, Schema schema) throws Exception {
         Identifier id = Identifier.create("cal", name);
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())))) {
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(PaimonPaths.of(warehouse)))) {
             catalog.createDatabase("cal", true);
             catalog.createTable(id, schema, false);
             return (FileStoreTable) catalog.getTable(id);

@@ -1,5 +1,6 @@
 package io.paimongov.benchmarks.lag;
 
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -139,7 +140,7 @@ public final class LagTable {
     }
 
     private static Catalog catalog(Path warehouse) {
-        return CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())));
+        return CatalogFactory.createCatalog(CatalogContext.create(PaimonPaths.of(warehouse)));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.paimongov.benchmarks.scale;
 
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -117,7 +118,7 @@ public record ScaleCell(ScaleTable table, String format, int writers, int rows, 
             schema.option(CoreOptions.DELETION_VECTORS_ENABLED.key(), "true");
         }
         Identifier id = Identifier.create(DATABASE, TABLE);
-        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(warehouse.toUri().toString())))) {
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(PaimonPaths.of(warehouse)))) {
             catalog.createDatabase(DATABASE, true);
             catalog.createTable(id, schema.build(), false);
             return (FileStoreTable) catalog.getTable(id);

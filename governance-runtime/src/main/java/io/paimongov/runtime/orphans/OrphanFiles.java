@@ -1,5 +1,7 @@
 package io.paimongov.runtime.orphans;
 
+import io.paimongov.runtime.tables.DamagedTableException;
+import io.paimongov.runtime.tables.TableCheck;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.reflect.Field;
@@ -33,7 +35,11 @@ import org.slf4j.LoggerFactory;
  * cutoff is safe whatever the margin. A write that started before it and has not committed yet is
  * safe only while its files are younger than the margin: that is what the margin is for (Paimon's
  * default is one day). Directories it cannot list are skipped; a manifest it cannot read stops the
- * clean with an error rather than deleting a file that may be in use.
+ * clean with an error rather than deleting a file that may be in use. A manifest that is missing,
+ * though, Paimon takes for one a concurrent expiration removed, and the data files only it lists
+ * would be deleted as unused: so the table's metadata is checked first ({@link
+ * TableCheck#verifyMetadata}), and a damaged table is reported ({@link DamagedTableException}) and
+ * not touched.
  *
  * <p>Paimon deletes quietly; {@link #clean} looks again for every file it reported, so a file that
  * could not be deleted (a read-only directory) is reported in {@link Result#notDeleted()} instead
@@ -82,6 +88,9 @@ public final class OrphanFiles {
      * Finds the orphan files of {@code table} older than {@code olderThan} and, unless {@code dryRun},
      * deletes them (and the bucket and partition directories left empty).
      *
+     * @throws DamagedTableException when a snapshot, tag or changelog file, or a manifest one of them
+     *     references, is missing or cannot be read ({@link TableCheck#verifyMetadata}): nothing was
+     *     deleted
      * @throws IOException when Paimon's clean failed (a snapshot or manifest could not be read: then
      *     nothing after that point was deleted) or the thread was interrupted ({@link
      *     InterruptedIOException}, the interrupt flag set again)
@@ -91,6 +100,9 @@ public final class OrphanFiles {
         if (olderThan.isNegative()) {
             throw new IllegalArgumentException("olderThan must not be negative: " + olderThan);
         }
+        // Paimon's clean reads a missing manifest as an expired one: the data files only it lists
+        // would look unused and be deleted. A damaged table is reported and left alone.
+        TableCheck.verifyMetadata(table);
         long cutoff = System.currentTimeMillis() - olderThan.toMillis();
         CleanOrphanFilesResult result;
         ExistingDirs clean = new ExistingDirs(table, cutoff, dryRun);

@@ -287,13 +287,19 @@ public final class GovernedIOManager implements IOManager {
         public void writeBlock(Buffer buffer) throws IOException {
             checkCancelled.run();
             account(fileBytes, buffer.getSize() + 4L);
-            super.writeBlock(buffer);
+            try {
+                super.writeBlock(buffer);
+            } catch (IOException e) {
+                throw FreeSpaceAtFailure.attach(e, Path.of(getChannelID().getPath()));
+            }
         }
 
         @Override
         public void close() throws IOException {
             try {
                 super.close();
+            } catch (IOException e) {
+                throw FreeSpaceAtFailure.attach(e, Path.of(getChannelID().getPath()));
             } finally {
                 open.remove(this);
             }

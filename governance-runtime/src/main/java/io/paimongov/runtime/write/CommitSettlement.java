@@ -44,22 +44,44 @@ final class CommitSettlement {
     private static final Logger LOG = LoggerFactory.getLogger(CommitSettlement.class);
 
     private final OpenedWrite w;
+    /** Made when the write opens: its base is the table's latest snapshot then. */
+    private final ConcurrentWriters concurrentWriters;
 
     CommitSettlement(OpenedWrite write) {
         this.w = write;
+        this.concurrentWriters = new ConcurrentWriters(write);
     }
 
-    /** Commits {@code h}'s messages, which the caller has taken out of the write's care. */
+    /**
+     * Commits {@code h}'s messages, which the caller has taken out of the write's care. Before each
+     * snapshot the commit writes, another writer of the same buckets is looked for ({@link
+     * ConcurrentWriters}); one found fails the commit before it publishes.
+     */
     void commit(Handoff h) throws Exception {
         Long before = w.table.snapshotManager().latestSnapshotIdFromFileSystem();
-        w.fileIO.startCommit();
+        try {
+            // Paimon retries a commit whose snapshot write throws (for seconds, with back-off): the
+            // usual case, another writer that committed before this commit began, is found here.
+            concurrentWriters.beforeSnapshot(before == null ? Snapshot.FIRST_SNAPSHOT_ID : before + 1, h.messages());
+        } catch (IOException conflict) {
+            Exception cleanup = h.abortFailedCommit();
+            if (cleanup != null) {
+                conflict.addSuppressed(cleanup);
+            }
+            throw conflict;
+        }
+        w.fileIO.startCommit(id -> concurrentWriters.beforeSnapshot(id, h.messages()));
         try {
             commitNow(h);
         } catch (Exception | Error e) {
             settle(h, e, before, w.fileIO.endCommit());
             return;
         }
-        removeFailedAttempts(before, w.fileIO.endCommit());
+        List<Path> manifests = w.fileIO.endCommit();
+        if (w.fileIO.writtenSnapshotId() >= 0) {
+            concurrentWriters.committed(w.fileIO.writtenSnapshotId());
+        }
+        removeFailedAttempts(before, manifests);
     }
 
     /**

@@ -71,6 +71,11 @@ final class Handoff implements PreparedCommit {
                 if (w.context.isCancelled()) {
                     throw cancellation.cancelledCommit(e);
                 }
+                // Thrown through Paimon's commit, which wraps it; the commit published nothing.
+                ConcurrentWriterException concurrent = WriteFailures.find(e, ConcurrentWriterException.class);
+                if (concurrent != null) {
+                    throw concurrent;
+                }
                 throw e;
             }
         } finally {

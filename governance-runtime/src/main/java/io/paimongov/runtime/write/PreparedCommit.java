@@ -36,8 +36,15 @@ public interface PreparedCommit {
      * rethrown. When the table's snapshots cannot be read to tell, the files are kept and the error
      * is rethrown with the reason attached as suppressed.
      *
+     * <p>Before each snapshot the commit writes, the snapshots other commit users wrote since the
+     * write opened (or since its previous commit) are read: one that added files to a bucket this
+     * commit adds to (a partition, for dynamic buckets) fails the commit before it publishes ({@link
+     * ConcurrentWriterException}), its files deleted as above.
+     *
      * @throws io.paimongov.spi.WriteCancelledException when the write was cancelled first, or while
      *     the commit ran and before its snapshot (its cause: what Paimon's commit threw)
+     * @throws ConcurrentWriterException when another writer committed into this write's buckets
+     *     since it opened: nothing was published
      * @throws Exception what Paimon's commit threw, when the commit did not land (its files deleted)
      */
     void commit() throws Exception;

@@ -1,6 +1,8 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.cancel.WriteCancelledIOException;
+import io.paimongov.runtime.spill.FreeSpaceAtFailure;
+import io.paimongov.runtime.tables.PaimonPaths;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +21,7 @@ import org.apache.paimon.fs.SeekableInputStream;
  * and checked against cancellation when created. After a failure or cancel the write deletes what
  * it created and nobody committed, so no orphan data file stays behind even where Paimon's own
  * cleanup misses one (an interrupted or late compaction). While the write commits, the manifest
- * files the commit writes are recorded too ({@link #startCommit()}), so that a commit that failed
+ * files the commit writes are recorded too ({@link #startCommit}), so that a commit that failed
  * without landing can remove them; and the first I/O error a data file met is kept ({@link
  * Listener#failed}), because Paimon's cleanup of that file often throws a second error that hides
  * the first.
@@ -67,10 +69,29 @@ final class TrackingFileIO implements FileIO {
     private transient volatile boolean committing;
     /** A snapshot of the commit under way was written: the commit no longer checks the cancellation. */
     private transient volatile boolean snapshotWritten;
+    /** The id of the last snapshot the commit under way wrote; -1 before it wrote one. */
+    private transient volatile long writtenSnapshotId = -1;
+    /** Asked before each snapshot the commit under way writes. */
+    private transient volatile SnapshotGuard guard;
+
+    /** Checks a commit before it writes a snapshot file. */
+    interface SnapshotGuard {
+        /** Before the commit writes snapshot {@code id}; throws to stop it, publishing nothing. */
+        void beforeSnapshot(long id) throws IOException;
+    }
 
     TrackingFileIO(FileIO delegate, Listener listener) {
         this.delegate = delegate;
         this.listener = listener;
+    }
+
+    /** The local file of {@code path}, for the free bytes of its file system; null on another file system. */
+    private static java.nio.file.Path local(Path path) {
+        try {
+            return PaimonPaths.local(path);
+        } catch (IllegalArgumentException elsewhere) {
+            return null;
+        }
     }
 
     static boolean isDataFile(Path path) {
@@ -104,16 +125,27 @@ final class TrackingFileIO implements FileIO {
         return drained;
     }
 
-    /** From now on, manifest files created are recorded as the commit's, until {@link #endCommit()}. */
-    void startCommit() {
+    /**
+     * From now on, manifest files created are recorded as the commit's, until {@link #endCommit()},
+     * and {@code guard} is asked before each snapshot file the commit writes.
+     */
+    void startCommit(SnapshotGuard guard) {
         commitFiles.clear();
         snapshotWritten = false;
+        writtenSnapshotId = -1;
+        this.guard = guard;
         committing = true;
     }
 
-    /** Stops recording and returns the manifest files created since {@link #startCommit()}. */
+    /** The id of the last snapshot the commit under way (or just ended) wrote; -1 when none. */
+    long writtenSnapshotId() {
+        return writtenSnapshotId;
+    }
+
+    /** Stops recording and returns the manifest files created since {@link #startCommit}. */
     List<Path> endCommit() {
         committing = false;
+        guard = null;
         List<Path> files = List.copyOf(commitFiles);
         commitFiles.clear();
         return files;
@@ -122,6 +154,12 @@ final class TrackingFileIO implements FileIO {
     /** A file of the table's {@code manifest/} directory: manifests, manifest lists, index manifests. */
     private static boolean isManifestFile(Path path) {
         return path.getParent() != null && path.getParent().getName().equals("manifest");
+    }
+
+    /** The id of snapshot file {@code snapshot-<id>}; -1 for another name. */
+    private static long snapshotId(Path path) {
+        String id = path.getName().substring("snapshot-".length());
+        return !id.isEmpty() && id.chars().allMatch(Character::isDigit) ? Long.parseLong(id) : -1;
     }
 
     private static boolean isSnapshotFile(Path path) {
@@ -153,7 +191,12 @@ final class TrackingFileIO implements FileIO {
             }
             checkCommit();
             commitFiles.add(path);
-            return new CheckedStreams.Output(delegate.newOutputStream(path, overwrite), this::checkCommit);
+            return new CheckedStreams.Output(delegate.newOutputStream(path, overwrite), this::checkCommit) {
+                @Override
+                IOException failed(IOException e) {
+                    return FreeSpaceAtFailure.attach(e, local(path));
+                }
+            };
         }
         listener.beforeCreate(path);
         listener.touched(path);
@@ -162,7 +205,7 @@ final class TrackingFileIO implements FileIO {
         try {
             out = delegate.newOutputStream(path, overwrite);
         } catch (IOException e) {
-            listener.failed(path, e);
+            listener.failed(path, FreeSpaceAtFailure.attach(e, local(path)));
             throw e;
         }
         return new TimedStream(out, path);
@@ -263,9 +306,15 @@ final class TrackingFileIO implements FileIO {
             return delegate.tryToWriteAtomic(path, content);
         }
         checkCommit();
+        long id = snapshotId(path);
+        SnapshotGuard check = guard;
+        if (check != null && id >= 0) {
+            check.beforeSnapshot(id);
+        }
         boolean written = delegate.tryToWriteAtomic(path, content);
         if (written) {
             snapshotWritten = true;
+            writtenSnapshotId = id;
         }
         return written;
     }
@@ -294,7 +343,7 @@ final class TrackingFileIO implements FileIO {
 
         @Override
         IOException failed(IOException e) {
-            listener.failed(path, e);
+            listener.failed(path, FreeSpaceAtFailure.attach(e, local(path)));
             return e;
         }
 
