@@ -3,7 +3,7 @@ package io.paimongov.cli;
 import io.paimongov.benchmarks.lag.LagReport;
 import io.paimongov.benchmarks.lag.LagSeries;
 import io.paimongov.benchmarks.lag.ReadLag;
-import io.paimongov.benchmarks.lag.Staircase;
+import io.paimongov.benchmarks.lag.Run;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -16,12 +16,9 @@ import java.util.Map;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.plot.CombinedDomainXYPlot;
-import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
-import org.jfree.chart.ui.RectangleAnchor;
-import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 import org.jfree.svg.SVGGraphics2D;
@@ -30,9 +27,9 @@ import org.jfree.svg.SVGUtils;
 /**
  * Draws {@code bench lag}'s runs as an SVG chart with JFreeChart, written by JFreeSVG (as {@link
  * TimelineChart} draws the demo's timeline): for each setting, of the median repetition, the read lag
- * over time (upper panel) and the level-0 file count (lower panel), with the stairs' starts as grey
- * lines, each labelled with its offered rate. A line ends where its run stopped: at the end of its
- * first stair that was not steady. The subtitle gives the highest steady rates, the common stair and
+ * over time (upper panel), the offered rate of its stairs (middle) and the level-0 file count (lower
+ * panel). A line ends where its run stopped: at the end of its first stair that was not steady, or
+ * its last. The subtitle gives the highest steady rates, the common stair and
  * the peak over the budget.
  *
  * <p>Runs headless, as {@link TimelineChart} does. Stateless; {@link #write} may be called from any
@@ -66,37 +63,34 @@ final class LagChart {
     private static JFreeChart chart(LagReport report) {
         int rep = report.medianRepetition();
         XYSeriesCollection lags = new XYSeriesCollection();
+        XYSeriesCollection offered = new XYSeriesCollection();
         XYSeriesCollection level0 = new XYSeriesCollection();
         List<String> lines = report.sizes().lines();
         for (String line : lines) {
+            Run run = report.run(line, rep);
             XYSeries lag = new XYSeries(label(line), false, true);
             XYSeries files = new XYSeries(label(line) + " ", false, true);
-            for (LagSeries.Sample s : report.run(line, rep).series().samples()) {
+            for (LagSeries.Sample s : run.series().samples()) {
                 lag.add(s.millis() / 1e3, s.lagMillis() / 1e3);
                 files.add(s.millis() / 1e3, s.level0Files());
             }
             lags.addSeries(lag);
             level0.addSeries(files);
+            offered.addSeries(stairs(run, label(line) + "  "));
         }
         XYPlot lagPlot = new XYPlot(lags, null, new NumberAxis("read lag (s)"), renderer(lines.size()));
+        XYPlot ratePlot = new XYPlot(offered, null, new NumberAxis("offered (1000 rows/s)"), renderer(lines.size()));
         XYPlot filesPlot = new XYPlot(level0, null, new NumberAxis("level-0 files"), renderer(lines.size()));
-        Staircase stairs = report.stairs();
-        for (int i = 0; i < stairs.stairs(); i++) {
-            ValueMarker marker = new ValueMarker(stairs.startMillis(i) / 1e3, new Color(0xAAAAAA), new BasicStroke(1f));
-            marker.setLabel(String.format(Locale.ROOT, "%,.0f/s", stairs.rates().get(i)));
-            marker.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 9));
-            marker.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
-            marker.setLabelTextAnchor(TextAnchor.TOP_LEFT);
-            lagPlot.addDomainMarker(marker);
-        }
         CombinedDomainXYPlot plot = new CombinedDomainXYPlot(new NumberAxis("time since the run started (s)"));
         plot.add(lagPlot, 3);
+        plot.add(ratePlot, 1);
         plot.add(filesPlot, 1);
-        for (XYPlot p : List.of(lagPlot, filesPlot)) {
+        for (XYPlot p : List.of(lagPlot, ratePlot, filesPlot)) {
             p.setBackgroundPaint(Color.WHITE);
             p.setDomainGridlinePaint(new Color(0xDDDDDD));
             p.setRangeGridlinePaint(new Color(0xDDDDDD));
         }
+        ratePlot.getRenderer().setDefaultSeriesVisibleInLegend(false);
         filesPlot.getRenderer().setDefaultSeriesVisibleInLegend(false);
         JFreeChart chart = new JFreeChart(TITLE, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         Map<String, Object> m = report.toMap();
@@ -106,6 +100,19 @@ final class LagChart {
                 m.get("peakOverBudget")), new Font(Font.SANS_SERIF, Font.PLAIN, 11)));
         chart.setBackgroundPaint(Color.WHITE);
         return chart;
+    }
+
+    /** The offered rate of {@code run} over its time, in steps: each stair from its start to the next's (the last to the run's end). */
+    private static XYSeries stairs(Run run, String name) {
+        XYSeries s = new XYSeries(name, false, true);
+        List<Long> starts = run.stairStarts();
+        for (int i = 0; i < starts.size(); i++) {
+            long end = i + 1 < starts.size() ? starts.get(i + 1) : Math.max(starts.get(i), run.series().endMillis());
+            double rate = run.rates().get(i) / 1e3;
+            s.add(starts.get(i) / 1e3, rate);
+            s.add(end / 1e3, rate);
+        }
+        return s;
     }
 
     private static XYLineAndShapeRenderer renderer(int n) {

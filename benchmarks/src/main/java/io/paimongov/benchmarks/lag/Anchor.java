@@ -2,34 +2,32 @@ package io.paimongov.benchmarks.lag;
 
 /**
  * Where the rate search starts: a first estimate of what one governed compaction thread drains, from
- * a short run with one thread and no rate limit (the writer as fast as it goes). Over its second
- * half, the rows its compactions moved out of level 0 per second ({@link LagRun.Result#drainedRowsPerSec});
- * when none committed then, over the whole run; when none committed at all (a loaded machine), the
- * rows made visible per second from the run's middle (or the first visible row, if later) to its end,
- * when that span is at least a quarter of the run; else the rate the writer wrote, an upper bound.
- * The anchor decides only which grid rate the {@link Staircase} starts at, never a rate compared.
+ * a run with one thread and no rate limit (the writer as fast as it goes), measured over a fixed
+ * span from its first committed compaction on (before it, a fresh child builds its lookup files and
+ * compiles its code, which took 15 to 35 s): the rows its compactions moved out of level 0 per
+ * second over the span ({@link LagRun.Result#drainedRowsPerSec}); when none committed (a machine too
+ * loaded to compact in time), the rows made visible per second over the span, from the first visible
+ * row if later, when that is at least a quarter of the span; else the rate the writer wrote. The
+ * anchor decides only which grid rate the {@link Staircase} starts at, never a rate compared.
  *
  * <p>Immutable.
  *
- * @param drainedRowsPerSec rows moved out of level 0 per second over the second half, or over the
- *     whole run when none were in the second half
- * @param visibleRowsPerSec rows made visible per second over the span
- * @param visibleSeconds the span's length; 0 when nothing became visible
- * @param writtenRowsPerSec rows written per second over the second half, or over the whole run when
- *     the writer wrote nothing in the second half
- * @param seconds the run's length
+ * @param drainedRowsPerSec rows moved out of level 0 per second over the span
+ * @param visibleRowsPerSec rows made visible per second over the visible part of the span
+ * @param visibleSeconds that part's length; 0 when nothing became visible
+ * @param writtenRowsPerSec rows written per second over the span
+ * @param seconds the span's length
  */
 public record Anchor(double drainedRowsPerSec, double visibleRowsPerSec, double visibleSeconds, double writtenRowsPerSec,
         double seconds) {
 
-    static Anchor of(LagRun.Result r, long millis) {
+    /** The anchor of run {@code r} over {@code [fromMillis, toMillis]}. */
+    static Anchor of(LagRun.Result r, long fromMillis, long toMillis) {
         long first = r.firstVisibleMillis();
-        long from = Math.max(millis / 2, first);
-        double span = first < 0 ? 0 : Math.max(0, millis - from) / 1e3;
-        double drained = r.drainedRowsPerSec(millis / 2, millis);
-        double written = r.writtenRowsPerSec(millis / 2, millis);
-        return new Anchor(drained > 0 ? drained : r.drainedRowsPerSec(0, millis), span > 0 ? r.visibleRowsPerSec(from, millis) : 0, span,
-                written > 0 ? written : r.writtenRowsPerSec(0, millis), millis / 1e3);
+        long from = Math.max(fromMillis, first);
+        double span = first < 0 ? 0 : Math.max(0, toMillis - from) / 1e3;
+        return new Anchor(r.drainedRowsPerSec(fromMillis, toMillis), span > 0 ? r.visibleRowsPerSec(from, toMillis) : 0, span,
+                r.writtenRowsPerSec(fromMillis, toMillis), (toMillis - fromMillis) / 1e3);
     }
 
     /** Where {@link #rowsPerSec} comes from: "drained", "visible" or "written". */

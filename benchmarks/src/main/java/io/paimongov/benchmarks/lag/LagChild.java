@@ -40,8 +40,8 @@ import org.apache.paimon.table.sink.StreamTableWrite;
  * compaction thread, Paimon's own), fed rows on the run's arrival schedule ({@link Arrivals}); a
  * {@code prepareCommit(false, n)} every checkpoint interval, without waiting for compaction, whose
  * messages go to the harness over stdout ({@link Frames}), which commits them as Flink's committer
- * would. The harness writes a line to stdin to stop the run early (the rate search's first stair that
- * was not steady); the end of stdin stops it too (the harness is gone).
+ * would. The harness drives the rate search over stdin: a line {@value #NEXT} starts the next
+ * stair, {@value #STOP} ends the run (so does the end of stdin: the harness is gone).
  *
  * <p>The child's heap holds the write and its rows alone, so its live heap after a full collection
  * minus its baseline ({@link LiveHeap#settled} before the write opens, the table and the row source
@@ -59,6 +59,10 @@ public final class LagChild {
     static final String PLAIN = "plain";
     /** Plain Paimon with the table as created: Paimon's defaults. */
     static final String PLAIN_DEFAULTS = "plain-defaults";
+    /** The command that starts the next stair. */
+    static final String NEXT = "next";
+    /** The command that ends the run. */
+    static final String STOP = "stop";
     /** Resolution of the written-rows record. */
     static final long TICK_MILLIS = 10;
 
@@ -104,15 +108,14 @@ public final class LagChild {
         LagTable.Rows rows = new LagTable.Rows(s.seed(), s.keys());
         rows.next(0); // loads the values' arena before the baseline
         long baseline = LiveHeap.settled();
-        Stop stop = new Stop();
-        stop.start();
+        Commands commands = new Commands();
         HeapSampler heap = new HeapSampler(s.heapSampleMillis());
         long gcBefore = gcMillis();
         heap.start();
         Feed feed;
         MetricsSnapshot metrics;
         try (Write write = open(table, s, spill)) {
-            feed = feed(write, s, rows, stop, frames);
+            feed = feed(write, s, rows, commands, frames);
             heap.sampleNow();
             heap.stop();
             metrics = write.metrics();
@@ -130,6 +133,7 @@ public final class LagChild {
             r.put("compactionBusyRatio", metrics.compactionBusyRatio());
             r.put("spillCount", metrics.spillCount());
         }
+        r.put("stairStarts", feed.stairStarts.stream().map(String::valueOf).collect(Collectors.joining(",")));
         r.put("prepareMillis", feed.prepareMillis.stream().map(String::valueOf).collect(Collectors.joining(",")));
         r.put("writtenByTick", java.util.Arrays.stream(feed.writtenByTick).mapToObj(String::valueOf).collect(Collectors.joining(",")));
         Files.writeString(result, r.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining("\n")) + "\n");
@@ -223,23 +227,25 @@ public final class LagChild {
      * @param ranMillis from the schedule's start to the feed's end
      * @param prepareMillis each prepareCommit's duration
      * @param writtenByTick rows written before each {@value #TICK_MILLIS} ms tick of the run
+     * @param stairStarts when each stair started, ms from the schedule's start
      */
-    private record Feed(long rows, long ranMillis, List<Long> prepareMillis, long[] writtenByTick) {}
+    private record Feed(long rows, long ranMillis, List<Long> prepareMillis, long[] writtenByTick, List<Long> stairStarts) {}
 
-    /** The writing thread's loop: rows as they arrive (as fast as it goes without a schedule), a prepareCommit every checkpoint. */
-    private static Feed feed(Write write, LagRun.Settings s, LagTable.Rows rows, Stop stop, DataOutputStream frames) throws Exception {
+    /** The writing thread's loop: rows as they arrive (as fast as it goes without a staircase), a prepareCommit every checkpoint. */
+    private static Feed feed(Write write, LagRun.Settings s, LagTable.Rows rows, Commands commands, DataOutputStream frames)
+            throws Exception {
         long start = System.currentTimeMillis();
-        Arrivals arrivals = s.staircase() != null ? s.staircase().arrivals(start) : null;
+        commands.begin(start, s.staircase());
         Frames.writeStart(frames, start);
-        long end = start + s.durationMillis();
+        long end = start + s.maxMillis();
         long nextCheckpoint = start + s.checkpointMillis();
         long checkpoint = 1;
         long written = 0;
         List<Long> durations = new ArrayList<>();
-        long[] byTick = new long[(int) (s.durationMillis() / TICK_MILLIS) + 2];
+        long[] byTick = new long[(int) (s.maxMillis() / TICK_MILLIS) + 2];
         int tick = 0;
         long now = start;
-        for (; now < end && !stop.requested; now = System.currentTimeMillis()) {
+        for (; now < end && !commands.stopped; now = System.currentTimeMillis()) {
             for (; tick < byTick.length && start + tick * TICK_MILLIS <= now; tick++) {
                 byTick[tick] = written;
             }
@@ -254,12 +260,13 @@ public final class LagChild {
                 }
                 continue;
             }
+            Arrivals arrivals = commands.arrivals;
             int batch = 256;
             if (arrivals != null) {
                 long due = arrivals.arrivedBy(now) - written;
                 if (due < 1) {
                     long waitMillis = Math.min(nextCheckpoint, arrivals.arrivalMillis(written)) - now;
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, waitMillis)));
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(10, waitMillis))));
                     continue;
                 }
                 batch = (int) Math.min(batch, due);
@@ -272,26 +279,73 @@ public final class LagChild {
         for (; tick < byTick.length; tick++) {
             byTick[tick] = written;
         }
-        return new Feed(written, now - start, durations, byTick);
+        return new Feed(written, now - start, durations, byTick, commands.stairStarts());
     }
 
-    /** Reads stdin on a daemon thread: a line, or its end, asks the feed to stop. */
-    private static final class Stop extends Thread {
-        volatile boolean requested;
+    /**
+     * Reads the harness's commands from stdin on a daemon thread: {@value #NEXT} moves the schedule to
+     * the next stair's rate from now on, {@value #STOP} (or the end of stdin: the harness is gone)
+     * stops the feed.
+     */
+    private static final class Commands extends Thread {
+        volatile boolean stopped;
+        /** The arrival schedule so far; null without a staircase. Replaced, never changed. */
+        volatile Arrivals arrivals;
+        private final List<Long> starts = new ArrayList<>();
+        private long start;
+        private Staircase staircase;
 
-        Stop() {
-            super("lag-child-stop");
+        Commands() {
+            super("lag-child-commands");
             setDaemon(true);
+        }
+
+        /** Starts reading once the schedule has its start (epoch ms). */
+        void begin(long startMillis, Staircase stairs) {
+            synchronized (this) {
+                this.start = startMillis;
+                this.staircase = stairs;
+                if (stairs != null) {
+                    starts.add(0L);
+                    arrivals = schedule();
+                }
+            }
+            start();
         }
 
         @Override
         public void run() {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                in.readLine();
+                for (String line = in.readLine(); line != null && !STOP.equals(line); line = in.readLine()) {
+                    if (NEXT.equals(line)) {
+                        next();
+                    }
+                }
             } catch (java.io.IOException ignored) {
                 // stdin gone: the harness is gone too
             }
-            requested = true;
+            stopped = true;
+        }
+
+        private synchronized void next() {
+            if (staircase != null && starts.size() < staircase.stairs()) {
+                starts.add(Math.max(starts.get(starts.size() - 1) + 1, System.currentTimeMillis() - start));
+                arrivals = schedule();
+            }
+        }
+
+        private Arrivals schedule() {
+            long[] from = new long[starts.size()];
+            double[] rates = new double[starts.size()];
+            for (int i = 0; i < from.length; i++) {
+                from[i] = starts.get(i);
+                rates[i] = staircase.rates().get(i);
+            }
+            return new Arrivals(start, from, rates);
+        }
+
+        synchronized List<Long> stairStarts() {
+            return List.copyOf(starts);
         }
     }
 

@@ -60,8 +60,8 @@ final class LagReportMap {
         m.put("gcShare", r.perLine(line -> LagReport.round2(r.runsOf(line).stream().map(Run::gcShare).filter(Objects::nonNull)
                 .max(Double::compare).orElse(null))));
         m.put("spills", r.perLine(line -> medianLong(r.runsOf(line).stream().map(Run::spills).toList())));
-        long runMillis = r.stairs().durationMillis();
-        m.put("lagMillisBySecond", r.perLine(line -> r.runsOf(line).stream().map(run -> perSecond(run.series(), runMillis)).toList()));
+        m.put("lagMillisBySecond", r.perLine(line -> r.runsOf(line).stream().map(run -> perSecond(run.series(), run.series().endMillis()))
+                .toList()));
         m.put("probeGapMaxMillis", r.perLine(line -> r.runsOf(line).stream().mapToLong(run -> run.series().longestGapMillis()).max()
                 .orElse(0)));
         m.put("probeMismatches", r.runs().stream().mapToInt(Run::probeMismatches).sum());
@@ -123,7 +123,8 @@ final class LagReportMap {
         m.put("slopeBound", Steadiness.SLOPE_BOUND);
         m.put("warmUpSeconds", r.stairs().warmUpMillis() / 1e3);
         m.put("stairSeconds", r.stairs().stairMillis() / 1e3);
-        m.put("judgedSeconds", r.stairs().stairMillis() / 2 / 1e3);
+        m.put("judgedSeconds", r.stairs().halfMillis() / 1e3);
+        m.put("firstStairMaxSeconds", r.stairs().firstStairMaxMillis() / 1e3);
         return m;
     }
 
@@ -133,6 +134,7 @@ final class LagReportMap {
             Steadiness.Verdict v = run.verdicts().get(i);
             Map<String, Object> s = new LinkedHashMap<>();
             s.put("rowsPerSec", Math.round(run.rates().get(i)));
+            s.put("startSeconds", i < run.stairStarts().size() ? run.stairStarts().get(i) / 1e3 : null);
             s.put("steady", v.steady());
             s.put("slope", Double.isNaN(v.slope()) ? null : Math.round(v.slope() * 1000) / 1000.0);
             s.put("lagMillis", Double.isNaN(v.meanLagMillis()) ? null : Math.round(v.meanLagMillis()));

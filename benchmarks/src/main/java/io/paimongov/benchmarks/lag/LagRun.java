@@ -37,9 +37,11 @@ final class LagRun {
     /**
      * @param line "1", "2" or "-1" (governed, the {@code compaction.task-threads} value), {@value
      *     LagChild#PLAIN} or {@value LagChild#PLAIN_DEFAULTS}
-     * @param staircase the rate search; null for a run without a schedule (rows as fast as the
-     *     writer goes, {@code ts} the time it wrote them: the anchor)
-     * @param unlimitedMillis how long a run without a schedule writes
+     * @param staircase the rate search; null for the anchor's run (rows as fast as the writer goes,
+     *     {@code ts} the time it wrote them, until {@code anchorMillis} after its first compaction
+     *     committed)
+     * @param anchorMillis how long the anchor's run measures after its first committed compaction
+     * @param maxMillis the longest the child writes if nothing stops it sooner
      * @param checkpointMillis the interval of prepareCommit + commit
      * @param probeMillis the interval of probes
      * @param crossCheckEvery every n-th probe also reads the new rows to check the statistics
@@ -48,18 +50,14 @@ final class LagRun {
      * @param seed row seed
      * @param heapSampleMillis the period of the child's own full collections ({@link HeapSampler})
      */
-    record Settings(String line, Staircase staircase, long unlimitedMillis, long checkpointMillis, long probeMillis,
+    record Settings(String line, Staircase staircase, long anchorMillis, long maxMillis, long checkpointMillis, long probeMillis,
             int crossCheckEvery, long budgetBytes, int keys, long seed, long heapSampleMillis) {
-
-        long durationMillis() {
-            return staircase != null ? staircase.durationMillis() : unlimitedMillis;
-        }
 
         /** The child's arguments, read back by {@link #fromChildArgs}. */
         List<String> childArgs(Path warehouse, Path spill, Path result) {
-            List<String> a = new ArrayList<>(List.of("line=" + line, "unlimited=" + unlimitedMillis, "checkpoint=" + checkpointMillis,
-                    "budget=" + budgetBytes, "keys=" + keys, "seed=" + seed, "heapSample=" + heapSampleMillis,
-                    "warehouse=" + warehouse, "spill=" + spill, "result=" + result));
+            List<String> a = new ArrayList<>(List.of("line=" + line, "anchor=" + anchorMillis, "max=" + maxMillis,
+                    "checkpoint=" + checkpointMillis, "budget=" + budgetBytes, "keys=" + keys, "seed=" + seed,
+                    "heapSample=" + heapSampleMillis, "warehouse=" + warehouse, "spill=" + spill, "result=" + result));
             if (staircase != null) {
                 a.add("warmUp=" + staircase.warmUpMillis());
                 a.add("stair=" + staircase.stairMillis());
@@ -73,9 +71,9 @@ final class LagRun {
                     ? new Staircase(Long.parseLong(a.get("warmUp")), Long.parseLong(a.get("stair")),
                             Arrays.stream(a.get("rates").split(",")).map(Double::valueOf).toList())
                     : null;
-            return new Settings(a.get("line"), stairs, Long.parseLong(a.get("unlimited")), Long.parseLong(a.get("checkpoint")), 0, 0,
-                    Long.parseLong(a.get("budget")), Integer.parseInt(a.get("keys")), Long.parseLong(a.get("seed")),
-                    Long.parseLong(a.get("heapSample")));
+            return new Settings(a.get("line"), stairs, Long.parseLong(a.get("anchor")), Long.parseLong(a.get("max")),
+                    Long.parseLong(a.get("checkpoint")), 0, 0, Long.parseLong(a.get("budget")), Integer.parseInt(a.get("keys")),
+                    Long.parseLong(a.get("seed")), Long.parseLong(a.get("heapSample")));
         }
     }
 
@@ -86,13 +84,16 @@ final class LagRun {
      * @param failure why it failed, one line; null when it ran
      * @param series lag and level-0 files over the run
      * @param verdicts each stair judged, in order, up to the first that was not steady
+     * @param stairStarts when each stair run started, ms from the run's start (as the harness told
+     *     the child); for the anchor's run, where its measured span starts (its first committed
+     *     compaction) and ends
      * @param commits the checkpoints committed, in order
      * @param child what the child reported at its end ({@link LagChild}'s result file); empty when it failed
      * @param probeMismatches cross-checks where the rows' newest ts differed from the statistics'
      * @param crossChecks cross-checks made
      */
-    record Result(Settings settings, String failure, LagSeries series, List<Steadiness.Verdict> verdicts, List<Commit> commits,
-            Map<String, String> child, int probeMismatches, int crossChecks) {
+    record Result(Settings settings, String failure, LagSeries series, List<Steadiness.Verdict> verdicts, List<Long> stairStarts,
+            List<Commit> commits, Map<String, String> child, int probeMismatches, int crossChecks) {
 
         long value(String key) {
             return Long.parseLong(child.getOrDefault(key, "0"));
@@ -239,6 +240,7 @@ final class LagRun {
         Prober prober = null;
         Thread probing = null;
         List<Steadiness.Verdict> verdicts = new ArrayList<>();
+        List<Long> marks = new ArrayList<>();
         String failure;
         try {
             if (committer.started.await(CHILD_SLACK_SECONDS, TimeUnit.SECONDS) && committer.start > 0) {
@@ -246,13 +248,17 @@ final class LagRun {
                 probing = new Thread(prober, "bench-lag-probe");
                 probing.setDaemon(true);
                 probing.start();
-                judge(s, committer, prober, child, verdicts);
+                if (s.staircase() != null) {
+                    climb(s, committer, prober, child, verdicts, marks);
+                } else {
+                    anchor(s, committer, child, marks);
+                }
             }
             if (committer.failure.get() != null) {
                 // It no longer reads the frames: the child would block on a full pipe.
                 child.destroyForcibly();
             }
-            boolean ended = child.waitFor(s.durationMillis() / 1000 + CHILD_SLACK_SECONDS, TimeUnit.SECONDS);
+            boolean ended = child.waitFor(s.maxMillis() / 1000 + CHILD_SLACK_SECONDS, TimeUnit.SECONDS);
             if (!ended) {
                 child.destroyForcibly().waitFor();
             }
@@ -273,40 +279,90 @@ final class LagRun {
         }
         Map<String, String> reported = failure == null ? LagChild.readResult(result) : Map.of();
         LagSeries series = prober == null ? new LagSeries(List.of()) : prober.series();
-        return new Result(s, failure, series, List.copyOf(verdicts), committer.commits(), reported,
+        if (reported.containsKey("ranMillis")) {
+            // After the writer stopped nothing new arrives: the probes while the child closed its write are not the run's.
+            series = series.until(Long.parseLong(reported.get("ranMillis")));
+        }
+        return new Result(s, failure, series, List.copyOf(verdicts), List.copyOf(marks), committer.commits(), reported,
                 prober == null ? 0 : prober.mismatches, prober == null ? 0 : prober.crossChecks);
     }
 
     /**
-     * Judges each stair as it ends (once a probe after its end came in), and tells the child to stop
-     * at the first that was not steady. Returns early when the child ended.
+     * Judges each stair as it ends (once two probes after its end came in) and moves the child to
+     * the next, or stops it at the first that was not steady and after the last. The first stair is
+     * judged over the last half stair at every half stair from {@link Staircase#firstJudgedAtMillis}
+     * on, until steady or past {@link Staircase#firstStairMaxMillis}; every later one over its second
+     * half. Returns early when the child ended or the committer failed; {@code starts} gets each
+     * stair's start, ms from the run's start.
      */
-    private static void judge(Settings s, Committer committer, Prober prober, Process child, List<Steadiness.Verdict> verdicts)
-            throws InterruptedException {
+    private static void climb(Settings s, Committer committer, Prober prober, Process child, List<Steadiness.Verdict> verdicts,
+            List<Long> starts) throws InterruptedException {
         Staircase stairs = s.staircase();
-        if (stairs == null) {
-            return;
-        }
-        for (int i = 0; i < stairs.stairs(); i++) {
-            long due = committer.start + stairs.endMillis(i) + 2 * s.probeMillis();
-            while (System.currentTimeMillis() < due && child.isAlive() && committer.failure.get() == null) {
-                Thread.sleep(Math.max(1, Math.min(100, due - System.currentTimeMillis())));
-            }
-            if (!child.isAlive() || committer.failure.get() != null) {
+        starts.add(0L);
+        long half = stairs.halfMillis();
+        Steadiness.Verdict first = null;
+        for (long end = stairs.firstJudgedAtMillis(); end <= stairs.firstStairMaxMillis(); end += half) {
+            if (!waitUntil(committer.start + end + 2 * s.probeMillis(), committer, child)) {
                 return;
             }
-            Steadiness.Verdict v = Steadiness.judge(prober.series(), stairs.judgedFromMillis(i), stairs.endMillis(i), s.checkpointMillis());
+            first = Steadiness.judge(prober.series(), end - half, end, s.checkpointMillis());
+            if (first.steady()) {
+                break;
+            }
+        }
+        verdicts.add(first);
+        for (int i = 1; first.steady() && i < stairs.stairs(); i++) {
+            long start = System.currentTimeMillis() - committer.start;
+            tell(child, LagChild.NEXT);
+            starts.add(start);
+            long end = start + stairs.stairMillis();
+            if (!waitUntil(committer.start + end + 2 * s.probeMillis(), committer, child)) {
+                return;
+            }
+            Steadiness.Verdict v = Steadiness.judge(prober.series(), end - half, end, s.checkpointMillis());
             verdicts.add(v);
             if (!v.steady()) {
-                try {
-                    OutputStream stop = child.getOutputStream();
-                    stop.write("stop\n".getBytes(StandardCharsets.UTF_8));
-                    stop.flush();
-                } catch (IOException e) {
-                    // the child has ended meanwhile: nothing to stop
-                }
-                return;
+                break;
             }
+        }
+        tell(child, LagChild.STOP);
+    }
+
+    /**
+     * The anchor's run: waits for its first committed compaction (at most until {@code maxMillis}
+     * less the anchor's span), then for the anchor's span, and stops the child; {@code marks} gets
+     * the span's start and end, ms from the run's start.
+     */
+    private static void anchor(Settings s, Committer committer, Process child, List<Long> marks) throws InterruptedException {
+        long latest = committer.start + s.maxMillis() - s.anchorMillis();
+        while (System.currentTimeMillis() < latest && child.isAlive() && committer.failure.get() == null
+                && committer.commits().stream().noneMatch(c -> c.level0RowsCompacted() > 0)) {
+            Thread.sleep(20);
+        }
+        long from = System.currentTimeMillis() - committer.start;
+        if (waitUntil(committer.start + from + s.anchorMillis(), committer, child)) {
+            marks.add(from);
+            marks.add(from + s.anchorMillis());
+            tell(child, LagChild.STOP);
+        }
+    }
+
+    /** Sleeps until {@code epochMillis}; false when the child ended or the committer failed meanwhile. */
+    private static boolean waitUntil(long epochMillis, Committer committer, Process child) throws InterruptedException {
+        while (System.currentTimeMillis() < epochMillis && child.isAlive() && committer.failure.get() == null) {
+            Thread.sleep(Math.max(1, Math.min(100, epochMillis - System.currentTimeMillis())));
+        }
+        return child.isAlive() && committer.failure.get() == null;
+    }
+
+    /** Writes a command line to the child; nothing when it has ended meanwhile. */
+    private static void tell(Process child, String command) {
+        try {
+            OutputStream in = child.getOutputStream();
+            in.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            // the child has ended meanwhile: nothing to tell
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.Locale;
  * @param series the lag and level-0 files over the run
  * @param verdicts each stair judged, up to the first that was not steady
  * @param rates the staircase's rates, every stair's, run or not
+ * @param stairStarts when each stair run started, ms from the run's start
  * @param baselineBytes the child's live heap before the write opened
  * @param liveHeapPeakBytes the largest live heap after a full collection while it wrote, minus the baseline
  * @param heapSamples full collections read
@@ -30,24 +31,25 @@ import java.util.Locale;
  * @param crossChecks cross-checks made
  */
 public record Run(String line, int repetition, String failure, LagSeries series, List<Steadiness.Verdict> verdicts, List<Double> rates,
-        Long baselineBytes, Long liveHeapPeakBytes, Integer heapSamples, Double gcShare, Long peakReservedBytes, Long compactions,
+        List<Long> stairStarts, Long baselineBytes, Long liveHeapPeakBytes, Integer heapSamples, Double gcShare, Long peakReservedBytes, Long compactions,
         Double compactionBusyRatio, Long spills, Long prepareMillisP99, int probeMismatches, int crossChecks) {
 
     public Run {
         verdicts = List.copyOf(verdicts);
         rates = List.copyOf(rates);
+        stairStarts = List.copyOf(stairStarts);
     }
 
     static Run of(LagRun.Result r, int repetition) {
         List<Double> rates = r.settings().staircase().rates();
         if (r.failure() != null) {
-            return new Run(r.settings().line(), repetition, r.failure(), r.series(), r.verdicts(), rates, null, null, null, null, null, null,
+            return new Run(r.settings().line(), repetition, r.failure(), r.series(), r.verdicts(), rates, r.stairStarts(), null, null, null, null, null, null,
                     null, null, null, r.probeMismatches(), r.crossChecks());
         }
         boolean governed = LagChild.governed(r.settings().line());
         List<Long> prepares = r.prepareMillis().isEmpty() ? List.of(0L) : r.prepareMillis();
         long baseline = r.value("baselineBytes");
-        return new Run(r.settings().line(), repetition, null, r.series(), r.verdicts(), rates, baseline,
+        return new Run(r.settings().line(), repetition, null, r.series(), r.verdicts(), rates, r.stairStarts(), baseline,
                 Math.max(0, r.value("peakBytes") - baseline), (int) r.value("heapSamples"),
                 r.value("gcMillis") / (double) Math.max(1, r.value("ranMillis")), governed ? r.value("peakReservedBytes") : null,
                 governed ? r.value("compactionCount") : null, governed ? r.number("compactionBusyRatio") : null,

@@ -4,26 +4,31 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The search over offered rates that one run climbs: a warm-up, then stairs of equal length at rates
- * that rise by {@value #FACTOR} times from stair to stair, on one grid for every machine and run
- * ({@link #gridRate}: {@value #GRID_BASE} rows/s times a power of {@value #FACTOR}). The run stops at
- * its first stair that is not steady ({@link Steadiness}); the highest steady stair is the highest
- * rate the setting sustains, to within one step of the grid.
+ * The search over offered rates that one run climbs: stairs at rates that rise by {@value #FACTOR}
+ * times from stair to stair, on one grid for every machine and run ({@link #gridRate}: {@value
+ * #GRID_BASE} rows/s times a power of {@value #FACTOR}). The run stops at its first stair that is not
+ * steady ({@link Steadiness}); the highest steady stair is the highest rate the setting sustains, to
+ * within one step of the grid.
  *
- * <p>Every setting climbs the same stairs from the same first one, so the stairs two settings both
- * sustained were run at the same rates and times of their runs. The first stair is the largest grid
- * rate at most {@value #START_SHARE} times the anchor (a first estimate of what one compaction
- * thread drains, {@link Anchor}): the anchor was 0.6 to 1.3 times what one thread drained when
- * saturated in the runs of 2026-12-03, so the first stair is below one thread's rate, and the anchor
- * only decides where the climb starts, never the rates compared. The warm-up runs at the first
- * stair's rate and is not judged: a run's first compactions build the lookup files of every bucket's
- * upper levels, which took the first 15 to 20 s of a run.
+ * <p>The first stair is also the run's start-up: a run's first compactions build the lookup files
+ * of every bucket's upper levels and a fresh JVM compiles its code, which took 15 to 35 s. So the
+ * first stair lasts at least {@code warmUpMillis} plus one stair, and is judged over the last half
+ * stair at every half stair from then on until its lag is steady, at most until {@link
+ * #firstStairMaxMillis}; every later stair lasts {@code stairMillis} and is judged over its second
+ * half. Every setting climbs the same rates, so the stairs two settings both sustained were run at
+ * the same rates; only the first stair's length may differ between them.
+ *
+ * <p>The first stair is the largest grid rate at most {@value #START_SHARE} times the anchor (what
+ * one governed compaction thread drained, fed without a limit, {@link Anchor}; in the runs of
+ * 2026-12-03 that estimate was up to 1.3 times what one thread drained at a fixed rate, so the first
+ * stair is below one thread's rate). The anchor decides where the climb starts, never a rate
+ * compared.
  *
  * <p>Every constant here was fixed before the runs recorded in docs/performance.md and is not
  * changed after seeing a result. Immutable.
  *
- * @param warmUpMillis the warm-up before the first stair, at the first stair's rate
- * @param stairMillis each stair's length
+ * @param warmUpMillis the least time the first stair runs before its first judged half stair starts
+ * @param stairMillis each later stair's length; the judged part is its second half
  * @param rates the stairs' rates in rows per second, rising
  */
 public record Staircase(long warmUpMillis, long stairMillis, List<Double> rates) {
@@ -34,6 +39,8 @@ public record Staircase(long warmUpMillis, long stairMillis, List<Double> rates)
     public static final double FACTOR = 1.25;
     /** The first stair is the largest grid rate at most this share of the anchor. */
     public static final double START_SHARE = 0.6;
+    /** The first stair lasts at most the warm-up plus this many stairs. */
+    public static final int FIRST_STAIR_MAX_STAIRS = 3;
 
     public Staircase {
         rates = List.copyOf(rates);
@@ -64,7 +71,7 @@ public record Staircase(long warmUpMillis, long stairMillis, List<Double> rates)
         return k;
     }
 
-    /** {@code stairs} stairs of {@code stairMillis} from the grid rate {@link #startIndex} of {@code anchorRowsPerSec} on. */
+    /** {@code stairs} stairs from the grid rate {@link #startIndex} of {@code anchorRowsPerSec} on. */
     static Staircase from(double anchorRowsPerSec, long warmUpMillis, long stairMillis, int stairs) {
         int k = startIndex(anchorRowsPerSec);
         List<Double> rates = new ArrayList<>();
@@ -78,34 +85,23 @@ public record Staircase(long warmUpMillis, long stairMillis, List<Double> rates)
         return rates.size();
     }
 
-    /** Where stair {@code i} starts, in ms from the run's start (stair 0 after the warm-up). */
-    public long startMillis(int i) {
-        return warmUpMillis + i * stairMillis;
+    /** Half a stair: the judged part, and the step at which the first stair is judged again. */
+    long halfMillis() {
+        return stairMillis / 2;
     }
 
-    /** Where stair {@code i} ends. */
-    public long endMillis(int i) {
-        return startMillis(i + 1);
+    /** When the first stair is first judged (over the half stair before it), from the run's start. */
+    long firstJudgedAtMillis() {
+        return warmUpMillis + stairMillis;
     }
 
-    /** Where the judged part of stair {@code i} starts: its second half. */
-    long judgedFromMillis(int i) {
-        return endMillis(i) - stairMillis / 2;
+    /** The latest the first stair is judged: the warm-up plus {@value #FIRST_STAIR_MAX_STAIRS} stairs. */
+    long firstStairMaxMillis() {
+        return warmUpMillis + FIRST_STAIR_MAX_STAIRS * stairMillis;
     }
 
-    /** The whole climb, if no stair stops it. */
-    long durationMillis() {
-        return endMillis(rates.size() - 1);
-    }
-
-    /** The arrival schedule of a run that starts at {@code startMillis} (epoch ms): the warm-up at stair 0's rate. */
-    Arrivals arrivals(long startMillis) {
-        long[] from = new long[rates.size()];
-        double[] perSec = new double[rates.size()];
-        for (int i = 0; i < rates.size(); i++) {
-            from[i] = i == 0 ? 0 : startMillis(i);
-            perSec[i] = rates.get(i);
-        }
-        return new Arrivals(startMillis, from, perSec);
+    /** The longest a climb can last: the longest first stair and every later stair. */
+    long maxDurationMillis() {
+        return firstStairMaxMillis() + (rates.size() - 1) * stairMillis;
     }
 }

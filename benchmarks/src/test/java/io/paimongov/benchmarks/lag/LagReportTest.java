@@ -25,13 +25,14 @@ class LagReportTest {
         for (int i = 0; i < steady.length(); i++) {
             verdicts.add(new Steadiness.Verdict(steady.charAt(i) == 's', steady.charAt(i) == 's' ? 0.01 : 0.3, lag0 + 100 * i, 4));
         }
-        return new Run(line, rep, null, new LagSeries.Builder().add(0, 0, 0).build(), verdicts, RATES, 50L << 20, livePeak, 40, 0.05,
+        return new Run(line, rep, null, new LagSeries.Builder().add(0, 0, 0).build(), verdicts, RATES, List.of(0L), 50L << 20, livePeak, 40,
+                0.05,
                 accounted, accounted == null ? null : 10L, accounted == null ? null : 0.9, accounted == null ? null : 0L, 300L, 0, 4);
     }
 
     private static Run failed(String line, int rep) {
         return new Run(line, rep, "OutOfMemoryError: Java heap space", new LagSeries.Builder().add(0, 0, 0).build(), List.of(), RATES,
-                null, null, null, null, null, null, null, null, null, 0, 0);
+                List.of(0L), null, null, null, null, null, null, null, null, null, 0, 0);
     }
 
     private static LagReport report(List<Run> runs, int repetitions) {
@@ -117,6 +118,8 @@ class LagReportTest {
     void theLongestGapIsBetweenTheTwoSamplesFarthestApart() {
         LagSeries late = new LagSeries.Builder().add(0, 1_000, 0).add(250, 1_250, 0).add(10_250, 14_750, 0).add(10_500, 900, 0).build();
         assertThat(late.longestGapMillis()).isEqualTo(10_000);
+        assertThat(late.until(10_249).longestGapMillis()).as("the late probe left out").isEqualTo(250);
+        assertThat(late.until(10_250).samples()).hasSize(3);
         assertThat(new LagSeries.Builder().add(40, 1, 0).build().longestGapMillis()).isZero();
     }
 

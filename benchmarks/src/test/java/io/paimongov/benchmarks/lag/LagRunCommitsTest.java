@@ -29,7 +29,8 @@ class LagRunCommitsTest {
         LagTable.prepare(prepared, keys, 3, dir.resolve("fill"));
         assertThat(level0Rows(LagTable.table(prepared))).as("the prepared table").isZero();
 
-        LagRun.Settings settings = new LagRun.Settings(line, null, 5_000, 250, 50, 0, 16L << 20, keys, 7, 1_000);
+        // Without a staircase: as fast as the writer goes, until 2 s after its first committed compaction (at most 8 s).
+        LagRun.Settings settings = new LagRun.Settings(line, null, 2_000, 8_000, 250, 50, 0, 16L << 20, keys, 7, 1_000);
         Path run = dir.resolve("run");
         LagRun.Result r = LagRun.run(run, prepared, settings);
 
@@ -58,7 +59,7 @@ class LagRunCommitsTest {
         Path prepared = dir.resolve("prepared");
         LagTable.prepare(prepared, 100, 3, dir.resolve("fill"));
         // A budget of 64 KiB holds no writer: the governed write refuses to open, in the child.
-        LagRun.Settings settings = new LagRun.Settings("1", null, 1_000, 250, 50, 0, 64L << 10, 100, 7, 1_000);
+        LagRun.Settings settings = new LagRun.Settings("1", null, 1_000, 2_000, 250, 50, 0, 64L << 10, 100, 7, 1_000);
         LagRun.Result r = LagRun.run(dir.resolve("run"), prepared, settings);
         assertThat(r.failure()).contains("budget");
         assertThat(r.commits()).isEmpty();

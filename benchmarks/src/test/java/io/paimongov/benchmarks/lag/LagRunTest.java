@@ -13,14 +13,14 @@ import org.junit.jupiter.api.Test;
 /** The rates a run's record gives, and the anchor taken from them, from synthetic runs whose writer, probe and commit timelines are known. */
 class LagRunTest {
 
-    private static final LagRun.Settings UNLIMITED = new LagRun.Settings("1", null, 10_000, 1_000, 250, 0, 1 << 20, 100, 1, 1_000);
+    private static final LagRun.Settings UNLIMITED = new LagRun.Settings("1", null, 10_000, 20_000, 1_000, 250, 0, 1 << 20, 100, 1, 1_000);
 
     /** A result whose child wrote {@code written[i]} rows before tick i. */
     private static LagRun.Result result(LagRun.Settings s, LagSeries series, long[] written, List<LagRun.Commit> commits) {
         Map<String, String> child = new HashMap<>();
         child.put("writtenByTick", Arrays.stream(written).mapToObj(String::valueOf).collect(Collectors.joining(",")));
         child.put("rowsWritten", Long.toString(written[written.length - 1]));
-        return new LagRun.Result(s, null, series, List.of(), commits, child, 0, 0);
+        return new LagRun.Result(s, null, series, List.of(), List.of(), commits, child, 0, 0);
     }
 
     private static long[] linear(int ticks, long perTick, int stopAt) {
@@ -49,35 +49,33 @@ class LagRunTest {
 
     @Test
     void theAnchorUsesTheDrainedRateElseTheVisibleOneElseTheWrittenOne() {
-        // 1 row per ms written over 10 s.
+        // 1 row per ms written over 10 s; the span measured is [5 s, 10 s].
         long[] written = linear(1_001, 10, 1_001);
         // Visible from 4 s; at 5 s the newest visible row was written at 3 s, at 10 s the one written at 6 s.
         LagSeries seen = new LagSeries.Builder().add(1_000, 1_000, 0).add(4_000, 2_000, 0).add(5_000, 2_000, 0).add(10_000, 4_000, 0)
                 .build();
-        Anchor visible = Anchor.of(result(UNLIMITED, seen, written, List.of()), 10_000);
+        Anchor visible = Anchor.of(result(UNLIMITED, seen, written, List.of()), 5_000, 10_000);
         assertThat(visible.source()).as("no commits: nothing counted as drained").isEqualTo("visible");
         assertThat(visible.visibleSeconds()).isEqualTo(5.0);
         assertThat(visible.rowsPerSec()).isCloseTo(3_000 / 5.0, within(1e-9));
         assertThat(visible.writtenRowsPerSec()).isCloseTo(1_000.0, within(1e-9));
-        // First visible at 9 s: one second of ten is too little; the written rate of the second half is used.
+        // First visible at 9 s: one second of five is too little; the written rate of the span is used.
         LagSeries late = new LagSeries.Builder().add(1_000, 1_000, 0).add(9_000, 500, 0).add(10_000, 1_000, 0).build();
-        // Compactions committed in the second half moved 4,000 level-0 rows out (rows written = rows flushed): 800 per s.
-        List<LagRun.Commit> commits = List.of(new LagRun.Commit(4_000, 4_000, 4_000, 0), new LagRun.Commit(7_000, 7_000, 3_000, 2_500),
+        // Compactions committed in the span moved 4,000 level-0 rows out (rows written = rows flushed): 800 per s.
+        List<LagRun.Commit> commits = List.of(new LagRun.Commit(4_000, 4_000, 4_000, 1_000), new LagRun.Commit(7_000, 7_000, 3_000, 2_500),
                 new LagRun.Commit(10_000, 10_000, 3_000, 1_500));
-        Anchor drained = Anchor.of(result(UNLIMITED, seen, written, commits), 10_000);
+        Anchor drained = Anchor.of(result(UNLIMITED, seen, written, commits), 5_000, 10_000);
         assertThat(drained.source()).isEqualTo("drained");
         assertThat(drained.rowsPerSec()).isCloseTo(4_000 / 5.0, within(1e-9));
-        Anchor fallback = Anchor.of(result(UNLIMITED, late, written, List.of()), 10_000);
+        assertThat(drained.seconds()).isEqualTo(5.0);
+        Anchor fallback = Anchor.of(result(UNLIMITED, late, written, List.of()), 5_000, 10_000);
         assertThat(fallback.source()).isEqualTo("written");
         assertThat(fallback.rowsPerSec()).isCloseTo(1_000.0, within(1e-9));
-        // A writer blocked for the whole second half (Paimon's back-pressure): 4,000 rows in the
-        // first 4 s, nothing after, one commit at 3 s that moved 1,500 level-0 rows out. The second
-        // half counts nothing, so both rates come from the whole run: 1,500 / 10 s and 4,000 / 10 s.
-        List<LagRun.Commit> early = List.of(new LagRun.Commit(3_000, 3_000, 3_000, 1_500));
-        Anchor stalled = Anchor.of(result(UNLIMITED, late, linear(1_001, 10, 400), early), 10_000);
-        assertThat(stalled.source()).isEqualTo("drained");
-        assertThat(stalled.rowsPerSec()).isCloseTo(150.0, within(1e-9));
-        assertThat(stalled.writtenRowsPerSec()).isCloseTo(400.0, within(1e-9));
+        // A writer blocked from 4 s on (Paimon's back-pressure): it wrote nothing in the span, and the
+        // anchor is then at least 1 row per second.
+        Anchor stalled = Anchor.of(result(UNLIMITED, late, linear(1_001, 10, 400), List.of()), 5_000, 10_000);
+        assertThat(stalled.source()).isEqualTo("written");
+        assertThat(stalled.rowsPerSec()).isEqualTo(1.0);
     }
 
     @Test
@@ -96,8 +94,8 @@ class LagRunTest {
 
     @Test
     void settingsReachTheChildAsTheyWereGiven() {
-        LagRun.Settings s = new LagRun.Settings("-1", new Staircase(15_000, 20_000, List.of(15_625.0, 19_531.0)), 10_000, 1_000, 250, 10,
-                64L << 20, 5_000_000, 42, 2_000);
+        LagRun.Settings s = new LagRun.Settings("-1", new Staircase(15_000, 20_000, List.of(15_625.0, 19_531.0)), 10_000, 120_000, 1_000,
+                250, 10, 64L << 20, 5_000_000, 42, 2_000);
         Map<String, String> args = new HashMap<>();
         for (String a : s.childArgs(java.nio.file.Path.of("/w"), java.nio.file.Path.of("/s"), java.nio.file.Path.of("/r"))) {
             String[] kv = a.split("=", 2);
@@ -105,7 +103,7 @@ class LagRunTest {
         }
         LagRun.Settings back = LagRun.Settings.fromChildArgs(args);
         // What the harness alone uses (probes, cross-checks) does not travel.
-        assertThat(back).isEqualTo(new LagRun.Settings("-1", s.staircase(), 10_000, 1_000, 0, 0, 64L << 20, 5_000_000, 42, 2_000));
+        assertThat(back).isEqualTo(new LagRun.Settings("-1", s.staircase(), 10_000, 120_000, 1_000, 0, 0, 64L << 20, 5_000_000, 42, 2_000));
         assertThat(args).containsEntry("warehouse", "/w").containsEntry("spill", "/s").containsEntry("result", "/r");
     }
 }

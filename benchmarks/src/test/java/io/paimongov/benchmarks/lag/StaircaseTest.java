@@ -35,20 +35,14 @@ class StaircaseTest {
     }
 
     @Test
-    void stairsFollowTheWarmUpAndAreJudgedOverTheirSecondHalf() {
+    void theFirstStairIsJudgedFromTheWarmUpPlusAStairToTheWarmUpPlusThree() {
         Staircase s = new Staircase(15_000, 20_000, List.of(1_000.0, 2_000.0, 4_000.0));
-        assertThat(s.startMillis(0)).isEqualTo(15_000);
-        assertThat(s.endMillis(0)).isEqualTo(35_000);
-        assertThat(s.judgedFromMillis(0)).isEqualTo(25_000);
-        assertThat(s.judgedFromMillis(2)).isEqualTo(65_000);
-        assertThat(s.durationMillis()).isEqualTo(75_000);
-        Arrivals a = s.arrivals(0);
-        // The warm-up runs at the first stair's rate.
-        assertThat(a.rowsPerSecAt(0)).isEqualTo(1_000.0);
-        assertThat(a.rowsPerSecAt(34_999)).isEqualTo(1_000.0);
-        assertThat(a.rowsPerSecAt(35_000)).isEqualTo(2_000.0);
-        assertThat(a.rowsPerSecAt(55_000)).isEqualTo(4_000.0);
-        // By the end: 35 s at 1,000, 20 s at 2,000, 20 s at 4,000 rows/s, and row 0 at the start.
-        assertThat(a.arrivedBy(75_000)).isEqualTo(35_000 + 40_000 + 80_000 + 1);
+        assertThat(s.halfMillis()).isEqualTo(10_000);
+        assertThat(s.firstJudgedAtMillis()).isEqualTo(35_000);
+        assertThat(s.firstStairMaxMillis()).isEqualTo(75_000);
+        // The longest first stair and two stairs of 20 s.
+        assertThat(s.maxDurationMillis()).isEqualTo(115_000);
+        assertThatThrownBy(() -> new Staircase(0, 1, List.of(1.0))).hasMessageContaining("at least 2 ms");
+        assertThatThrownBy(() -> new Staircase(0, 1_000, List.of())).hasMessageContaining("0 stairs");
     }
 }
