@@ -71,7 +71,7 @@ final class BenchLagCommand implements Callable<Integer> {
     Integer keys;
 
     @Option(names = "--budget", paramLabel = "SIZE", description = "The governed budget of every run (default 64m); each setting's JVM"
-            + " gets four times it as heap, at least 1 GiB.")
+            + " gets four times it as heap, at least 2 GiB.")
     String budget;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Where lag.json and lag.svg go (created if missing; default "

@@ -3,7 +3,6 @@ package io.paimongov.benchmarks.lag;
 import io.paimongov.benchmarks.BenchTables;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,11 +12,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.StreamTableCommit;
 
 /**
  * One lag run, as a streaming engine runs it: the writing task in a JVM of its own ({@link
@@ -363,109 +359,6 @@ final class LagRun {
             in.flush();
         } catch (IOException e) {
             // the child has ended meanwhile: nothing to tell
-        }
-    }
-
-    /** The committing thread: reads the child's frames and commits each checkpoint; its lists are read after a join. */
-    private static final class Committer implements Runnable {
-        private final FileStoreTable table;
-        private final String user;
-        private final DataInputStream frames;
-        private final List<Commit> commits = new ArrayList<>();
-        final CountDownLatch started = new CountDownLatch(1);
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        volatile long start;
-        volatile boolean ended;
-
-        Committer(FileStoreTable table, String user, DataInputStream frames) {
-            this.table = table;
-            this.user = user;
-            this.frames = frames;
-        }
-
-        @Override
-        public void run() {
-            try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
-                for (Frames.Frame f = Frames.read(frames); ; f = Frames.read(frames)) {
-                    if (f.type() == Frames.START) {
-                        start = f.startMillis();
-                        started.countDown();
-                    } else if (f.type() == Frames.CHECKPOINT) {
-                        commit.commit(f.checkpoint().id(), f.checkpoint().messages());
-                        synchronized (commits) {
-                            commits.add(Commit.of(System.currentTimeMillis() - start, f.checkpoint()));
-                        }
-                    } else {
-                        ended = true;
-                        return;
-                    }
-                }
-            } catch (EOFException e) {
-                // the child ended without its last frame: ChildProcess.failure says why
-            } catch (Throwable t) {
-                failure.compareAndSet(null, t);
-            } finally {
-                started.countDown();
-            }
-        }
-
-        List<Commit> commits() {
-            synchronized (commits) {
-                return List.copyOf(commits);
-            }
-        }
-    }
-
-    /** The probe thread: a reading every probe interval, a row cross-check every n-th. */
-    private static final class Prober implements Runnable {
-        private final LagProbe probe;
-        private final Settings s;
-        private final long start;
-        private final LagSeries.Builder series = new LagSeries.Builder();
-        private volatile boolean stopped;
-        private volatile String failure;
-        private int mismatches;
-        private int crossChecks;
-
-        Prober(LagProbe probe, Settings s, long start) {
-            this.probe = probe;
-            this.s = s;
-            this.start = start;
-        }
-
-        void stop() {
-            stopped = true;
-        }
-
-        synchronized LagSeries series() {
-            return series.build();
-        }
-
-        @Override
-        public void run() {
-            long checked = LagProbe.NONE;
-            try {
-                for (int n = 0; !stopped; n++) {
-                    LagProbe.Reading r = probe.read();
-                    long now = System.currentTimeMillis();
-                    synchronized (this) {
-                        series.add(now - start, now - Math.max(start, r.newestTs()), r.level0Files());
-                    }
-                    if (s.crossCheckEvery() > 0 && n % s.crossCheckEvery() == 0 && r.snapshotId() >= 0) {
-                        long byRows = probe.newestByRows(r, checked);
-                        crossChecks++;
-                        if (byRows != r.newestTs()) {
-                            mismatches++;
-                        }
-                        checked = byRows;
-                    }
-                    Thread.sleep(Math.max(1, start + (n + 1) * s.probeMillis() - System.currentTimeMillis()));
-                }
-            } catch (InterruptedException e) {
-                // stopped
-            } catch (Throwable t) {
-                failure = t.getClass().getSimpleName() + ": " + t.getMessage();
-            }
         }
     }
 }

@@ -39,6 +39,12 @@ public record Staircase(long warmUpMillis, long stairMillis, List<Double> rates)
     public static final double FACTOR = 1.25;
     /** The first stair is the largest grid rate at most this share of the anchor. */
     public static final double START_SHARE = 0.6;
+    /**
+     * The lowest first stair: grid rate {@value}, 115 rows/s. Only an anchor from a machine too busy
+     * to compact at all (or a test's table of a few thousand keys) comes near it; rounded to whole
+     * rows per second, the grid's rates below it would repeat.
+     */
+    static final int MIN_INDEX = -20;
     /** The first stair lasts at most the warm-up plus this many stairs. */
     public static final int FIRST_STAIR_MAX_STAIRS = 3;
 
@@ -55,20 +61,23 @@ public record Staircase(long warmUpMillis, long stairMillis, List<Double> rates)
         return Math.round(GRID_BASE * Math.pow(FACTOR, k));
     }
 
-    /** The grid index of the first stair: the largest grid rate at most {@value #START_SHARE} times {@code anchorRowsPerSec}. */
+    /**
+     * The grid index of the first stair: the largest grid rate at most {@value #START_SHARE} times
+     * {@code anchorRowsPerSec}, at least {@link #MIN_INDEX}.
+     */
     static int startIndex(double anchorRowsPerSec) {
         if (!(anchorRowsPerSec > 0) || Double.isInfinite(anchorRowsPerSec)) {
             throw new IllegalArgumentException("the anchor must be positive and finite: " + anchorRowsPerSec);
         }
         double target = START_SHARE * anchorRowsPerSec;
-        int k = (int) Math.floor(Math.log(target / GRID_BASE) / Math.log(FACTOR));
+        int k = Math.max(MIN_INDEX - 1, (int) Math.floor(Math.log(target / GRID_BASE) / Math.log(FACTOR)));
         while (gridRate(k + 1) <= target) {
             k++;
         }
         while (gridRate(k) > target) {
             k--;
         }
-        return k;
+        return Math.max(MIN_INDEX, k);
     }
 
     /** {@code stairs} stairs from the grid rate {@link #startIndex} of {@code anchorRowsPerSec} on. */

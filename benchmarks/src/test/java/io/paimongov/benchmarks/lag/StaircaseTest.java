@@ -20,7 +20,7 @@ class StaircaseTest {
     @Test
     void theFirstStairIsTheLargestGridRateAtMostSixTenthsOfTheAnchor() {
         // A model that scans the grid by hand.
-        for (double anchor : new double[] {150, 9_999, 16_667, 31_273, 40_690, 250_000}) {
+        for (double anchor : new double[] {300, 9_999, 16_667, 31_273, 40_690, 250_000}) {
             int best = Integer.MIN_VALUE;
             for (int k = -40; k <= 40; k++) {
                 if (10_000 * Math.pow(1.25, k) <= 0.6 * anchor + 0.5) {
@@ -32,6 +32,8 @@ class StaircaseTest {
         // 0.6 x 31,273 = 18,764: 15,625 is the largest grid rate below it, the next is 19,531.
         assertThat(Staircase.from(31_273, 15_000, 15_000, 3).rates()).containsExactly(15_625.0, 19_531.0, 24_414.0);
         assertThatThrownBy(() -> Staircase.startIndex(0)).hasMessageContaining("anchor");
+        // An anchor of a few rows per second starts at the lowest first stair, 115 rows/s, not at 0.
+        assertThat(Staircase.from(1, 0, 2_000, 3).rates()).containsExactly(115.0, 144.0, 180.0);
     }
 
     @Test
