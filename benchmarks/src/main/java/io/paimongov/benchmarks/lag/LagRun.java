@@ -1,87 +1,129 @@
 package io.paimongov.benchmarks.lag;
 
-import io.paimongov.heap.HeapGovernanceProvider;
-import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.write.GovernedTableWrite;
-import io.paimongov.runtime.write.ResourceContext;
-import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.metrics.MetricsSnapshot;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
+import io.paimongov.benchmarks.BenchTables;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.table.sink.CommitMessage;
-import org.apache.paimon.table.sink.CommitMessageImpl;
-import org.apache.paimon.table.sink.StreamTableCommit;
 
 /**
- * One streaming run of the lag table with one {@code compaction.task-threads} setting, as a
- * streaming engine runs it: a writing thread (the only caller of the governed write) that feeds
- * rows at the offered rate and prepares a commit every checkpoint interval without waiting for
- * compaction, a committing thread that commits each checkpoint's messages with Paimon's {@code
- * StreamTableCommit} (as Flink's committer does), and a probe thread that looks at the table every
- * probe interval ({@link LagProbe}).
+ * One lag run, as a streaming engine runs it: the writing task in a JVM of its own ({@link
+ * LagChild}), a committing thread here that commits each checkpoint the child prepared with Paimon's
+ * {@code StreamTableCommit} (what Flink's committer does), a probe thread here that looks at the
+ * table every probe interval ({@link LagProbe}), and, for a rate search, this thread judging each
+ * stair as it ends ({@link Steadiness}) and stopping the child at the first that was not steady.
+ * Every clock is the machine's ({@code System.currentTimeMillis}), the child's schedule included.
  *
- * <p>Open loop: at an offered rate, rows arrive on a fixed schedule ({@link Arrivals}) and carry their
- * arrival time as {@code ts}, as records in a log a streaming source reads; the writer writes what
- * has arrived as fast as it can. When compaction falls behind, Paimon's writer stalls its flush (more
- * sorted runs than {@code num-sorted-run.stop-trigger}), the writer falls behind the schedule as a
- * back-pressured Flink source falls behind its log, and the lag a reader sees includes that backlog
- * (it grows with the run's length for as long as the setting cannot keep up). Without a rate (the
- * calibration) a row's {@code ts} is the time the writer wrote it.
- *
- * <p>Not thread-safe; {@link #run} starts and joins its own threads.
+ * <p>Not thread-safe; {@link #run} starts and joins its own threads and the child.
  */
 final class LagRun {
 
+    /** What each child may take beyond its schedule (JVM start, baseline, close) before it is killed. */
+    static final long CHILD_SLACK_SECONDS = 180;
+
     /**
-     * @param threads the {@code governance.compaction.task-threads} value: "1", "2" or "-1"
-     * @param offeredRowsPerSec the arrival rate ({@link Arrivals}); 0 for as fast as the writer goes
-     * @param durationMillis how long the writer writes
+     * @param line "1", "2" or "-1" (governed, the {@code compaction.task-threads} value), {@value
+     *     LagChild#PLAIN} or {@value LagChild#PLAIN_DEFAULTS}
+     * @param staircase the rate search; null for the anchor's run (rows as fast as the writer goes,
+     *     {@code ts} the time it wrote them, until {@code anchorMillis} after its first compaction
+     *     committed)
+     * @param anchorMillis how long the anchor's run measures after its first committed compaction
+     * @param maxMillis the longest the child writes if nothing stops it sooner
      * @param checkpointMillis the interval of prepareCommit + commit
      * @param probeMillis the interval of probes
      * @param crossCheckEvery every n-th probe also reads the new rows to check the statistics
-     * @param budgetBytes the governed budget
+     * @param budgetBytes the governed budget (plain Paimon's options are matched to it)
      * @param keys key space
      * @param seed row seed
+     * @param heapSampleMillis the period of the child's own full collections ({@link HeapSampler})
      */
-    record Settings(String threads, double offeredRowsPerSec, long durationMillis, long checkpointMillis, long probeMillis,
-            int crossCheckEvery, long budgetBytes, int keys, long seed) {}
+    record Settings(String line, Staircase staircase, long anchorMillis, long maxMillis, long checkpointMillis, long probeMillis,
+            int crossCheckEvery, long budgetBytes, int keys, long seed, long heapSampleMillis) {
+
+        /** The child's arguments, read back by {@link #fromChildArgs}. */
+        List<String> childArgs(Path warehouse, Path spill, Path result) {
+            List<String> a = new ArrayList<>(List.of("line=" + line, "anchor=" + anchorMillis, "max=" + maxMillis,
+                    "checkpoint=" + checkpointMillis, "budget=" + budgetBytes, "keys=" + keys, "seed=" + seed,
+                    "heapSample=" + heapSampleMillis, "warehouse=" + warehouse, "spill=" + spill, "result=" + result));
+            if (staircase != null) {
+                a.add("warmUp=" + staircase.warmUpMillis());
+                a.add("stair=" + staircase.stairMillis());
+                a.add("rates=" + String.join(",", staircase.rates().stream().map(r -> Double.toString(r)).toList()));
+            }
+            return a;
+        }
+
+        static Settings fromChildArgs(Map<String, String> a) {
+            Staircase stairs = a.containsKey("rates")
+                    ? new Staircase(Long.parseLong(a.get("warmUp")), Long.parseLong(a.get("stair")),
+                            Arrays.stream(a.get("rates").split(",")).map(Double::valueOf).toList())
+                    : null;
+            return new Settings(a.get("line"), stairs, Long.parseLong(a.get("anchor")), Long.parseLong(a.get("max")),
+                    Long.parseLong(a.get("checkpoint")), 0, 0, Long.parseLong(a.get("budget")), Integer.parseInt(a.get("keys")),
+                    Long.parseLong(a.get("seed")), Long.parseLong(a.get("heapSample")));
+        }
+    }
 
     /**
+     * How a run went.
+     *
+     * @param settings its settings
+     * @param failure why it failed, one line; null when it ran
      * @param series lag and level-0 files over the run
-     * @param rowsWritten rows the writer wrote
-     * @param checkpointMillis each prepareCommit's duration
-     * @param metrics the governed write's final metrics
+     * @param verdicts each stair judged, in order, up to the first that was not steady
+     * @param stairStarts when each stair run started, ms from the run's start (as the harness told
+     *     the child); for the anchor's run, where its measured span starts (its first committed
+     *     compaction) and ends
+     * @param commits the checkpoints committed, in order
+     * @param child what the child reported at its end ({@link LagChild}'s result file); empty when it failed
      * @param probeMismatches cross-checks where the rows' newest ts differed from the statistics'
      * @param crossChecks cross-checks made
-     * @param gcShare share of the run the JVM's collectors reported as collection time
-     * @param writtenByTick rows written before each {@value #TICK_MILLIS} ms tick of the run
-     * @param commits the checkpoints committed, in order
      */
-    record Result(Settings settings, LagSeries series, long rowsWritten, List<Long> checkpointMillis,
-            MetricsSnapshot metrics, int probeMismatches, int crossChecks, double gcShare, long[] writtenByTick, List<Commit> commits) {
+    record Result(Settings settings, String failure, LagSeries series, List<Steadiness.Verdict> verdicts, List<Long> stairStarts,
+            List<Commit> commits, Map<String, String> child, int probeMismatches, int crossChecks) {
 
-        double achievedRowsPerSec() {
-            return rowsWritten * 1000.0 / settings.durationMillis();
+        long value(String key) {
+            return Long.parseLong(child.getOrDefault(key, "0"));
+        }
+
+        /** A number the child reported; NaN when it reported none (plain Paimon has no governed metrics). */
+        double number(String key) {
+            String v = child.get(key);
+            return v == null ? Double.NaN : Double.parseDouble(v);
+        }
+
+        long[] writtenByTick() {
+            String v = child.getOrDefault("writtenByTick", "");
+            return v.isEmpty() ? new long[0] : Arrays.stream(v.split(",")).mapToLong(Long::parseLong).toArray();
+        }
+
+        List<Long> prepareMillis() {
+            String v = child.getOrDefault("prepareMillis", "");
+            return v.isEmpty() ? List.of() : Arrays.stream(v.split(",")).map(Long::valueOf).toList();
+        }
+
+        /** Rows per second the writer wrote over {@code [fromMillis, toMillis)} of the run (within a tick). */
+        double writtenRowsPerSec(long fromMillis, long toMillis) {
+            long[] byTick = writtenByTick();
+            int from = (int) Math.min(byTick.length - 1, fromMillis / LagChild.TICK_MILLIS);
+            int to = (int) Math.min(byTick.length - 1, toMillis / LagChild.TICK_MILLIS);
+            return to <= from ? 0 : (byTick[to] - byTick[from]) * 1000.0 / ((to - from) * LagChild.TICK_MILLIS);
         }
 
         /**
          * Rows per second that became visible to a batch reader over {@code [fromMillis, toMillis]}: at
          * each probe, the rows written up to the newest visible {@code ts} (within a tick), from the
-         * last probe at or before each end. With a writer that outruns compaction this is the rate
-         * compaction drains level 0, whether or not back-pressure has set in yet. 0 without probes.
-         * Meant for a run without a rate, where a row's {@code ts} is the time it was written.
+         * last probe at or before each end. Meant for a run without a schedule, where a row's {@code
+         * ts} is the time it was written. 0 without probes.
          */
         double visibleRowsPerSec(long fromMillis, long toMillis) {
             LagSeries.Sample from = lastAtOrBefore(fromMillis);
@@ -92,21 +134,13 @@ final class LagRun {
             return (writtenBefore(to) - writtenBefore(from)) * 1000.0 / (to.millis() - from.millis());
         }
 
-        /** Rows per second the writer wrote over {@code [fromMillis, toMillis)} of the run (within a tick). */
-        double writtenRowsPerSec(long fromMillis, long toMillis) {
-            int from = (int) Math.min(writtenByTick.length - 1, fromMillis / TICK_MILLIS);
-            int to = (int) Math.min(writtenByTick.length - 1, toMillis / TICK_MILLIS);
-            return to <= from ? 0 : (writtenByTick[to] - writtenByTick[from]) * 1000.0 / ((to - from) * TICK_MILLIS);
-        }
-
         /**
          * Rows per second compaction moved out of level 0 over {@code (fromMillis, toMillis]}: the
          * level-0 files' rows a compaction committed in that span replaced, counted from the commit
          * messages (Paimon's own record of what each compaction read), in rows written (level-0 rows
          * times rows written over rows flushed up to the last commit; a flush merges a key's changes
          * within a checkpoint). In a deletion-vector table a row is visible to a batch reader once
-         * it left level 0, so this is the rate compaction made rows visible, counted per file rather
-         * than read off the lag's sawtooth. 0 without commits in the span.
+         * it left level 0. 0 without commits in the span.
          */
         double drainedRowsPerSec(long fromMillis, long toMillis) {
             long drained = 0;
@@ -143,13 +177,11 @@ final class LagRun {
 
         /** Rows written before the newest visible ts of {@code s} (its time minus its lag). */
         private long writtenBefore(LagSeries.Sample s) {
-            long tick = (s.millis() - s.lagMillis()) / TICK_MILLIS;
-            return writtenByTick[(int) Math.max(0, Math.min(writtenByTick.length - 1, tick))];
+            long[] byTick = writtenByTick();
+            long tick = (s.millis() - s.lagMillis()) / LagChild.TICK_MILLIS;
+            return byTick.length == 0 ? 0 : byTick[(int) Math.max(0, Math.min(byTick.length - 1, tick))];
         }
     }
-
-    /** Resolution of {@link Result#writtenByTick}. */
-    static final long TICK_MILLIS = 10;
 
     /**
      * A committed checkpoint.
@@ -161,216 +193,172 @@ final class LagRun {
      */
     record Commit(long millis, long rowsWritten, long level0RowsFlushed, long level0RowsCompacted) {
 
-        /** The commit of {@code messages}, ended at {@code millis}. */
-        static Commit of(long millis, long rowsWritten, List<CommitMessage> messages) {
+        /** The commit of checkpoint {@code c}, ended at {@code millis}. */
+        static Commit of(long millis, Frames.Checkpoint c) {
             long flushed = 0;
             long compacted = 0;
-            for (CommitMessage m : messages) {
-                CommitMessageImpl impl = (CommitMessageImpl) m;
+            for (org.apache.paimon.table.sink.CommitMessage m : c.messages()) {
+                org.apache.paimon.table.sink.CommitMessageImpl impl = (org.apache.paimon.table.sink.CommitMessageImpl) m;
                 flushed += level0Rows(impl.newFilesIncrement().newFiles());
                 compacted += level0Rows(impl.compactIncrement().compactBefore());
             }
-            return new Commit(millis, rowsWritten, flushed, compacted);
+            return new Commit(millis, c.rowsWritten(), flushed, compacted);
         }
 
-        private static long level0Rows(List<DataFileMeta> files) {
-            return files.stream().filter(f -> f.level() == 0).mapToLong(DataFileMeta::rowCount).sum();
+        private static long level0Rows(List<org.apache.paimon.io.DataFileMeta> files) {
+            return files.stream().filter(f -> f.level() == 0).mapToLong(org.apache.paimon.io.DataFileMeta::rowCount).sum();
         }
     }
-
-    private record Checkpoint(long id, long rowsWritten, List<CommitMessage> messages) {}
-
-    private static final Checkpoint END = new Checkpoint(-1, 0, List.of());
 
     private LagRun() {}
 
     /**
-     * Runs the setting on the table of {@code warehouse}, a new one that holds every key of the
-     * setting's key space once ({@link LagTable#prepare}, a copy of one); spill scopes go under
-     * {@code spillDir}. Rows of the table older than the run (the fill's) count as not yet seen:
-     * until the first of the run's rows is visible the lag is the time since the run started.
+     * Runs {@code s} on a copy of the prepared warehouse {@code prepared} under {@code dir} (the
+     * caller deletes it). Rows of the table older than the run count as not yet seen: until the first
+     * of the run's rows is visible the lag is the time since the run started. A child that fails
+     * (exits otherwise than after its last frame, runs out of memory, outlasts its time) gives a
+     * result with its reason and what was measured until then.
+     *
+     * @throws InterruptedException when this thread is interrupted (the child is killed first)
      */
-    static Result run(Path warehouse, Path spillDir, Settings s) throws Exception {
+    static Result run(Path dir, Path prepared, Settings s) throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        BenchTables.copyTree(prepared, warehouse);
+        Files.createDirectories(dir.resolve("spill"));
         FileStoreTable table = LagTable.table(warehouse);
-        String user = "bench-lag-" + s.threads();
-        BlockingQueue<Checkpoint> checkpoints = new LinkedBlockingQueue<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Commit> commits = new ArrayList<>();
-        long gcBefore = gcMillis();
-        long start = System.currentTimeMillis();
-        Thread committer = new Thread(() -> commitAll(table, user, start, checkpoints, commits, failure), "bench-lag-committer");
-        committer.setDaemon(true);
-        Prober prober = new Prober(new LagProbe(table), s, start, failure);
-        Thread probe = new Thread(prober, "bench-lag-probe");
-        probe.setDaemon(true);
-        committer.start();
-        probe.start();
-        GovernedTableWrite write = GovernedTableWrite.stream(table, user, context(s, spillDir));
-        Feed feed;
-        try (write) {
-            feed = feed(write, s, start, checkpoints, failure);
+        Path result = dir.resolve("result.txt");
+        Path log = dir.resolve("child.log");
+        Process child = ChildProcess.start(s.childArgs(warehouse, dir.resolve("spill"), result), s.budgetBytes(), log);
+        Committer committer = new Committer(table, "bench-lag-" + s.line(), new DataInputStream(new BufferedInputStream(child.getInputStream())));
+        Thread committing = new Thread(committer, "bench-lag-committer");
+        committing.setDaemon(true);
+        committing.start();
+        Prober prober = null;
+        Thread probing = null;
+        List<Steadiness.Verdict> verdicts = new ArrayList<>();
+        List<Long> marks = new ArrayList<>();
+        String failure;
+        try {
+            if (committer.started.await(CHILD_SLACK_SECONDS, TimeUnit.SECONDS) && committer.start > 0) {
+                prober = new Prober(new LagProbe(table), s, committer.start);
+                probing = new Thread(prober, "bench-lag-probe");
+                probing.setDaemon(true);
+                probing.start();
+                if (s.staircase() != null) {
+                    climb(s, committer, prober, child, verdicts, marks);
+                } else {
+                    anchor(s, committer, child, marks);
+                }
+            }
+            if (committer.failure.get() != null) {
+                // It no longer reads the frames: the child would block on a full pipe.
+                child.destroyForcibly();
+            }
+            boolean ended = child.waitFor(s.maxMillis() / 1000 + CHILD_SLACK_SECONDS, TimeUnit.SECONDS);
+            if (!ended) {
+                child.destroyForcibly().waitFor();
+            }
+            committing.join();
+            failure = ChildProcess.failure(child, ended, committer.ended, log, committer.failure.get(), CHILD_SLACK_SECONDS);
+        } catch (InterruptedException e) {
+            child.destroyForcibly().waitFor();
+            throw e;
         } finally {
-            // offer, not put: after a cancel the writing thread's interrupt flag is set again.
-            checkpoints.offer(END);
-            prober.stop();
-            joinUninterruptibly(committer);
-            joinUninterruptibly(probe);
+            child.destroyForcibly();
+            if (prober != null) {
+                prober.stop();
+                probing.join();
+            }
         }
-        double gcShare = (gcMillis() - gcBefore) / (double) Math.max(1, System.currentTimeMillis() - start);
-        if (failure.get() != null) {
-            throw new IllegalStateException("bench lag: the " + (failure.get() instanceof ProbeFailure ? "probe" : "committer")
-                    + " failed with task-threads " + s.threads(), failure.get());
+        if (failure == null && prober != null && prober.failure != null) {
+            failure = "the probe failed: " + prober.failure;
         }
-        return new Result(s, prober.series.build(), feed.rows, feed.checkpointMillis, write.metrics(),
-                prober.mismatches, prober.crossChecks, gcShare, feed.writtenByTick, List.copyOf(commits));
+        Map<String, String> reported = failure == null ? LagChild.readResult(result) : Map.of();
+        LagSeries series = prober == null ? new LagSeries(List.of()) : prober.series();
+        if (reported.containsKey("ranMillis")) {
+            // After the writer stopped nothing new arrives: the probes while the child closed its write are not the run's.
+            series = series.until(Long.parseLong(reported.get("ranMillis")));
+        }
+        return new Result(s, failure, series, List.copyOf(verdicts), List.copyOf(marks), committer.commits(), reported,
+                prober == null ? 0 : prober.mismatches, prober == null ? 0 : prober.crossChecks);
     }
 
-    /** Waits for {@code t}; an interrupt meanwhile is kept for the caller (the run is being cancelled). */
-    private static void joinUninterruptibly(Thread t) {
-        boolean interrupted = false;
-        while (t.isAlive()) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
+    /**
+     * Judges each stair as it ends (once two probes after its end came in) and moves the child to
+     * the next, or stops it at the first that was not steady and after the last. The first stair is
+     * judged over the last half stair at every half stair from {@link Staircase#firstJudgedAtMillis}
+     * on, until steady or past {@link Staircase#firstStairMaxMillis}; every later one over its second
+     * half. Returns early when the child ended or the committer failed; {@code starts} gets each
+     * stair's start, ms from the run's start.
+     */
+    private static void climb(Settings s, Committer committer, Prober prober, Process child, List<Steadiness.Verdict> verdicts,
+            List<Long> starts) throws InterruptedException {
+        Staircase stairs = s.staircase();
+        starts.add(0L);
+        long half = stairs.halfMillis();
+        Steadiness.Verdict first = null;
+        for (long end = stairs.firstJudgedAtMillis(); end <= stairs.firstStairMaxMillis(); end += half) {
+            if (!waitUntil(committer.start + end + 2 * s.probeMillis(), committer, child)) {
+                return;
+            }
+            first = Steadiness.judge(prober.series(), end - half, end, s.checkpointMillis());
+            if (first.steady()) {
+                break;
             }
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        verdicts.add(first);
+        for (int i = 1; first.steady() && i < stairs.stairs(); i++) {
+            long start = System.currentTimeMillis() - committer.start;
+            tell(child, LagChild.NEXT);
+            starts.add(start);
+            long end = start + stairs.stairMillis();
+            if (!waitUntil(committer.start + end + 2 * s.probeMillis(), committer, child)) {
+                return;
+            }
+            Steadiness.Verdict v = Steadiness.judge(prober.series(), end - half, end, s.checkpointMillis());
+            verdicts.add(v);
+            if (!v.steady()) {
+                break;
+            }
         }
+        tell(child, LagChild.STOP);
     }
 
-    private static ResourceContext context(Settings s, Path spillDir) {
-        Map<String, String> values = new HashMap<>();
-        values.put(GovernanceOptions.MEMORY_BUDGET, Long.toString(s.budgetBytes()));
-        values.put(GovernanceOptions.SPILL_DIRS, spillDir.toString());
-        values.put(GovernanceOptions.COMPACTION_TASK_THREADS, s.threads());
-        return ResourceContext.open("bench-lag-" + s.threads(), new HeapGovernanceProvider(), GovernanceOptions.of(values),
-                EngineEnvironment.standalone());
-    }
-
-    private record Feed(long rows, List<Long> checkpointMillis, long[] writtenByTick) {}
-
-    /** The writing thread's loop: rows at the offered rate, a prepareCommit every checkpoint interval. */
-    private static Feed feed(GovernedTableWrite write, Settings s, long start, BlockingQueue<Checkpoint> checkpoints,
-            AtomicReference<Throwable> failure) throws Exception {
-        LagTable.Rows rows = new LagTable.Rows(s.seed(), s.keys());
-        Arrivals arrivals = s.offeredRowsPerSec() > 0 ? new Arrivals(start, s.offeredRowsPerSec()) : null;
-        long end = start + s.durationMillis();
-        long nextCheckpoint = start + s.checkpointMillis();
-        long checkpoint = 1;
-        long written = 0;
-        List<Long> durations = new ArrayList<>();
-        long[] byTick = new long[(int) (s.durationMillis() / TICK_MILLIS) + 2];
-        int tick = 0;
-        for (long now = start; now < end && failure.get() == null; now = System.currentTimeMillis()) {
-            for (; tick < byTick.length && start + tick * TICK_MILLIS <= now; tick++) {
-                byTick[tick] = written;
-            }
-            if (now >= nextCheckpoint) {
-                long before = System.nanoTime();
-                List<CommitMessage> messages = write.prepareCommit(false, checkpoint).handOff();
-                durations.add((System.nanoTime() - before) / 1_000_000);
-                checkpoints.put(new Checkpoint(checkpoint++, written, messages));
-                while (nextCheckpoint <= System.currentTimeMillis()) {
-                    nextCheckpoint += s.checkpointMillis();
-                }
-                continue;
-            }
-            int batch = 256;
-            if (arrivals != null) {
-                long due = arrivals.arrivedBy(now) - written;
-                if (due < 1) {
-                    long waitMillis = Math.min(nextCheckpoint, arrivals.arrivalMillis(written)) - now;
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, waitMillis)));
-                    continue;
-                }
-                batch = (int) Math.min(batch, due);
-            }
-            for (int i = 0; i < batch; i++) {
-                write.write(rows.next(arrivals != null ? arrivals.arrivalMillis(written + i) : System.currentTimeMillis()));
-            }
-            written += batch;
+    /**
+     * The anchor's run: waits for its first committed compaction (at most until {@code maxMillis}
+     * less the anchor's span), then for the anchor's span, and stops the child; {@code marks} gets
+     * the span's start and end, ms from the run's start.
+     */
+    private static void anchor(Settings s, Committer committer, Process child, List<Long> marks) throws InterruptedException {
+        long latest = committer.start + s.maxMillis() - s.anchorMillis();
+        while (System.currentTimeMillis() < latest && child.isAlive() && committer.failure.get() == null
+                && committer.commits().stream().noneMatch(c -> c.level0RowsCompacted() > 0)) {
+            Thread.sleep(20);
         }
-        for (; tick < byTick.length; tick++) {
-            byTick[tick] = written;
-        }
-        return new Feed(written, durations, byTick);
-    }
-
-    /** The committing thread's loop; {@code commits} is its own until it ends (read after a join). */
-    private static void commitAll(FileStoreTable table, String user, long start, BlockingQueue<Checkpoint> checkpoints,
-            List<Commit> commits, AtomicReference<Throwable> failure) {
-        try (StreamTableCommit commit = table.newStreamWriteBuilder().withCommitUser(user).newCommit()) {
-            for (Checkpoint c = checkpoints.take(); c != END; c = checkpoints.take()) {
-                if (failure.get() == null) {
-                    commit.commit(c.id(), c.messages());
-                    commits.add(Commit.of(System.currentTimeMillis() - start, c.rowsWritten(), c.messages()));
-                }
-            }
-        } catch (Throwable t) {
-            failure.compareAndSet(null, t);
+        long from = System.currentTimeMillis() - committer.start;
+        if (waitUntil(committer.start + from + s.anchorMillis(), committer, child)) {
+            marks.add(from);
+            marks.add(from + s.anchorMillis());
+            tell(child, LagChild.STOP);
         }
     }
 
-    private static long gcMillis() {
-        long sum = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            sum += Math.max(0, gc.getCollectionTime());
+    /** Sleeps until {@code epochMillis}; false when the child ended or the committer failed meanwhile. */
+    private static boolean waitUntil(long epochMillis, Committer committer, Process child) throws InterruptedException {
+        while (System.currentTimeMillis() < epochMillis && child.isAlive() && committer.failure.get() == null) {
+            Thread.sleep(Math.max(1, Math.min(100, epochMillis - System.currentTimeMillis())));
         }
-        return sum;
+        return child.isAlive() && committer.failure.get() == null;
     }
 
-    /** Marks a failure of the probe thread. */
-    private static final class ProbeFailure extends RuntimeException {
-        ProbeFailure(Throwable cause) {
-            super(cause);
-        }
-    }
-
-    /** The probe thread: a reading every probe interval, a row cross-check every n-th. */
-    private static final class Prober implements Runnable {
-        private final LagProbe probe;
-        private final Settings s;
-        private final long start;
-        private final AtomicReference<Throwable> failure;
-        private final LagSeries.Builder series = new LagSeries.Builder();
-        private volatile boolean stopped;
-        private int mismatches;
-        private int crossChecks;
-
-        Prober(LagProbe probe, Settings s, long start, AtomicReference<Throwable> failure) {
-            this.probe = probe;
-            this.s = s;
-            this.start = start;
-            this.failure = failure;
-        }
-
-        void stop() {
-            stopped = true;
-        }
-
-        @Override
-        public void run() {
-            long checked = LagProbe.NONE;
-            try {
-                for (int n = 0; !stopped && failure.get() == null; n++) {
-                    LagProbe.Reading r = probe.read();
-                    long now = System.currentTimeMillis();
-                    series.add(now - start, now - Math.max(start, r.newestTs()), r.level0Files());
-                    if (s.crossCheckEvery() > 0 && n % s.crossCheckEvery() == 0 && r.snapshotId() >= 0) {
-                        long byRows = probe.newestByRows(r, checked);
-                        crossChecks++;
-                        if (byRows != r.newestTs()) {
-                            mismatches++;
-                        }
-                        checked = byRows;
-                    }
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, start + (n + 1) * s.probeMillis() - System.currentTimeMillis())));
-                }
-            } catch (Throwable t) {
-                failure.compareAndSet(null, new ProbeFailure(t));
-            }
+    /** Writes a command line to the child; nothing when it has ended meanwhile. */
+    private static void tell(Process child, String command) {
+        try {
+            OutputStream in = child.getOutputStream();
+            in.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            // the child has ended meanwhile: nothing to tell
         }
     }
 }

@@ -118,6 +118,11 @@ public record LagSeries(List<Sample> samples) {
         return s.lagMillis() * (cross - a) + offset * (b - cross) + ((double) b * b - cross * cross) / 2;
     }
 
+    /** This series up to and including {@code millis}: a run's, without the probes after its writer stopped. */
+    public LagSeries until(long millis) {
+        return new LagSeries(samples.stream().filter(s -> s.millis() <= millis).toList());
+    }
+
     /** The samples taken in {@code [from, to)}. */
     public List<Sample> between(long from, long to) {
         return samples.stream().filter(s -> s.millis() >= from && s.millis() < to).toList();

@@ -41,8 +41,11 @@ public final class LagTable {
     public static final int VALUE_BYTES = 176;
     static final String DATABASE = "lag";
     static final String TABLE = "t";
-    /** Rows per commit while ageing ({@link #age}): about a checkpoint's at the rates one thread drains. */
-    static final int AGE_CHECKPOINT_ROWS = 40_000;
+    /**
+     * Rows per commit while ageing ({@link #age}): about a checkpoint's at the rates one thread
+     * drains. Fixed on 2026-12-03 with {@link #ageRows} and not changed since, whatever a run showed.
+     */
+    public static final int AGE_CHECKPOINT_ROWS = 40_000;
 
     private LagTable() {}
 
@@ -127,8 +130,17 @@ public final class LagTable {
     }
 
     /**
+     * Updates the ageing streams into a table of {@code keys} keys: half as many as there are keys.
+     * A rule fixed on 2026-12-03 (the table a run of that day started from filled its levels during
+     * the run) and not changed since, whatever a run showed.
+     */
+    public static long ageRows(int keys) {
+        return keys / 2;
+    }
+
+    /**
      * Creates the table in {@code warehouse}, fills it with every key of {@code 0..keys-1} once
-     * ({@link #fill}) and ages it with {@code keys / 2} updates ({@link #age}), every row's {@code
+     * ({@link #fill}) and ages it with {@link #ageRows} updates ({@link #age}), every row's {@code
      * ts} the time of the fill; {@code tmp} holds the lookup files. A benchmark prepares it once and
      * runs each setting on a copy: a fill of millions of keys takes longer than a run.
      */
@@ -136,7 +148,7 @@ public final class LagTable {
         FileStoreTable table = create(warehouse);
         long ts = System.currentTimeMillis();
         fill(table, keys, seed, ts, tmp);
-        age(table, keys, keys / 2, seed + 1, ts, tmp);
+        age(table, keys, ageRows(keys), seed + 1, ts, tmp);
     }
 
     private static Catalog catalog(Path warehouse) {
