@@ -39,11 +39,14 @@ import org.apache.paimon.utils.MutableObjectIterator;
  * log_fanIn(spills) times, and not at all while the runs stay few enough for the final read. The sorted read merges at most fanIn streams: the runs left (merged down smallest first
  * while there are too many) and, without spilling it, what is still in memory.
  *
- * Two codecs. A run written from memory is, in the usual spill, read back once by the final read;
- * a merged run is the rewrite of rows that were already spilled, and only tiny budgets make them.
- * So runs from memory take the run codec (the governed write gives lz4, fast) and merged runs the
- * merge codec (the table's spill-compression, zstd by default, small): each run keeps the codec it
- * was written with.
+ * Two codecs. A run written from memory is, in the usual spill, read back once by the final read,
+ * and so is a run the final read merges to come down to the fan-in; a run a full tier merges is the
+ * rewrite of rows that were already spilled, may be merged again, and only tiny budgets make them.
+ * So runs from memory and the final read's merges take the run codec (the governed write gives
+ * lz4, fast) and tier merges the merge codec (the table's spill-compression, zstd by default,
+ * small): each run keeps the codec it was written with. The final read's merges took the merge
+ * codec before: at P4's 1.68 MB they rewrote a quarter of the rows with zstd, which cost a fifth of
+ * the spill's CPU (docs/performance.md, P4).
  *
  * Memory outside the pool. Every open spill channel keeps two compression blocks on the heap
  * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: the block and the codec's
@@ -136,9 +139,10 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
      * @param pool where the in-memory buffer takes its pages; needs at least 3 free pages now
      * @param ioManager where runs are spilled (the write's governed one)
      * @param fanIn the most runs one merge or the final read opens, at least 2
-     * @param runCompression the codec of runs written from memory ({@code zstd}, {@code lz4} or
-     *     {@code lzo}; Paimon's spill reader cannot read {@code none})
-     * @param mergeCompression the codec of runs written by a merge (the same choices)
+     * @param runCompression the codec of runs written from memory and of the runs the sorted read
+     *     merges to come down to the fan-in, each read once ({@code zstd}, {@code lz4} or {@code
+     *     lzo}; Paimon's spill reader cannot read {@code none})
+     * @param mergeCompression the codec of runs written by a merge of a full tier (the same choices)
      * @param block the spill compression block in bytes ({@link #SMALL_BLOCK} or {@link
      *     #LARGE_BLOCK}); {@code bytesPerChannel} must be measured at it
      * @param reservation grown by {@link #channelBytes(int, long) channelBytes(fanIn,
@@ -224,7 +228,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         int inMemory = rowsInMemory > 0 ? 1 : 0;
         for (List<SpillTiers.Entry<Run>> m = tiers.takeSmallestDownTo(fanIn - inMemory); !m.isEmpty();
                 m = tiers.takeSmallestDownTo(fanIn - inMemory)) {
-            merge(m);
+            merge(m, runCodec);
         }
         List<MutableObjectIterator<BinaryRow>> streams = new ArrayList<>();
         for (Run run : tiers.runs()) {
@@ -333,12 +337,15 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         notePeak(1);
         tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), runCodec), 0, out.getNumBytes());
         for (List<SpillTiers.Entry<Run>> full = tiers.takeFullTier(); !full.isEmpty(); full = tiers.takeFullTier()) {
-            merge(full);
+            merge(full, mergeCodec);
         }
     }
 
-    /** Merges {@code inputs} into one run one tier above the highest of them, and deletes them. */
-    private void merge(List<SpillTiers.Entry<Run>> inputs) throws IOException {
+    /**
+     * Merges {@code inputs} into one run one tier above the highest of them, written with {@code
+     * codec}, and deletes them.
+     */
+    private void merge(List<SpillTiers.Entry<Run>> inputs, SpillCodec codec) throws IOException {
         List<FileIOChannel> readers = new ArrayList<>(inputs.size());
         FileIOChannel.ID id = ioManager.createChannel();
         liveRuns.add(id);
@@ -350,7 +357,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
                 streams.add(reader(e.run(), readers));
                 rawBytes += e.bytes();
             }
-            out = FileChannelUtil.createOutputView(ioManager, id, mergeCodec, block);
+            out = FileChannelUtil.createOutputView(ioManager, id, codec, block);
             notePeak(readers.size() + 1);
             BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
             for (BinaryRow row = merged.next(); row != null; row = merged.next()) {
@@ -376,7 +383,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         count(out);
         int tier = SpillTiers.tierAbove(inputs);
         topTier = Math.max(topTier, tier);
-        tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), mergeCodec), tier, rawBytes);
+        tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), codec), tier, rawBytes);
     }
 
     private MutableObjectIterator<BinaryRow> reader(Run run, List<FileIOChannel> opened) throws IOException {

@@ -73,9 +73,9 @@ import org.apache.paimon.table.FileStoreTable;
  *     are charged the same)
  * @param spillBlockBytes the compression block of the runtime's tiered spill buffers, the
  *     primary-key writers' and the shared sort's: {@link #tieredBlock} of the budget
- * @param spillRunCodec the codec of the runs the tiered spill buffers write from memory: {@value
- *     #SPILL_RUN_CODEC}, or the table's {@code spill-compression} when the table sets it; their
- *     merged runs take the table's codec
+ * @param spillRunCodec the codec of the runs the tiered spill buffers write from memory and merge
+ *     for their sorted read: {@value #SPILL_RUN_CODEC}, or the table's {@code spill-compression}
+ *     when the table sets it; the runs a full tier merges take the table's codec
  */
 public record WriteFootprint(
         Map<String, String> tableOptions,
@@ -150,12 +150,12 @@ public record WriteFootprint(
 
     /**
      * The codec of the runs the tiered spill buffers (primary-key writers, the shared sort) write
-     * from memory, unless the table sets {@code spill-compression}. Such a run is read back once in
-     * the usual spill, by the final read; its merged runs, which only small budgets make, keep the
-     * table's codec (zstd by default). In the spill series' primary-key ORC pair (8 writers, 6 MiB
-     * against 125.8 MB of input, 5 runs a side) the spilling write took 3.38 s with lz4 runs against
-     * 3.72 s with zstd, and its spill bytes went from 0.50 to 0.86 of the input
-     * (docs/performance.md, Spill throughput).
+     * from memory and merge for their final read, unless the table sets {@code spill-compression}.
+     * Such a run is read back once, by the final read; the runs a full tier merges, which only small
+     * budgets make and which may be merged again, keep the table's codec (zstd by default). In the
+     * spill series' primary-key ORC pair (8 writers, 6 MiB against 125.8 MB of input, 5 runs a side)
+     * the spilling write took 3.38 s with lz4 runs against 3.72 s with zstd, and its spill bytes
+     * went from 0.50 to 0.86 of the input (docs/performance.md, Spill throughput).
      */
     static final String SPILL_RUN_CODEC = "lz4";
 
@@ -319,7 +319,7 @@ public record WriteFootprint(
 
     /**
      * The codec of the runs a tiered spill buffer writes from memory, at the level of {@code
-     * merged}, the codec of its merged runs (the table's {@code spill-compression}).
+     * merged}, the codec of the runs its full tiers merge (the table's {@code spill-compression}).
      */
     CompressOptions spillRunCompression(CompressOptions merged) {
         return spillRunCompression(spillRunCodec, merged);
