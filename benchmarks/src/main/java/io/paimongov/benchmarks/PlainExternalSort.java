@@ -1,7 +1,5 @@
 package io.paimongov.benchmarks;
 
-import com.github.luben.zstd.ZstdCompressCtx;
-import com.github.luben.zstd.ZstdDecompressCtx;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -13,11 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.PriorityQueue;
 import org.apache.paimon.KeyValueSerializer;
-import org.apache.paimon.compression.BlockCompressionFactory;
-import org.apache.paimon.compression.BlockCompressor;
-import org.apache.paimon.compression.BlockDecompressor;
 import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
@@ -40,9 +34,10 @@ import org.apache.paimon.types.RowType;
  * piece but the last is compressed block by block and written to a file of its own, and each
  * bucket's files and its piece in memory are merged in key order, at most fanIn streams at once:
  * while there are more, its smallest runs are merged into one new file first (fewest rows
- * rewritten). Files are written and read with one FileChannel call per block: a 8-byte header
- * (raw and compressed length), then the compressed block; a block holds whole records ([int
- * length][row]), a record larger than the block gets a block of its own.
+ * rewritten). A block is written with one FileChannel call (an 8-byte header of its raw and
+ * compressed lengths, then the compressed bytes) and read with two (header, bytes); it holds whole
+ * records ([int length][row]), and a record larger than the block gets a block of its own
+ * (PlainRowStream reads them, PlainBlockCodec compresses).
  *
  * Why plain: the figure is a limit the governed write is read against, so it uses nothing of the
  * runtime's spill code or of Paimon's sort buffers and channel views; only the codec is shared
@@ -117,9 +112,8 @@ final class PlainExternalSort {
         void row(int bucket, byte[] bytes, int offset, int length);
     }
 
-    private static final ByteOrder ROW_ORDER = ByteOrder.nativeOrder();
-    private static final int HEADER = 8;
-    private static final Comparator<Stream> BY_KEY = Comparator.<Stream>comparingInt(s -> s.key).thenComparingLong(s -> s.sequence);
+    private static final ByteOrder ROW_ORDER = PlainRowStream.ROW_ORDER;
+    private static final int HEADER = PlainRowStream.BLOCK_HEADER;
 
     private PlainExternalSort() {}
 
@@ -230,7 +224,7 @@ final class PlainExternalSort {
      */
     static Result run(Path dir, Input input, Plan plan, Sink sink) throws IOException {
         Files.createDirectories(dir);
-        Codec codec = Codec.of(plan.codec());
+        PlainBlockCodec codec = PlainBlockCodec.of(plan.codec());
         Counters counters = new Counters();
         int header = BinaryRow.calculateBitSetWidthInBytes(input.rowArity());
         long rows = 0;
@@ -238,7 +232,7 @@ final class PlainExternalSort {
             List<Piece> pieces = input.buckets().get(b);
             List<Run> onDisk = new ArrayList<>();
             for (Piece piece : pieces.subList(0, pieces.size() - 1)) {
-                onDisk.add(write(dir, new MemoryStream(piece, header), plan.block(), codec, counters));
+                onDisk.add(write(dir, new PlainRowStream.Memory(piece, header), plan.block(), codec, counters));
             }
             int streamsFromDisk = plan.fanIn() - 1;
             while (onDisk.size() > streamsFromDisk) {
@@ -246,23 +240,23 @@ final class PlainExternalSort {
                 int k = Math.min(plan.fanIn(), onDisk.size() - streamsFromDisk + 1);
                 List<Run> merged = new ArrayList<>(onDisk.subList(0, k));
                 onDisk.subList(0, k).clear();
-                List<Stream> streams = new ArrayList<>();
+                List<PlainRowStream> streams = new ArrayList<>();
                 for (Run run : merged) {
-                    streams.add(new FileStream(run, codec, header));
+                    streams.add(new PlainRowStream.OnDisk(run.file(), codec, header));
                 }
-                onDisk.add(write(dir, new MergeStream(streams), plan.block(), codec, counters));
+                onDisk.add(write(dir, new PlainRowStream.Merged(streams), plan.block(), codec, counters));
                 counters.merges++;
-                for (Stream s : streams) {
+                for (PlainRowStream s : streams) {
                     s.close();
                 }
             }
-            List<Stream> last = new ArrayList<>();
+            List<PlainRowStream> last = new ArrayList<>();
             for (Run run : onDisk) {
-                last.add(new FileStream(run, codec, header));
+                last.add(new PlainRowStream.OnDisk(run.file(), codec, header));
             }
-            last.add(new MemoryStream(pieces.get(pieces.size() - 1), header));
-            rows += drain(b, new MergeStream(last), sink, counters);
-            for (Stream s : last) {
+            last.add(new PlainRowStream.Memory(pieces.get(pieces.size() - 1), header));
+            rows += drain(b, new PlainRowStream.Merged(last), sink, counters);
+            for (PlainRowStream s : last) {
                 s.close();
             }
         }
@@ -274,7 +268,7 @@ final class PlainExternalSort {
     }
 
     /** Gives {@code merged}'s rows to {@code sink}, checking their order. */
-    private static long drain(int bucket, Stream merged, Sink sink, Counters counters) throws IOException {
+    private static long drain(int bucket, PlainRowStream merged, Sink sink, Counters counters) throws IOException {
         long rows = 0;
         int lastKey = Integer.MIN_VALUE;
         long lastSequence = Long.MIN_VALUE;
@@ -292,7 +286,7 @@ final class PlainExternalSort {
     }
 
     /** Writes {@code rows} to a new file in blocks. */
-    private static Run write(Path dir, Stream rows, int block, Codec codec, Counters counters) throws IOException {
+    private static Run write(Path dir, PlainRowStream rows, int block, PlainBlockCodec codec, Counters counters) throws IOException {
         Path file = Files.createTempFile(dir, "run-", ".spill");
         byte[] raw = new byte[block];
         ByteBuffer rawView = ByteBuffer.wrap(raw).order(ROW_ORDER);
@@ -325,7 +319,7 @@ final class PlainExternalSort {
         return new Run(file, bytes);
     }
 
-    private static int flush(FileChannel out, byte[] raw, int length, byte[] compressed, ByteBuffer head, Codec codec)
+    private static int flush(FileChannel out, byte[] raw, int length, byte[] compressed, ByteBuffer head, PlainBlockCodec codec)
             throws IOException {
         int size = codec.compress(raw, length, compressed);
         head.clear();
@@ -346,243 +340,5 @@ final class PlainExternalSort {
         long fileBytes;
         int files;
         int merges;
-    }
-
-    /** Sorted rows one at a time: after {@link #advance()} returned true, the current row's fields. */
-    private abstract static class Stream {
-        byte[] bytes;
-        int offset;
-        int length;
-        int key;
-        long sequence;
-
-        abstract boolean advance() throws IOException;
-
-        void close() throws IOException {}
-
-        /** Reads the key and sequence number of the current row from {@code view}, a view of {@link #bytes}. */
-        final void keyOf(ByteBuffer view, int header) {
-            key = view.getInt(offset + header);
-            sequence = view.getLong(offset + header + 8);
-        }
-    }
-
-    /** A piece's records. */
-    private static final class MemoryStream extends Stream {
-        private final ByteBuffer view;
-        private final int header;
-        private int next;
-        private int left;
-
-        MemoryStream(Piece piece, int header) {
-            this.bytes = piece.records();
-            this.view = ByteBuffer.wrap(bytes).order(ROW_ORDER);
-            this.header = header;
-            this.left = piece.count();
-        }
-
-        @Override
-        boolean advance() {
-            if (left == 0) {
-                return false;
-            }
-            left--;
-            length = view.getInt(next);
-            offset = next + 4;
-            next = offset + length;
-            keyOf(view, header);
-            return true;
-        }
-    }
-
-    /** A run's file, read block by block. */
-    private static final class FileStream extends Stream {
-        private final FileChannel in;
-        private final Run run;
-        private final Codec codec;
-        private final int header;
-        private final ByteBuffer head = ByteBuffer.allocateDirect(HEADER);
-        private byte[] compressed = new byte[0];
-        private ByteBuffer view;
-        private int next;
-        private int fill;
-
-        FileStream(Run run, Codec codec, int header) throws IOException {
-            this.in = FileChannel.open(run.file(), StandardOpenOption.READ);
-            this.run = run;
-            this.codec = codec;
-            this.header = header;
-            this.bytes = new byte[0];
-        }
-
-        @Override
-        boolean advance() throws IOException {
-            if (next == fill && !readBlock()) {
-                return false;
-            }
-            length = view.getInt(next);
-            offset = next + 4;
-            next = offset + length;
-            keyOf(view, header);
-            return true;
-        }
-
-        private boolean readBlock() throws IOException {
-            head.clear();
-            readFully(head);
-            if (head.position() == 0) {
-                return false;
-            }
-            if (head.hasRemaining()) {
-                throw new IOException("run " + run.file() + " ends inside a block header");
-            }
-            int raw = head.getInt(0);
-            int size = head.getInt(4);
-            if (compressed.length < size) {
-                compressed = new byte[size];
-            }
-            ByteBuffer body = ByteBuffer.wrap(compressed, 0, size);
-            readFully(body);
-            if (body.hasRemaining()) {
-                throw new IOException("run " + run.file() + " ends inside a block");
-            }
-            if (bytes.length < raw) {
-                bytes = new byte[raw];
-                view = ByteBuffer.wrap(bytes).order(ROW_ORDER);
-            }
-            codec.decompress(compressed, size, bytes, raw);
-            next = 0;
-            fill = raw;
-            return true;
-        }
-
-        private void readFully(ByteBuffer into) throws IOException {
-            while (into.hasRemaining() && in.read(into) >= 0) {
-                // A file read returns less than asked only at the file's end; then the loop ends.
-            }
-        }
-
-        @Override
-        void close() throws IOException {
-            in.close();
-            Files.delete(run.file());
-        }
-    }
-
-    /** The streams merged in key order; the current row is the smallest head's. */
-    private static final class MergeStream extends Stream {
-        private final PriorityQueue<Stream> heads = new PriorityQueue<>(BY_KEY);
-        private final List<Stream> streams;
-        private boolean started;
-
-        MergeStream(List<Stream> streams) {
-            this.streams = streams;
-        }
-
-        @Override
-        boolean advance() throws IOException {
-            if (!started) {
-                started = true;
-                for (Stream s : streams) {
-                    if (s.advance()) {
-                        heads.add(s);
-                    }
-                }
-            } else {
-                Stream previous = heads.poll();
-                if (previous != null && previous.advance()) {
-                    heads.add(previous);
-                }
-            }
-            Stream head = heads.peek();
-            if (head == null) {
-                return false;
-            }
-            bytes = head.bytes;
-            offset = head.offset;
-            length = head.length;
-            key = head.key;
-            sequence = head.sequence;
-            return true;
-        }
-    }
-
-    /** The block codec: lz4 through Paimon's block codec, zstd through one reused context each way. */
-    private abstract static class Codec implements AutoCloseable {
-
-        static Codec of(CompressOptions options) {
-            return options.compress().equalsIgnoreCase("zstd") ? new Zstd(options.zstdLevel()) : new Paimon(options);
-        }
-
-        abstract int bound(int length);
-
-        abstract int compress(byte[] raw, int length, byte[] into) throws IOException;
-
-        abstract void decompress(byte[] compressed, int length, byte[] into, int raw) throws IOException;
-
-        @Override
-        public void close() {}
-
-        private static final class Paimon extends Codec {
-            private final BlockCompressor compressor;
-            private final BlockDecompressor decompressor;
-
-            Paimon(CompressOptions options) {
-                BlockCompressionFactory factory = BlockCompressionFactory.create(options);
-                this.compressor = factory.getCompressor();
-                this.decompressor = factory.getDecompressor();
-            }
-
-            @Override
-            int bound(int length) {
-                return compressor.getMaxCompressedSize(length);
-            }
-
-            @Override
-            int compress(byte[] raw, int length, byte[] into) throws IOException {
-                return compressor.compress(raw, 0, length, into, 0);
-            }
-
-            @Override
-            void decompress(byte[] compressed, int length, byte[] into, int raw) throws IOException {
-                int n = decompressor.decompress(compressed, 0, length, into, 0);
-                if (n != raw) {
-                    throw new IOException("a block of " + raw + " bytes decompressed to " + n);
-                }
-            }
-        }
-
-        private static final class Zstd extends Codec {
-            private final ZstdCompressCtx compress;
-            private final ZstdDecompressCtx decompress = new ZstdDecompressCtx();
-
-            Zstd(int level) {
-                this.compress = new ZstdCompressCtx().setLevel(level);
-            }
-
-            @Override
-            int bound(int length) {
-                return (int) com.github.luben.zstd.Zstd.compressBound(length);
-            }
-
-            @Override
-            int compress(byte[] raw, int length, byte[] into) {
-                return compress.compressByteArray(into, 0, into.length, raw, 0, length);
-            }
-
-            @Override
-            void decompress(byte[] compressed, int length, byte[] into, int raw) throws IOException {
-                int n = decompress.decompressByteArray(into, 0, raw, compressed, 0, length);
-                if (n != raw) {
-                    throw new IOException("a block of " + raw + " bytes decompressed to " + n);
-                }
-            }
-
-            @Override
-            public void close() {
-                compress.close();
-                decompress.close();
-            }
-        }
     }
 }
