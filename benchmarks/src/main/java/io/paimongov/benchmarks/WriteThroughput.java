@@ -1,15 +1,20 @@
 package io.paimongov.benchmarks;
 
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.config.Sizes;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.WriteFootprint;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.compression.CompressOptions;
+import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -28,7 +33,11 @@ import org.apache.paimon.table.sink.CommitMessage;
  *       neither spills; what is left is the cost of governing.
  *   <li>P4, {@link #spillingVsInMemory}: two governed writes, one with the budget that holds the
  *       input, one with the budget at {@code budgetPercent}% of the input's bytes (Paimon's binary
- *       row size, the write's {@code inputBytes}), which spills.
+ *       row size, the write's {@code inputBytes}), which spills; beside them, timed in the same
+ *       rounds, the in-memory write given the spilling write's row group (what the small budget
+ *       costs the data files, not the spill) and {@link PlainExternalSort}, the spill's rows
+ *       written and merged by a plain external sort with the spilling write's runs, fan-in, block
+ *       and codec (what the disk and the codec allow a spill).
  * </ul>
  *
  * <p>How a run is timed: a fresh primary-key table per run (created untimed), then from opening
@@ -58,10 +67,49 @@ public final class WriteThroughput {
     public record P1(Setting plain, Setting governed, double ratio) {}
 
     /**
-     * P4. {@code throughputRatio} = T(in memory) / T(spilling); {@code spillBytesRatio} = bytes
-     * written to spill files / input bytes, in the spilling write.
+     * P4, medians of the same rounds.
+     *
+     * @param inMemory the write under the budget that holds the input
+     * @param spilling the write under the spilling budget
+     * @param inMemoryRowGroup the in-memory write with the row group the spilling budget plans
+     *     ({@code file.block-size} set on its table)
+     * @param externalSort {@link PlainExternalSort} of the spilling write's spill (no metrics)
+     * @param spillBudgetBytes the spilling write's budget
+     * @param rowGroupBytes the row group the spilling budget plans
+     * @param fanIn the spill merge fan-in the spilling budget plans
+     * @param spillRuns runs the spilling write spilled (an untimed spilling write before the rounds),
+     *     as many as the external sort writes
+     * @param externalSortBytes what the external sort wrote to its files (the last round's)
+     * @param throughputRatio T(in memory) / T(spilling)
+     * @param spillBytesRatio bytes written to spill files / input bytes, in the spilling write
+     * @param rowGroupRatio T(in memory with the spilling row group) / T(spilling): what is left of
+     *     the gap once both write the same data files
+     * @param limitRatio T(in memory) / (T(in memory) + T(external sort)): the throughput ratio of a
+     *     spilling write that added nothing to the in-memory one but the spill's disk and codec work
+     * @param rowGroupLimitRatio the same limit for writes of the spilling row group: T(in memory with
+     *     that row group) / (that + T(external sort)), which {@code rowGroupRatio} is read against
      */
-    public record P4(Setting inMemory, Setting spilling, long spillBudgetBytes, double throughputRatio, double spillBytesRatio) {}
+    public record P4(
+            Setting inMemory,
+            Setting spilling,
+            Setting inMemoryRowGroup,
+            Setting externalSort,
+            long spillBudgetBytes,
+            long rowGroupBytes,
+            int fanIn,
+            long spillRuns,
+            long externalSortBytes,
+            double throughputRatio,
+            double spillBytesRatio,
+            double rowGroupRatio,
+            double limitRatio,
+            double rowGroupLimitRatio) {
+
+        /** {@code throughputRatio / limitRatio}: how close the spilling write comes to the limit (1 = at it). */
+        public double ofLimit() {
+            return throughputRatio / limitRatio;
+        }
+    }
 
     /** One timed run: its milliseconds and the write's final metrics (null for plain Paimon). */
     record Timed(long millis, MetricsSnapshot metrics) {}
@@ -81,36 +129,108 @@ public final class WriteThroughput {
 
     /**
      * P4: governed writes of {@code w} with the budget {@code w.budgetBytes()} and with {@code
-     * budgetPercent}% of the input bytes (measured by an untimed in-memory write first).
+     * budgetPercent}% of the input bytes (measured by an untimed in-memory write first), the
+     * in-memory write with the spilling budget's row group, and the plain external sort of the
+     * spilling write's spill (its runs counted by an untimed spilling write first), in the same
+     * rounds.
      */
     public static P4 spillingVsInMemory(Path workDir, Workload w, double budgetPercent) throws Exception {
         long inputBytes = governed(workDir.resolve("size"), w, w.budgetBytes()).metrics().inputBytes();
         BenchTables.deleteTree(workDir.resolve("size"));
         long spillBudget = (long) (inputBytes * budgetPercent / 100);
-        List<Setting> both =
-                alternate(workDir, w.repetitions(), dir -> governed(dir, w, w.budgetBytes()), dir -> governed(dir, w, spillBudget));
-        MetricsSnapshot spilled = both.get(1).metrics();
+        long spillRuns = governed(workDir.resolve("runs"), w, spillBudget).metrics().spillCount();
+        BenchTables.deleteTree(workDir.resolve("runs"));
+
+        FileStoreTable table = BenchTables.create(workDir.resolve("plan"), BenchTables.Shape.primaryKey(w.buckets()));
+        WriteFootprint planned = WriteFootprint.plan(table, spillBudget, pageSize(spillBudget));
+        long rowGroup = Sizes.parse("file.block-size", planned.tableOptions().get("file.block-size"));
+        int fanIn = Integer.parseInt(planned.tableOptions().get(CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key()));
+        int zstdLevel = new CoreOptions(table.options()).spillCompressOptions().zstdLevel();
+        PlainExternalSort.Plan sort = new PlainExternalSort.Plan(
+                spillRuns, fanIn, planned.spillBlockBytes(), new CompressOptions(planned.spillRunCodec(), zstdLevel));
+        PlainExternalSort.Input input = PlainExternalSort.prepare(table, rows(w), sort);
+        BenchTables.deleteTree(workDir.resolve("plan"));
+
+        long[] sortBytes = new long[1];
+        Map<String, String> rowGroupOption = Map.of("file.block-size", Long.toString(rowGroup));
+        List<Setting> s = alternate(
+                workDir,
+                w.repetitions(),
+                dir -> governed(dir, w, w.budgetBytes()),
+                dir -> governed(dir, w, spillBudget),
+                dir -> governed(dir, w, w.budgetBytes(), rowGroupOption),
+                dir -> {
+                    long start = System.nanoTime();
+                    PlainExternalSort.Result r = PlainExternalSort.run(dir, input, sort, (bucket, bytes, offset, length) -> {});
+                    sortBytes[0] = r.fileBytes();
+                    return new Timed((System.nanoTime() - start) / 1_000_000, null);
+                });
+        MetricsSnapshot spilled = s.get(1).metrics();
+        long inMemory = s.get(0).medianMillis();
+        long spilling = Math.max(1, s.get(1).medianMillis());
+        long inMemoryRowGroup = s.get(2).medianMillis();
+        long sorting = s.get(3).medianMillis();
         return new P4(
-                both.get(0),
-                both.get(1),
+                s.get(0),
+                s.get(1),
+                s.get(2),
+                s.get(3),
                 spillBudget,
-                (double) both.get(0).medianMillis() / Math.max(1, both.get(1).medianMillis()),
-                (double) spilled.spillBytes() / Math.max(1, spilled.inputBytes()));
+                rowGroup,
+                fanIn,
+                spillRuns,
+                sortBytes[0],
+                (double) inMemory / spilling,
+                (double) spilled.spillBytes() / Math.max(1, spilled.inputBytes()),
+                (double) inMemoryRowGroup / spilling,
+                (double) inMemory / Math.max(1, inMemory + sorting),
+                (double) inMemoryRowGroup / Math.max(1, inMemoryRowGroup + sorting));
     }
 
-    /** Warm-up of each, then {@code repetitions} alternating rounds; the two settings' medians. */
-    private static List<Setting> alternate(Path workDir, int repetitions, Run a, Run b) throws Exception {
-        Run[] runs = {a, b};
-        List<List<Long>> times = List.of(new ArrayList<>(), new ArrayList<>());
-        MetricsSnapshot[] last = new MetricsSnapshot[2];
-        for (int i = 0; i < 2; i++) {
+    /** The page size a governed write under {@code budgetBytes} takes by default ({@code auto}). */
+    private static int pageSize(long budgetBytes) {
+        return GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, Long.toString(budgetBytes))).pageSize();
+    }
+
+    /** The rows every write of {@code w} writes, as an iterable (generated again on each pass). */
+    private static Iterable<InternalRow> rows(Workload w) {
+        return () -> new Iterator<>() {
+            private final BenchTables.Rows rows = new BenchTables.Rows(42, w.rows(), w.valueBytes());
+            private int given;
+
+            @Override
+            public boolean hasNext() {
+                return given < w.rows();
+            }
+
+            @Override
+            public InternalRow next() {
+                if (given == w.rows()) {
+                    throw new NoSuchElementException();
+                }
+                given++;
+                return rows.next();
+            }
+        };
+    }
+
+    /**
+     * A warm-up of each setting in turn, then {@code repetitions} rounds, each running every setting
+     * once and starting one setting later than the round before; the settings' medians.
+     */
+    private static List<Setting> alternate(Path workDir, int repetitions, Run... runs) throws Exception {
+        int n = runs.length;
+        List<List<Long>> times = new ArrayList<>();
+        MetricsSnapshot[] last = new MetricsSnapshot[n];
+        for (int i = 0; i < n; i++) {
+            times.add(new ArrayList<>());
             Path dir = workDir.resolve("warm-up-" + i);
             runs[i].once(dir);
             BenchTables.deleteTree(dir);
         }
         for (int rep = 0; rep < repetitions; rep++) {
-            for (int j = 0; j < 2; j++) {
-                int i = (rep + j) % 2;
+            for (int j = 0; j < n; j++) {
+                int i = (rep + j) % n;
                 Path dir = workDir.resolve("run-" + i + "-" + rep);
                 Timed s = runs[i].once(dir);
                 times.get(i).add(s.millis());
@@ -118,9 +238,11 @@ public final class WriteThroughput {
                 BenchTables.deleteTree(dir);
             }
         }
-        return List.of(
-                new Setting(BenchTables.median(times.get(0)), last[0]),
-                new Setting(BenchTables.median(times.get(1)), last[1]));
+        List<Setting> settings = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            settings.add(new Setting(BenchTables.median(times.get(i)), last[i]));
+        }
+        return settings;
     }
 
     /**
@@ -153,7 +275,16 @@ public final class WriteThroughput {
 
     /** One governed write under {@code budgetBytes}, spilling under {@code dir}. */
     static Timed governed(Path dir, Workload w, long budgetBytes) throws Exception {
-        FileStoreTable table = BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(w.buckets()));
+        return governed(dir, w, budgetBytes, Map.of());
+    }
+
+    /** The same into a table with {@code tableOptions} set. */
+    static Timed governed(Path dir, Workload w, long budgetBytes, Map<String, String> tableOptions) throws Exception {
+        BenchTables.Shape shape = BenchTables.Shape.primaryKey(w.buckets());
+        for (Map.Entry<String, String> option : tableOptions.entrySet()) {
+            shape = shape.with(option.getKey(), option.getValue());
+        }
+        FileStoreTable table = BenchTables.create(dir.resolve("warehouse"), shape);
         BenchTables.Rows rows = new BenchTables.Rows(42, w.rows(), w.valueBytes());
         long start = System.nanoTime();
         GovernedTableWrite write = BenchTables.governedWrite(table, "throughput", budgetBytes, dir, Map.of());

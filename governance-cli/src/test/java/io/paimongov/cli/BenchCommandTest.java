@@ -19,7 +19,9 @@ class BenchCommandTest {
             "p2HeapSamples", "p2SpillCount", "p2HeapLeftAfterCloseBytes",
             "p3GovernedSurvived", "p3PlainOom", "p3GovernedOutcome", "p3PlainOutcome", "p3HeapBytes", "p3BudgetBytes", "p3Rows",
             "p4SpillThroughputRatio", "p4SpillBytesRatio", "p4InMemoryMillis", "p4SpillingMillis", "p4BudgetBytes",
-            "p4InputBytes", "p4SpillBytes", "p4SpillFiles",
+            "p4InputBytes", "p4SpillBytes", "p4SpillFiles", "p4SpillRuns", "p4SpillFanIn", "p4RowGroupBytes",
+            "p4InMemoryRowGroupMillis", "p4RowGroupRatio", "p4ExternalSortMillis", "p4ExternalSortBytes", "p4SpillLimitRatio",
+            "p4SpillOfLimit", "p4RowGroupLimitRatio",
             "p6CancelP99Millis", "p6CancelP50Millis", "p6Cancel", "cancelP99MillisWorstPhase", "cancel",
             "compactionSpeedup", "compactionSpeedupPerBucket", "compactionDrainMillis", "compactionPeakRunning",
             "p7AllocOverhead", "p7ProviderNanos", "p7EngineNanos",
@@ -33,6 +35,7 @@ class BenchCommandTest {
         assertThat(json.get("p3PlainOom").isBoolean()).isTrue();
         assertThat(json.get("p4SpillThroughputRatio").asDouble()).isPositive();
         assertThat(json.get("p4SpillBytesRatio").asDouble()).isPositive();
+        assertThat(json.get("p4SpillLimitRatio").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
         assertThat(json.get("p6CancelP99Millis").asDouble()).isPositive();
         for (String phase : new String[] {"writing", "spilling", "compactionWait", "prepareCommit"}) {
             assertThat(json.get("p6Cancel").has(phase)).as(phase).isTrue();
