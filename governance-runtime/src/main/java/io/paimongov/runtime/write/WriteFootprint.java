@@ -47,9 +47,11 @@ import org.apache.paimon.table.FileStoreTable;
  * @param perWriterBytes reserved per open (partition, bucket) writer: its measured footprint outside
  *     pages ({@link MeasuredFootprints}; primary key: the larger of buffering and idle after a flush;
  *     buffered append: idle; unbuffered append: its open data file, plus, for Parquet and ORC, the
- *     format buffer it may fill)
+ *     format buffer it may fill, plus, for Parquet, the stream buffer ({@link
+ *     BufferedPositionOutput#SIZE}))
  * @param flushWriterBytes reserved once: the file writer a flush of the write buffer opens (one at
- *     a time): the measured open data file plus, for Parquet and ORC, the format buffer it may fill
+ *     a time): the measured open data file plus, for Parquet and ORC, the format buffer it may fill,
+ *     plus, for Parquet, the stream buffer
  * @param buffersInPages whether a writer keeps its rows in the pool's pages (primary-key and
  *     buffered append tables) and so needs its first pages when it opens
  * @param minWriterBufferBytes the least write buffer a writer of its own should have room for: the
@@ -63,11 +65,12 @@ import org.apache.paimon.table.FileStoreTable;
  *     message} stage of {@link MeasuredFootprints}
  * @param compactionBytes the most working memory one compaction task may need, merge readers plus
  *     one output writer: what the write keeps room for, and what a task is charged when its input
- *     is not known. The output writer is the measured open data file plus its format buffer; each
+ *     is not known. The output writer is the measured open data file plus its format buffer and
+ *     (Parquet) stream buffer; each
  *     reader its measured {@code reader} bytes plus one format buffer (a row group or stripe read).
  *     A task of Paimon's merge tree is charged for its own input ({@link CompactionTaskMemory}).
  * @param compactionOutputBytes a compaction task's output writer: the measured open data file plus,
- *     for Parquet and ORC, its format buffer
+ *     for Parquet and ORC, its format buffer, plus, for Parquet, the stream buffer
  * @param readerBytes what one open compaction reader keeps besides the row group it reads: the
  *     measured {@code reader} stage of {@link MeasuredFootprints} (kind {@code pk}; append readers
  *     are charged the same)
@@ -287,7 +290,9 @@ public record WriteFootprint(
         long openFile =
                 measured.bytes(primaryKey ? "pk" : "append", format, primaryKey ? "file" : "open", pageSize)
                         + (fillsWithRows(format) ? formatBuffer : 0)
-                        + excessOver(format, effective, "parquet", "parquet.page.size", PARQUET_PAGE_SIZE, PARQUET_PAGE_COST);
+                        + excessOver(format, effective, "parquet", "parquet.page.size", PARQUET_PAGE_SIZE, PARQUET_PAGE_COST)
+                        // The calibration measured Paimon's own writers, whose streams do not buffer.
+                        + (format.equals(BufferedPositionOutput.FORMAT) ? BufferedPositionOutput.SIZE : 0);
         long perWriter =
                 primaryKey
                         ? Math.max(measured.bytes("pk", format, "open", pageSize), measured.bytes("pk", format, "idle", pageSize))
