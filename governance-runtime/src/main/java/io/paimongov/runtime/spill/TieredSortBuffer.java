@@ -21,7 +21,9 @@ import org.apache.paimon.disk.ChannelWriterOutputView;
 import org.apache.paimon.disk.FileChannelUtil;
 import org.apache.paimon.disk.FileIOChannel;
 import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.memory.MemorySegmentPool;
+import org.apache.paimon.memory.MemorySegmentUtils;
 import org.apache.paimon.sort.BinaryInMemorySortBuffer;
 import org.apache.paimon.sort.BinaryMergeIterator;
 import org.apache.paimon.sort.QuickSort;
@@ -240,19 +242,38 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         }
         notePeak(openReaders.size());
         BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
+        // The merge reuses one row per stream and callers keep rows across calls, so every row is
+        // copied out: into the caller's reuse row where it can hold it, as Paimon's own
+        // deserialisation reuses a row (one heap segment from offset 0, large enough), else new.
         return new MutableObjectIterator<>() {
             @Override
             public BinaryRow next(BinaryRow reuse) throws IOException {
-                return next();
+                BinaryRow row = merged.next();
+                return row == null ? null : copy(row, reuse);
             }
 
             @Override
             public BinaryRow next() throws IOException {
-                // The merge reuses one row per stream; callers keep rows across calls.
                 BinaryRow row = merged.next();
                 return row == null ? null : row.copy();
             }
         };
+    }
+
+    /** {@code row}'s bytes in {@code reuse}, in its own array when that holds them. */
+    private static BinaryRow copy(BinaryRow row, BinaryRow reuse) {
+        if (reuse == null) {
+            return row.copy();
+        }
+        int size = row.getSizeInBytes();
+        MemorySegment[] segments = reuse.getSegments();
+        if (segments == null || segments.length != 1 || reuse.getOffset() != 0 || segments[0].isOffHeap()
+                || segments[0].size() < size) {
+            segments = new MemorySegment[] {MemorySegment.wrap(new byte[size])};
+        }
+        MemorySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), segments[0].getArray(), 0, size);
+        reuse.pointTo(segments, 0, size);
+        return reuse;
     }
 
     @Override

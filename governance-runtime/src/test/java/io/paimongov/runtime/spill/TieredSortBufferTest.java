@@ -228,6 +228,40 @@ class TieredSortBufferTest {
     }
 
     /**
+     * Paimon's write buffer reads the sorted rows into two rows it alternates, holding the one read
+     * before while it reads the next (to compare keys and merge): a row handed out must not change
+     * while the caller holds it, whichever stream the merge takes the next row from. Rows of
+     * several lengths, so that a reuse row is sometimes too small and sometimes large enough.
+     */
+    @Test
+    void aRowHandedOutStaysAsItWasWhileTheCallerReadsTheNext() throws Exception {
+        List<GenericRow> rows = rows(19, 6000, 800);
+        TieredSortBuffer buffer = buffer(8, 4, channelBudget.newReservation("spill channels"));
+        for (GenericRow r : rows) {
+            buffer.write(r);
+        }
+        assertThat(buffer.stats().runs()).isGreaterThan(4);
+        MutableObjectIterator<BinaryRow> it = buffer.sortedIterator();
+        BinaryRow[] reuse = {new BinaryRow(ROW.getFieldCount()), new BinaryRow(ROW.getFieldCount())};
+        List<String> out = new ArrayList<>();
+        BinaryRow previous = null;
+        String previousText = null;
+        for (int i = 0; ; i++) {
+            BinaryRow r = it.next(reuse[i % 2]);
+            if (previous != null) {
+                assertThat(text(previous)).as("row %d after reading the next", i - 1).isEqualTo(previousText);
+            }
+            if (r == null) {
+                break;
+            }
+            previous = r;
+            previousText = text(r);
+            out.add(previousText);
+        }
+        assertThat(out).isEqualTo(model(rows));
+    }
+
+    /**
      * The runs the sorted read merges to come down to the fan-in are read once, as runs from
      * memory are, and take the run codec; only a full tier's merge takes the merge codec. With
      * fewer runs than twice the fan-in no tier fills, so a buffer of lz4 runs and zstd merges
