@@ -108,7 +108,9 @@ public final class EndToEnd {
         r.put("p1GovernedSpillCount", p1.governed().metrics().spillCount());
         r.put("p1Rows", w.rows());
 
-        progress.accept(String.format("P4 spilling at %s%% of the input vs in memory ...", sizes.spillPercent()));
+        progress.accept(String.format(
+                "P4 spilling at %s%% of the input vs in memory, the in-memory write at the spilling row group and a plain external sort ...",
+                sizes.spillPercent()));
         WriteThroughput.P4 p4 = WriteThroughput.spillingVsInMemory(workDir.resolve("p4"), w, sizes.spillPercent());
         r.put("p4SpillThroughputRatio", BenchTables.round2(p4.throughputRatio()));
         r.put("p4WrittenSpillBytesRatio", BenchTables.round2(p4.writtenSpillBytesRatio()));
@@ -120,6 +122,16 @@ public final class EndToEnd {
         r.put("p4WrittenSpillBytes", p4.writtenSpillBytes());
         r.put("p4SpillBytes", p4.countedSpillBytes());
         r.put("p4SpillFiles", p4.spilling().metrics().spillFiles());
+        r.put("p4SpillRuns", p4.spillRuns());
+        r.put("p4SpillFanIn", p4.fanIn());
+        r.put("p4RowGroupBytes", p4.rowGroupBytes());
+        r.put("p4InMemoryRowGroupMillis", p4.inMemoryRowGroup().medianMillis());
+        r.put("p4RowGroupRatio", BenchTables.round2(p4.rowGroupRatio()));
+        r.put("p4ExternalSortMillis", p4.externalSort().medianMillis());
+        r.put("p4ExternalSortBytes", p4.externalSortBytes());
+        r.put("p4SpillLimitRatio", BenchTables.round2(p4.limitRatio()));
+        r.put("p4SpillOfLimit", BenchTables.round2(p4.ofLimit()));
+        r.put("p4RowGroupLimitRatio", BenchTables.round2(p4.rowGroupLimitRatio()));
 
         CancelLatency.Settings c = sizes.cancel();
         progress.accept(String.format(

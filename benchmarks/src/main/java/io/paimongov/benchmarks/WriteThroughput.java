@@ -1,12 +1,20 @@
 package io.paimongov.benchmarks;
 
+import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.config.Sizes;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import io.paimongov.runtime.write.GovernedTableWrite;
+import io.paimongov.runtime.write.WriteFootprint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.compression.CompressOptions;
+import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
@@ -27,7 +35,11 @@ import org.apache.paimon.table.sink.CommitMessage;
  *       ({@link PlainSettings#defaults}) runs beside them as a second line.
  *   <li>P4, {@link #spillingVsInMemory}: two governed writes, one with the budget that holds the
  *       input, one with the budget at {@code budgetPercent}% of the input's bytes (Paimon's binary
- *       row size, the write's {@code inputBytes}), which spills.
+ *       row size, the write's {@code inputBytes}), which spills; beside them, timed in the same
+ *       rounds, the in-memory write given the spilling write's row group (what the small budget
+ *       costs the data files, not the spill) and {@link PlainExternalSort}, the spill's rows
+ *       written and merged by a plain external sort with the spilling write's runs, fan-in, block
+ *       and codec (what the disk and the codec allow a spill).
  * </ul>
  *
  * <p>How a run is timed: a fresh primary-key table per run (created untimed), then from opening
@@ -62,14 +74,49 @@ public final class WriteThroughput {
     public record P1(Setting plain, Setting plainDefaults, Setting governed, double ratio, double ratioDefaults) {}
 
     /**
-     * P4. {@code throughputRatio} = T(in memory) / T(spilling). The spill bytes come from one more,
-     * untimed, spilling write: {@code writtenSpillBytes}, what the JVM saw written to files under its
-     * spill directory ({@link FileWrites}), and {@code countedSpillBytes}, the same write's own count
-     * ({@code spillBytes}); {@code inputBytes} is the rows' size in Paimon's binary row format,
-     * computed from the rows ({@link BenchTables.Rows#binaryBytes}).
+     * P4, medians of the same rounds.
+     *
+     * @param inMemory the write under the budget that holds the input
+     * @param spilling the write under the spilling budget
+     * @param inMemoryRowGroup the in-memory write with the row group the spilling budget plans
+     *     ({@code file.block-size} set on its table)
+     * @param externalSort {@link PlainExternalSort} of the spilling write's spill (no metrics)
+     * @param spillBudgetBytes the spilling write's budget
+     * @param rowGroupBytes the row group the spilling budget plans
+     * @param fanIn the spill merge fan-in the spilling budget plans
+     * @param spillRuns runs the spilling write spilled (the observed write before the rounds),
+     *     as many as the external sort writes
+     * @param externalSortBytes what the external sort wrote to its files (the last round's)
+     * @param inputBytes the rows' size in Paimon's binary row format, computed from the rows ({@link
+     *     BenchTables.Rows#binaryBytes})
+     * @param writtenSpillBytes what the JVM saw written to files under the spill directory of an
+     *     untimed spilling write before the rounds ({@link FileWrites}): the bound, measured from outside
+     * @param countedSpillBytes the same write's own count ({@code spillBytes})
+     * @param throughputRatio T(in memory) / T(spilling)
+     * @param rowGroupRatio T(in memory with the spilling row group) / T(spilling): what is left of
+     *     the gap once both write the same data files
+     * @param limitRatio T(in memory) / (T(in memory) + T(external sort)): the throughput ratio of a
+     *     spilling write that added nothing to the in-memory one but the spill's disk and codec work
+     * @param rowGroupLimitRatio the same limit for writes of the spilling row group: T(in memory with
+     *     that row group) / (that + T(external sort)), which {@code rowGroupRatio} is read against
      */
-    public record P4(Setting inMemory, Setting spilling, long spillBudgetBytes, double throughputRatio, long inputBytes,
-            long writtenSpillBytes, long countedSpillBytes) {
+    public record P4(
+            Setting inMemory,
+            Setting spilling,
+            Setting inMemoryRowGroup,
+            Setting externalSort,
+            long spillBudgetBytes,
+            long rowGroupBytes,
+            int fanIn,
+            long spillRuns,
+            long externalSortBytes,
+            long inputBytes,
+            long writtenSpillBytes,
+            long countedSpillBytes,
+            double throughputRatio,
+            double rowGroupRatio,
+            double limitRatio,
+            double rowGroupLimitRatio) {
 
         /** Written spill bytes / input bytes: the bound, measured from outside the runtime. */
         public double writtenSpillBytesRatio() {
@@ -79,6 +126,11 @@ public final class WriteThroughput {
         /** The runtime's own spill bytes / input bytes. */
         public double countedSpillBytesRatio() {
             return (double) countedSpillBytes / Math.max(1, inputBytes);
+        }
+
+        /** {@code throughputRatio / limitRatio}: how close the spilling write comes to the limit (1 = at it). */
+        public double ofLimit() {
+            return throughputRatio / limitRatio;
         }
     }
 
@@ -102,14 +154,14 @@ public final class WriteThroughput {
 
     /**
      * P4: governed writes of {@code w} with the budget {@code w.budgetBytes()} and with {@code
-     * budgetPercent}% of the input bytes (computed from the rows), then one untimed spilling write
-     * whose spill files are observed.
+     * budgetPercent}% of the input bytes (computed from the rows), the in-memory write with the
+     * spilling budget's row group, and the plain external sort of the spilling write's spill, in the
+     * same rounds; before them one untimed spilling write whose spill files are observed and whose
+     * runs the external sort writes.
      */
     public static P4 spillingVsInMemory(Path workDir, Workload w, double budgetPercent) throws Exception {
         long inputBytes = BenchTables.Rows.binaryBytes(w.rows(), w.valueBytes());
         long spillBudget = (long) (inputBytes * budgetPercent / 100);
-        List<Setting> both =
-                alternate(workDir, w.repetitions(), List.of(dir -> governed(dir, w, w.budgetBytes()), dir -> governed(dir, w, spillBudget)));
         Path observed = workDir.resolve("observed");
         long written;
         Timed run;
@@ -118,13 +170,87 @@ public final class WriteThroughput {
             written = writes.bytesUnder(observed, observed.resolve("warehouse"));
         }
         BenchTables.deleteTree(observed);
-        return new P4(both.get(0), both.get(1), spillBudget, (double) both.get(0).medianMillis() / Math.max(1, both.get(1).medianMillis()),
-                inputBytes, written, run.metrics().spillBytes());
+        long spillRuns = run.metrics().spillCount();
+
+        FileStoreTable table = BenchTables.create(workDir.resolve("plan"), BenchTables.Shape.primaryKey(w.buckets()));
+        WriteFootprint planned = WriteFootprint.plan(table, spillBudget, pageSize(spillBudget));
+        long rowGroup = Sizes.parse("file.block-size", planned.tableOptions().get("file.block-size"));
+        int fanIn = Integer.parseInt(planned.tableOptions().get(CoreOptions.LOCAL_SORT_MAX_NUM_FILE_HANDLES.key()));
+        int zstdLevel = new CoreOptions(table.options()).spillCompressOptions().zstdLevel();
+        PlainExternalSort.Plan sort = new PlainExternalSort.Plan(
+                spillRuns, fanIn, planned.spillBlockBytes(), new CompressOptions(planned.spillRunCodec(), zstdLevel));
+        PlainExternalSort.Input input = PlainExternalSort.prepare(table, rows(w), sort);
+        BenchTables.deleteTree(workDir.resolve("plan"));
+
+        long[] sortBytes = new long[1];
+        Map<String, String> rowGroupOption = Map.of("file.block-size", Long.toString(rowGroup));
+        List<Setting> s = alternate(
+                workDir,
+                w.repetitions(),
+                List.of(
+                        dir -> governed(dir, w, w.budgetBytes()),
+                        dir -> governed(dir, w, spillBudget),
+                        dir -> governed(dir, w, w.budgetBytes(), rowGroupOption),
+                        dir -> {
+                            long start = System.nanoTime();
+                            PlainExternalSort.Result r = PlainExternalSort.run(dir, input, sort, (bucket, bytes, offset, length) -> {});
+                            sortBytes[0] = r.fileBytes();
+                            return new Timed((System.nanoTime() - start) / 1_000_000, null);
+                        }));
+        long inMemory = s.get(0).medianMillis();
+        long spilling = Math.max(1, s.get(1).medianMillis());
+        long inMemoryRowGroup = s.get(2).medianMillis();
+        long sorting = s.get(3).medianMillis();
+        return new P4(
+                s.get(0),
+                s.get(1),
+                s.get(2),
+                s.get(3),
+                spillBudget,
+                rowGroup,
+                fanIn,
+                spillRuns,
+                sortBytes[0],
+                inputBytes,
+                written,
+                run.metrics().spillBytes(),
+                (double) inMemory / spilling,
+                (double) inMemoryRowGroup / spilling,
+                (double) inMemory / Math.max(1, inMemory + sorting),
+                (double) inMemoryRowGroup / Math.max(1, inMemoryRowGroup + sorting));
+    }
+
+    /** The page size a governed write under {@code budgetBytes} takes by default ({@code auto}). */
+    private static int pageSize(long budgetBytes) {
+        return GovernanceOptions.of(Map.of(GovernanceOptions.MEMORY_BUDGET, Long.toString(budgetBytes))).pageSize();
+    }
+
+    /** The rows every write of {@code w} writes, as an iterable (generated again on each pass). */
+    private static Iterable<InternalRow> rows(Workload w) {
+        return () -> new Iterator<>() {
+            private final BenchTables.Rows rows = new BenchTables.Rows(42, w.rows(), w.valueBytes());
+            private int given;
+
+            @Override
+            public boolean hasNext() {
+                return given < w.rows();
+            }
+
+            @Override
+            public InternalRow next() {
+                if (given == w.rows()) {
+                    throw new NoSuchElementException();
+                }
+                given++;
+                return rows.next();
+            }
+        };
     }
 
     /**
-     * Warm-up of each, then {@code repetitions} rounds, round {@code r} starting with setting {@code
-     * r mod n} (two settings alternate); the settings' medians, in the order given.
+     * A warm-up of each setting in turn, then {@code repetitions} rounds, each running every setting
+     * once and starting one setting later than the round before; the settings' medians, in the order
+     * given.
      */
     private static List<Setting> alternate(Path workDir, int repetitions, List<Run> runs) throws Exception {
         int n = runs.size();
@@ -184,7 +310,16 @@ public final class WriteThroughput {
 
     /** One governed write under {@code budgetBytes}, spilling under {@code dir}. */
     static Timed governed(Path dir, Workload w, long budgetBytes) throws Exception {
-        FileStoreTable table = BenchTables.create(dir.resolve("warehouse"), BenchTables.Shape.primaryKey(w.buckets()));
+        return governed(dir, w, budgetBytes, Map.of());
+    }
+
+    /** The same into a table with {@code tableOptions} set. */
+    static Timed governed(Path dir, Workload w, long budgetBytes, Map<String, String> tableOptions) throws Exception {
+        BenchTables.Shape shape = BenchTables.Shape.primaryKey(w.buckets());
+        for (Map.Entry<String, String> option : tableOptions.entrySet()) {
+            shape = shape.with(option.getKey(), option.getValue());
+        }
+        FileStoreTable table = BenchTables.create(dir.resolve("warehouse"), shape);
         BenchTables.Rows rows = new BenchTables.Rows(42, w.rows(), w.valueBytes());
         long start = System.nanoTime();
         GovernedTableWrite write = BenchTables.governedWrite(table, "throughput", budgetBytes, dir, Map.of());

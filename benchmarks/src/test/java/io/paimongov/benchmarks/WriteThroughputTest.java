@@ -40,6 +40,21 @@ class WriteThroughputTest {
         assertThat(p4.countedSpillBytesRatio()).isEqualTo((double) p4.countedSpillBytes() / p4.inputBytes());
         // Two counts of the same files (FileWritesTest bounds how far apart they may be).
         assertThat(p4.writtenSpillBytes()).isCloseTo(p4.countedSpillBytes(), org.assertj.core.data.Percentage.withPercentage(1));
+        // The settings beside them: the in-memory write at the spilling budget's row group, and the
+        // external sort of as many runs as a spilling write of the same rows spilled.
+        assertThat(p4.inMemoryRowGroup().metrics().spillCount()).isZero();
+        assertThat(p4.inMemoryRowGroup().metrics().inputRows()).isEqualTo(10_000);
+        assertThat(p4.rowGroupBytes()).isBetween(64L << 10, p4.spillBudgetBytes());
+        assertThat(p4.spillRuns()).isEqualTo(p4.spilling().metrics().spillCount());
+        assertThat(p4.fanIn()).isGreaterThanOrEqualTo(2);
+        assertThat(p4.externalSort().metrics()).isNull();
+        assertThat(p4.externalSortBytes()).isPositive();
+        assertThat(p4.limitRatio()).isEqualTo(
+                (double) p4.inMemory().medianMillis() / Math.max(1, p4.inMemory().medianMillis() + p4.externalSort().medianMillis()));
+        assertThat(p4.ofLimit()).isEqualTo(p4.throughputRatio() / p4.limitRatio());
+        assertThat(p4.rowGroupLimitRatio()).isEqualTo((double) p4.inMemoryRowGroup().medianMillis()
+                / Math.max(1, p4.inMemoryRowGroup().medianMillis() + p4.externalSort().medianMillis()));
+        assertThat(p4.rowGroupRatio()).isPositive().isFinite();
         assertThat(dir.toFile().list()).isEmpty();
     }
 }

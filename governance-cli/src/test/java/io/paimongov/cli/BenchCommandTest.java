@@ -30,7 +30,9 @@ class BenchCommandTest {
             "p3PlainOutcome", "p3PlainHeapPeakOverBudget", "p3PlainDefaultsOom", "p3PlainDefaultsOutcome", "p3HeapBytes", "p3BudgetBytes",
             "p3Rows",
             "p4SpillThroughputRatio", "p4WrittenSpillBytesRatio", "p4CountedSpillBytesRatio", "p4InMemoryMillis", "p4SpillingMillis",
-            "p4BudgetBytes", "p4InputBytes", "p4WrittenSpillBytes", "p4SpillBytes", "p4SpillFiles",
+            "p4BudgetBytes", "p4InputBytes", "p4WrittenSpillBytes", "p4SpillBytes", "p4SpillFiles", "p4SpillRuns", "p4SpillFanIn",
+            "p4RowGroupBytes", "p4InMemoryRowGroupMillis", "p4RowGroupRatio", "p4ExternalSortMillis", "p4ExternalSortBytes",
+            "p4SpillLimitRatio", "p4SpillOfLimit", "p4RowGroupLimitRatio",
             "p6CancelP99Millis", "p6CancelP50Millis", "p6Cancel", "cancelP99MillisWorstPhase", "cancelMissedPhases", "cancel",
             "compactionSpeedup", "compactionSpeedupPerBucket", "compactionDrainMillis", "compactionPeakRunning",
             "p7AllocOverhead", "p7ProviderNanos", "p7EngineNanos",
@@ -57,6 +59,7 @@ class BenchCommandTest {
         assertThat(json.get("cancelMissedPhases").isArray()).isTrue();
         assertThat(json.get("cancelP99MillisWorstPhase").isNull()).isEqualTo(json.get("cancelMissedPhases").size() > 0);
         assertThat(json.get("p6CancelP50Millis").asDouble()).isPositive();
+        assertThat(json.get("p4SpillLimitRatio").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
         for (String phase : new String[] {"writing", "spilling", "compactionWait", "prepareCommit"}) {
             assertThat(json.get("p6Cancel").has(phase)).as(phase).isTrue();
             assertThat(json.get("p6Cancel").get(phase).has("p99Millis")).isTrue();

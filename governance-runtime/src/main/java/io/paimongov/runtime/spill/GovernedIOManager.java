@@ -4,10 +4,12 @@ import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
+import java.io.EOFException;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +61,8 @@ import org.apache.paimon.memory.Buffer;
  */
 public final class GovernedIOManager implements IOManager {
 
+    /** Bytes of a block's size in a spill file, before the block. */
+    private static final int BLOCK_HEADER = 4;
     /** Channels of Paimon's enumerator: the sort buffer writes one per spill run. */
     private static final Pattern SPILL_RUN = Pattern.compile(".*\\.\\d{6}\\.channel$");
 
@@ -277,20 +281,35 @@ public final class GovernedIOManager implements IOManager {
     /** A Paimon buffer file writer whose blocks are counted and budgeted before they are written. */
     private final class CountedWriter extends BufferFileWriterImpl {
         private final AtomicLong fileBytes;
+        private final ByteBuffer header = ByteBuffer.allocateDirect(BLOCK_HEADER);
+        private final ByteBuffer[] sizeAndBlock = {header, null};
 
         CountedWriter(FileIOChannel.ID channel, AtomicLong fileBytes) throws IOException {
             super(channel);
             this.fileBytes = fileBytes;
         }
 
+        /**
+         * Writes the block as Paimon's writer does (a 4-byte size, then the bytes), in one
+         * gathering system call and with one header buffer for the file, where Paimon's makes a
+         * direct buffer and two calls per block.
+         */
         @Override
         public void writeBlock(Buffer buffer) throws IOException {
             checkCancelled.run();
             account(fileBytes, buffer.getSize() + 4L);
+            header.clear();
+            header.putInt(buffer.getSize()).flip();
+            ByteBuffer block = buffer.getMemorySegment().wrap(0, buffer.getSize()).slice();
+            sizeAndBlock[1] = block;
             try {
-                super.writeBlock(buffer);
+                while (header.hasRemaining() || block.hasRemaining()) {
+                    fileChannel.write(sizeAndBlock);
+                }
             } catch (IOException e) {
                 throw FreeSpaceAtFailure.attach(e, Path.of(getChannelID().getPath()));
+            } finally {
+                sizeAndBlock[1] = null;
             }
         }
 
@@ -306,8 +325,20 @@ public final class GovernedIOManager implements IOManager {
         }
     }
 
-    /** Paimon's buffer file reader, forgotten by {@link #close()} once closed. */
+    /**
+     * Paimon's buffer file reader, forgotten by {@link #close()} once closed. It reads the blocks
+     * {@link CountedWriter} (or Paimon's writer) wrote, a 4-byte size and the bytes each, in one
+     * scattering system call per block: the block and the next block's size together. Paimon's
+     * reader makes four (the file's size, its position, the size, the bytes); at 4 KiB blocks a
+     * spilling write's reads were about four system calls for every 4 KiB it read back.
+     */
     private final class TrackedReader extends BufferFileReaderImpl {
+        private final ByteBuffer header = ByteBuffer.allocateDirect(BLOCK_HEADER);
+        private final ByteBuffer[] blockAndSize = {null, header};
+        /** Whether {@link #header} holds the size of the next block (false before the first read). */
+        private boolean sizeRead;
+        private boolean endOfFile;
+
         TrackedReader(FileIOChannel.ID channel) throws IOException {
             super(channel);
         }
@@ -315,7 +346,50 @@ public final class GovernedIOManager implements IOManager {
         @Override
         public void readInto(Buffer buffer) throws IOException {
             checkCancelled.run();
-            super.readInto(buffer);
+            if (!sizeRead) {
+                readFully(header);
+                sizeRead = true;
+            }
+            if (header.hasRemaining()) {
+                throw new EOFException("no block left in spill file " + id.getPath());
+            }
+            int size = header.getInt(0);
+            if (size > buffer.getMaxCapacity()) {
+                throw new IllegalStateException("a block of " + size + " bytes in spill file " + id.getPath()
+                        + " does not fit a buffer of " + buffer.getMaxCapacity() + " bytes");
+            }
+            if (buffer.getSize() != 0) {
+                throw new IllegalArgumentException("the buffer to read a spill block into is not empty");
+            }
+            ByteBuffer block = buffer.getNioBuffer(0, size);
+            header.clear();
+            blockAndSize[0] = block;
+            try {
+                while ((block.hasRemaining() || header.hasRemaining()) && fileChannel.read(blockAndSize) >= 0) {
+                    // Until the block and the next size are read, or the file ends.
+                }
+            } finally {
+                blockAndSize[0] = null;
+            }
+            if (block.hasRemaining()) {
+                throw new EOFException("spill file " + id.getPath() + " ends inside a block of " + size + " bytes");
+            }
+            if (header.position() != 0 && header.hasRemaining()) {
+                throw new EOFException("spill file " + id.getPath() + " ends inside a block's size");
+            }
+            buffer.setSize(size);
+            endOfFile = header.position() == 0;
+        }
+
+        @Override
+        public boolean hasReachedEndOfFile() {
+            return endOfFile;
+        }
+
+        private void readFully(ByteBuffer into) throws IOException {
+            while (into.hasRemaining() && fileChannel.read(into) >= 0) {
+                // A file read returns less than asked only at the file's end; then the loop ends.
+            }
         }
 
         @Override

@@ -21,7 +21,9 @@ import org.apache.paimon.disk.ChannelWriterOutputView;
 import org.apache.paimon.disk.FileChannelUtil;
 import org.apache.paimon.disk.FileIOChannel;
 import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.memory.MemorySegmentPool;
+import org.apache.paimon.memory.MemorySegmentUtils;
 import org.apache.paimon.sort.BinaryInMemorySortBuffer;
 import org.apache.paimon.sort.BinaryMergeIterator;
 import org.apache.paimon.sort.QuickSort;
@@ -39,11 +41,15 @@ import org.apache.paimon.utils.MutableObjectIterator;
  * log_fanIn(spills) times, and not at all while the runs stay few enough for the final read. The sorted read merges at most fanIn streams: the runs left (merged down smallest first
  * while there are too many) and, without spilling it, what is still in memory.
  *
- * Two codecs. A run written from memory is, in the usual spill, read back once by the final read;
- * a merged run is the rewrite of rows that were already spilled, and only tiny budgets make them.
- * So runs from memory take the run codec (the governed write gives lz4, fast) and merged runs the
- * merge codec (the table's spill-compression, zstd by default, small): each run keeps the codec it
- * was written with.
+ * Two codecs. A run written from memory is, in the usual spill, read back once by the final read,
+ * and so is a run the final read merges to come down to the fan-in; a run a full tier merges is the
+ * rewrite of rows that were already spilled, may be merged again, and only tiny budgets make them.
+ * So runs from memory and the final read's merges take the run codec (the governed write gives
+ * lz4, fast) and tier merges the merge codec (the table's spill-compression, zstd by default,
+ * small): each run keeps the codec it was written with. The final read's merges took the merge
+ * codec before: at P4's 1.68 MB they rewrote a quarter of a writer's rows with zstd, and a buffer's
+ * pass over 30,000 of P4's rows took 74 to 83 ms of CPU against 57 to 66 with lz4 there
+ * (docs/performance.md, P4).
  *
  * Memory outside the pool. Every open spill channel keeps two compression blocks on the heap
  * (Paimon's ChannelReaderInputView and ChannelWriterOutputView: the block and the codec's
@@ -136,9 +142,10 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
      * @param pool where the in-memory buffer takes its pages; needs at least 3 free pages now
      * @param ioManager where runs are spilled (the write's governed one)
      * @param fanIn the most runs one merge or the final read opens, at least 2
-     * @param runCompression the codec of runs written from memory ({@code zstd}, {@code lz4} or
-     *     {@code lzo}; Paimon's spill reader cannot read {@code none})
-     * @param mergeCompression the codec of runs written by a merge (the same choices)
+     * @param runCompression the codec of runs written from memory and of the runs the sorted read
+     *     merges to come down to the fan-in, each read once ({@code zstd}, {@code lz4} or {@code
+     *     lzo}; Paimon's spill reader cannot read {@code none})
+     * @param mergeCompression the codec of runs written by a merge of a full tier (the same choices)
      * @param block the spill compression block in bytes ({@link #SMALL_BLOCK} or {@link
      *     #LARGE_BLOCK}); {@code bytesPerChannel} must be measured at it
      * @param reservation grown by {@link #channelBytes(int, long) channelBytes(fanIn,
@@ -224,7 +231,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         int inMemory = rowsInMemory > 0 ? 1 : 0;
         for (List<SpillTiers.Entry<Run>> m = tiers.takeSmallestDownTo(fanIn - inMemory); !m.isEmpty();
                 m = tiers.takeSmallestDownTo(fanIn - inMemory)) {
-            merge(m);
+            merge(m, runCodec);
         }
         List<MutableObjectIterator<BinaryRow>> streams = new ArrayList<>();
         for (Run run : tiers.runs()) {
@@ -235,19 +242,38 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         }
         notePeak(openReaders.size());
         BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
+        // The merge reuses one row per stream and callers keep rows across calls, so every row is
+        // copied out: into the caller's reuse row where it can hold it, as Paimon's own
+        // deserialisation reuses a row (one heap segment from offset 0, large enough), else new.
         return new MutableObjectIterator<>() {
             @Override
             public BinaryRow next(BinaryRow reuse) throws IOException {
-                return next();
+                BinaryRow row = merged.next();
+                return row == null ? null : copy(row, reuse);
             }
 
             @Override
             public BinaryRow next() throws IOException {
-                // The merge reuses one row per stream; callers keep rows across calls.
                 BinaryRow row = merged.next();
                 return row == null ? null : row.copy();
             }
         };
+    }
+
+    /** {@code row}'s bytes in {@code reuse}, in its own array when that holds them. */
+    private static BinaryRow copy(BinaryRow row, BinaryRow reuse) {
+        if (reuse == null) {
+            return row.copy();
+        }
+        int size = row.getSizeInBytes();
+        MemorySegment[] segments = reuse.getSegments();
+        if (segments == null || segments.length != 1 || reuse.getOffset() != 0 || segments[0].isOffHeap()
+                || segments[0].size() < size) {
+            segments = new MemorySegment[] {MemorySegment.wrap(new byte[size])};
+        }
+        MemorySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), segments[0].getArray(), 0, size);
+        reuse.pointTo(segments, 0, size);
+        return reuse;
     }
 
     @Override
@@ -333,12 +359,15 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         notePeak(1);
         tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), runCodec), 0, out.getNumBytes());
         for (List<SpillTiers.Entry<Run>> full = tiers.takeFullTier(); !full.isEmpty(); full = tiers.takeFullTier()) {
-            merge(full);
+            merge(full, mergeCodec);
         }
     }
 
-    /** Merges {@code inputs} into one run one tier above the highest of them, and deletes them. */
-    private void merge(List<SpillTiers.Entry<Run>> inputs) throws IOException {
+    /**
+     * Merges {@code inputs} into one run one tier above the highest of them, written with {@code
+     * codec}, and deletes them.
+     */
+    private void merge(List<SpillTiers.Entry<Run>> inputs, SpillCodec codec) throws IOException {
         List<FileIOChannel> readers = new ArrayList<>(inputs.size());
         FileIOChannel.ID id = ioManager.createChannel();
         liveRuns.add(id);
@@ -350,7 +379,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
                 streams.add(reader(e.run(), readers));
                 rawBytes += e.bytes();
             }
-            out = FileChannelUtil.createOutputView(ioManager, id, mergeCodec, block);
+            out = FileChannelUtil.createOutputView(ioManager, id, codec, block);
             notePeak(readers.size() + 1);
             BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
             for (BinaryRow row = merged.next(); row != null; row = merged.next()) {
@@ -376,7 +405,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         count(out);
         int tier = SpillTiers.tierAbove(inputs);
         topTier = Math.max(topTier, tier);
-        tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), mergeCodec), tier, rawBytes);
+        tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), codec), tier, rawBytes);
     }
 
     private MutableObjectIterator<BinaryRow> reader(Run run, List<FileIOChannel> opened) throws IOException {

@@ -54,9 +54,10 @@ final class SharedSort implements AutoCloseable {
     private long rows;
 
     /**
-     * @param runCompression the codec of runs spilled from memory ({@link
-     *     WriteFootprint#spillRunCompression})
-     * @param mergeCompression the codec of merged runs (the table's {@code spill-compression})
+     * @param runCompression the codec of runs spilled from memory and of those merged for the
+     *     sorted read ({@link WriteFootprint#spillRunCompression})
+     * @param mergeCompression the codec of runs a full tier merges (the table's {@code
+     *     spill-compression})
      * @param block the spill compression block ({@link WriteFootprint#spillBlockBytes()})
      * @param channels the reservation the sort's spill channels are charged to ({@code (fanIn + 1) x
      *     bytesPerChannel}, grown here)

@@ -72,7 +72,8 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
      * @param block the spill compression block ({@link WriteFootprint#spillBlockBytes()}), at which
      *     {@code channels} was sized
      * @param runCodec the codec of the runs the buffers write from memory ({@link
-     *     WriteFootprint#spillRunCodec()}); merged runs take the writer's own spill codec
+     *     WriteFootprint#spillRunCodec()}) and merge for their sorted read; runs a full tier
+     *     merges take the writer's own spill codec
      * @param cancelled the write's cancellation check, which every writer's sorted read (its
      *     flush) runs ({@link CheckedSortBuffer})
      */

@@ -208,7 +208,7 @@ final class TrackingFileIO implements FileIO {
             listener.failed(path, FreeSpaceAtFailure.attach(e, local(path)));
             throw e;
         }
-        return new TimedStream(out, path);
+        return new TimedStream(BufferedPositionOutput.buffers(path.getName()) ? new BufferedPositionOutput(out) : out, path);
     }
 
     @Override
@@ -329,7 +329,10 @@ final class TrackingFileIO implements FileIO {
         // The table's FileIO belongs to the table, not to this write.
     }
 
-    /** A data file's stream: checked ({@link CheckedStreams}), timed, its I/O errors reported. */
+    /**
+     * A data file's stream: checked ({@link CheckedStreams}), timed, its I/O errors reported; over
+     * a {@link BufferedPositionOutput} for Parquet files.
+     */
     private final class TimedStream extends CheckedStreams.Output {
         private final Path path;
         private final long start = System.nanoTime();

@@ -47,9 +47,11 @@ import org.apache.paimon.table.FileStoreTable;
  * @param perWriterBytes reserved per open (partition, bucket) writer: its measured footprint outside
  *     pages ({@link MeasuredFootprints}; primary key: the larger of buffering and idle after a flush;
  *     buffered append: idle; unbuffered append: its open data file, plus, for Parquet and ORC, the
- *     format buffer it may fill)
+ *     format buffer it may fill, plus, for Parquet, the stream buffer ({@link
+ *     BufferedPositionOutput#SIZE}))
  * @param flushWriterBytes reserved once: the file writer a flush of the write buffer opens (one at
- *     a time): the measured open data file plus, for Parquet and ORC, the format buffer it may fill
+ *     a time): the measured open data file plus, for Parquet and ORC, the format buffer it may fill,
+ *     plus, for Parquet, the stream buffer
  * @param buffersInPages whether a writer keeps its rows in the pool's pages (primary-key and
  *     buffered append tables) and so needs its first pages when it opens
  * @param minWriterBufferBytes the least write buffer a writer of its own should have room for: the
@@ -63,19 +65,20 @@ import org.apache.paimon.table.FileStoreTable;
  *     message} stage of {@link MeasuredFootprints}
  * @param compactionBytes the most working memory one compaction task may need, merge readers plus
  *     one output writer: what the write keeps room for, and what a task is charged when its input
- *     is not known. The output writer is the measured open data file plus its format buffer; each
+ *     is not known. The output writer is the measured open data file plus its format buffer and
+ *     (Parquet) stream buffer; each
  *     reader its measured {@code reader} bytes plus one format buffer (a row group or stripe read).
  *     A task of Paimon's merge tree is charged for its own input ({@link CompactionTaskMemory}).
  * @param compactionOutputBytes a compaction task's output writer: the measured open data file plus,
- *     for Parquet and ORC, its format buffer
+ *     for Parquet and ORC, its format buffer, plus, for Parquet, the stream buffer
  * @param readerBytes what one open compaction reader keeps besides the row group it reads: the
  *     measured {@code reader} stage of {@link MeasuredFootprints} (kind {@code pk}; append readers
  *     are charged the same)
  * @param spillBlockBytes the compression block of the runtime's tiered spill buffers, the
  *     primary-key writers' and the shared sort's: {@link #tieredBlock} of the budget
- * @param spillRunCodec the codec of the runs the tiered spill buffers write from memory: {@value
- *     #SPILL_RUN_CODEC}, or the table's {@code spill-compression} when the table sets it; their
- *     merged runs take the table's codec
+ * @param spillRunCodec the codec of the runs the tiered spill buffers write from memory and merge
+ *     for their sorted read: {@value #SPILL_RUN_CODEC}, or the table's {@code spill-compression}
+ *     when the table sets it; the runs a full tier merges take the table's codec
  */
 public record WriteFootprint(
         Map<String, String> tableOptions,
@@ -150,12 +153,12 @@ public record WriteFootprint(
 
     /**
      * The codec of the runs the tiered spill buffers (primary-key writers, the shared sort) write
-     * from memory, unless the table sets {@code spill-compression}. Such a run is read back once in
-     * the usual spill, by the final read; its merged runs, which only small budgets make, keep the
-     * table's codec (zstd by default). In the spill series' primary-key ORC pair (8 writers, 6 MiB
-     * against 125.8 MB of input, 5 runs a side) the spilling write took 3.38 s with lz4 runs against
-     * 3.72 s with zstd, and its spill bytes went from 0.50 to 0.86 of the input
-     * (docs/performance.md, Spill throughput).
+     * from memory and merge for their final read, unless the table sets {@code spill-compression}.
+     * Such a run is read back once, by the final read; the runs a full tier merges, which only small
+     * budgets make and which may be merged again, keep the table's codec (zstd by default). In the
+     * spill series' primary-key ORC pair (8 writers, 6 MiB against 125.8 MB of input, 5 runs a side)
+     * the spilling write took 3.38 s with lz4 runs against 3.72 s with zstd, and its spill bytes
+     * went from 0.50 to 0.86 of the input (docs/performance.md, Spill throughput).
      */
     static final String SPILL_RUN_CODEC = "lz4";
 
@@ -287,7 +290,9 @@ public record WriteFootprint(
         long openFile =
                 measured.bytes(primaryKey ? "pk" : "append", format, primaryKey ? "file" : "open", pageSize)
                         + (fillsWithRows(format) ? formatBuffer : 0)
-                        + excessOver(format, effective, "parquet", "parquet.page.size", PARQUET_PAGE_SIZE, PARQUET_PAGE_COST);
+                        + excessOver(format, effective, "parquet", "parquet.page.size", PARQUET_PAGE_SIZE, PARQUET_PAGE_COST)
+                        // The calibration measured Paimon's own writers, whose streams do not buffer.
+                        + (format.equals(BufferedPositionOutput.FORMAT) ? BufferedPositionOutput.SIZE : 0);
         long perWriter =
                 primaryKey
                         ? Math.max(measured.bytes("pk", format, "open", pageSize), measured.bytes("pk", format, "idle", pageSize))
@@ -319,7 +324,7 @@ public record WriteFootprint(
 
     /**
      * The codec of the runs a tiered spill buffer writes from memory, at the level of {@code
-     * merged}, the codec of its merged runs (the table's {@code spill-compression}).
+     * merged}, the codec of the runs its full tiers merge (the table's {@code spill-compression}).
      */
     CompressOptions spillRunCompression(CompressOptions merged) {
         return spillRunCompression(spillRunCodec, merged);

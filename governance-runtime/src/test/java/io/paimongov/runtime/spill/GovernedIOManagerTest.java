@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.paimon.disk.BufferFileReader;
+import org.apache.paimon.disk.BufferFileReaderImpl;
 import org.apache.paimon.disk.BufferFileWriter;
+import org.apache.paimon.disk.BufferFileWriterImpl;
 import org.apache.paimon.disk.FileIOChannel;
 import org.apache.paimon.memory.Buffer;
 import org.apache.paimon.memory.MemorySegment;
@@ -112,6 +114,72 @@ class GovernedIOManagerTest {
                 .isInstanceOf(WriteCancelledException.class);
         assertThat(io.spillBytes()).as("nothing written after the cancel").isEqualTo(written);
         io.close();
+    }
+
+    /**
+     * The manager's writer and reader keep Paimon's block format (a 4-byte size, then the bytes)
+     * with fewer system calls: Paimon's own {@link BufferFileReaderImpl} and {@link
+     * BufferFileWriterImpl} are the model, each reading what the other wrote, block for block, with
+     * the end of the file seen after the last block and not before.
+     */
+    @Test
+    void blocksReadBackAsWithPaimonsOwnReaderAndWriter() throws Exception {
+        GovernedIOManager io = manager(Long.MAX_VALUE, () -> {});
+        List<byte[]> blocks = List.of(bytes(1, 3000), bytes(2, 1), bytes(3, BLOCK), bytes(4, 17), bytes(5, 4096));
+
+        FileIOChannel.ID ours = io.createChannel();
+        BufferFileWriter writer = io.createBufferFileWriter(ours);
+        for (byte[] b : blocks) {
+            writer.writeBlock(Buffer.create(MemorySegment.wrap(b.clone()), b.length));
+        }
+        writer.close();
+        assertThat(readAll(new BufferFileReaderImpl(ours), blocks.size())).as("Paimon's reader, our file").containsExactlyElementsOf(blocks);
+
+        FileIOChannel.ID paimons = io.createChannel();
+        BufferFileWriterImpl paimon = new BufferFileWriterImpl(paimons) {};
+        for (byte[] b : blocks) {
+            paimon.writeBlock(Buffer.create(MemorySegment.wrap(b.clone()), b.length));
+        }
+        paimon.close();
+        BufferFileReader reader = io.createBufferFileReader(paimons);
+        assertThat(readAll(reader, blocks.size())).as("our reader, Paimon's file").containsExactlyElementsOf(blocks);
+        assertThatThrownBy(() -> reader.readInto(Buffer.create(MemorySegment.wrap(new byte[BLOCK]))))
+                .isInstanceOf(java.io.EOFException.class)
+                .hasMessageContaining("no block left");
+        reader.close();
+
+        // A file cut inside its last block.
+        try (java.nio.channels.FileChannel f = java.nio.channels.FileChannel.open(ours.getPathFile().toPath(),
+                java.nio.file.StandardOpenOption.WRITE)) {
+            f.truncate(f.size() - 10);
+        }
+        BufferFileReader cut = io.createBufferFileReader(ours);
+        for (int i = 0; i < blocks.size() - 1; i++) {
+            cut.readInto(Buffer.create(MemorySegment.wrap(new byte[BLOCK])));
+        }
+        assertThatThrownBy(() -> cut.readInto(Buffer.create(MemorySegment.wrap(new byte[BLOCK]))))
+                .isInstanceOf(java.io.EOFException.class)
+                .hasMessageContaining("ends inside a block of 4096 bytes");
+        io.close();
+    }
+
+    /** Reads {@code count} blocks; the end of the file is reported after the last one only. */
+    private static List<byte[]> readAll(BufferFileReader reader, int count) throws java.io.IOException {
+        List<byte[]> read = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            assertThat(reader.hasReachedEndOfFile()).as("end of file before block " + i).isFalse();
+            Buffer buffer = Buffer.create(MemorySegment.wrap(new byte[BLOCK]));
+            reader.readInto(buffer);
+            read.add(java.util.Arrays.copyOf(buffer.getMemorySegment().getArray(), buffer.getSize()));
+        }
+        assertThat(reader.hasReachedEndOfFile()).as("end of file after the last block").isTrue();
+        return read;
+    }
+
+    private static byte[] bytes(long seed, int length) {
+        byte[] b = new byte[length];
+        new java.util.SplittableRandom(seed).nextBytes(b);
+        return b;
     }
 
     /** This process's open file descriptors whose target lies under {@code dir} (deleted ones included). */

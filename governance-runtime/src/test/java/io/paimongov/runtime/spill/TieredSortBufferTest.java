@@ -227,6 +227,77 @@ class TieredSortBufferTest {
         }
     }
 
+    /**
+     * Paimon's write buffer reads the sorted rows into two rows it alternates, holding the one read
+     * before while it reads the next (to compare keys and merge): a row handed out must not change
+     * while the caller holds it, whichever stream the merge takes the next row from. Rows of
+     * several lengths, so that a reuse row is sometimes too small and sometimes large enough.
+     */
+    @Test
+    void aRowHandedOutStaysAsItWasWhileTheCallerReadsTheNext() throws Exception {
+        List<GenericRow> rows = rows(19, 6000, 800);
+        TieredSortBuffer buffer = buffer(8, 4, channelBudget.newReservation("spill channels"));
+        for (GenericRow r : rows) {
+            buffer.write(r);
+        }
+        assertThat(buffer.stats().runs()).isGreaterThan(4);
+        MutableObjectIterator<BinaryRow> it = buffer.sortedIterator();
+        BinaryRow[] reuse = {new BinaryRow(ROW.getFieldCount()), new BinaryRow(ROW.getFieldCount())};
+        List<String> out = new ArrayList<>();
+        BinaryRow previous = null;
+        String previousText = null;
+        for (int i = 0; ; i++) {
+            BinaryRow r = it.next(reuse[i % 2]);
+            if (previous != null) {
+                assertThat(text(previous)).as("row %d after reading the next", i - 1).isEqualTo(previousText);
+            }
+            if (r == null) {
+                break;
+            }
+            previous = r;
+            previousText = text(r);
+            out.add(previousText);
+        }
+        assertThat(out).isEqualTo(model(rows));
+    }
+
+    /**
+     * The runs the sorted read merges to come down to the fan-in are read once, as runs from
+     * memory are, and take the run codec; only a full tier's merge takes the merge codec. With
+     * fewer runs than twice the fan-in no tier fills, so a buffer of lz4 runs and zstd merges
+     * writes exactly the bytes of an all-lz4 buffer although its final read merges; the model
+     * says the rows still come out sorted. The runs are counted first by a buffer that merges
+     * nothing (the same pages and rows spill alike whatever the fan-in).
+     */
+    @Test
+    void theFinalReadsMergesTakeTheRunCodec() throws Exception {
+        List<GenericRow> rows = rows(17, 20000, 5000);
+        long runs = spillAndRead(rows, 64, LZ4, ZSTD).runs();
+        assertThat(runs).as("runs of 16 pages").isBetween(8L, 63L);
+        int fanIn = (int) runs - 2;
+
+        SpillStats mixed = spillAndRead(rows, fanIn, LZ4, ZSTD);
+        SpillStats allLz4 = spillAndRead(rows, fanIn, LZ4, LZ4);
+        SpillStats allZstd = spillAndRead(rows, fanIn, ZSTD, ZSTD);
+        assertThat(mixed.merges()).as("one merge, the final read's: no tier filled").isEqualTo(1);
+        assertThat(mixed.spillBytes()).isEqualTo(allLz4.spillBytes()).isGreaterThan(allZstd.spillBytes());
+    }
+
+    /** Spills {@code rows} through a 16-page buffer, checks its sorted read against the model, returns its stats. */
+    private SpillStats spillAndRead(List<GenericRow> rows, int fanIn, CompressOptions runs, CompressOptions merged)
+            throws Exception {
+        TieredSortBuffer buffer = buffer(16, fanIn, TieredSortBuffer.SMALL_BLOCK, runs, merged, channelBudget.newReservation("spill channels"));
+        for (GenericRow r : rows) {
+            buffer.write(r);
+        }
+        assertThat(read(buffer)).as("fan-in %d, runs %s, merges %s", fanIn, runs.compress(), merged.compress()).isEqualTo(model(rows));
+        SpillStats stats = buffer.stats();
+        buffer.close();
+        io.close();
+        io = null;
+        return stats;
+    }
+
     @Test
     void aFanInOfTwoStaysLinearWhereMergingEveryRunWouldNot() throws Exception {
         List<GenericRow> rows = rows(7, 30000, 10000);
