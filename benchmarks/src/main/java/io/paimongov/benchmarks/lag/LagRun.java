@@ -287,7 +287,9 @@ final class LagRun {
      * Judges each stair as it ends (once two probes after its end came in) and moves the child to
      * the next, or stops it at the first that was not steady and after the last. The first stair is
      * judged over the last half stair at every half stair from {@link Staircase#firstJudgedAtMillis}
-     * on, until steady or past {@link Staircase#firstStairMaxMillis}; every later one over its second
+     * on, until its lag is flat ({@link Steadiness.Verdict#flat}: a start-up's lag still falling, or
+     * one commit that made a backlog visible, is judged again) or past {@link
+     * Staircase#firstStairMaxMillis}, when the last judgement stands; every later one over its second
      * half. Returns early when the child ended or the committer failed; {@code starts} gets each
      * stair's start, ms from the run's start.
      */
@@ -302,7 +304,7 @@ final class LagRun {
                 return;
             }
             first = Steadiness.judge(prober.series(), end - half, end, s.checkpointMillis());
-            if (first.steady()) {
+            if (first.flat()) {
                 break;
             }
         }

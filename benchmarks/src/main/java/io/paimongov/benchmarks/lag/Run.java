@@ -76,9 +76,12 @@ public record Run(String line, int repetition, String failure, LagSeries series,
         return failure == null && steadyStairs() == rates.size();
     }
 
-    /** The mean lag over the judged part of stair {@code i}, when it was sustained; null otherwise. */
+    /**
+     * The mean lag over the judged part of stair {@code i}, when it was sustained and its lag was
+     * flat ({@link Steadiness.Verdict#flat}); null otherwise: a lag still falling is no steady lag.
+     */
     public Double lagAtStair(int i) {
-        return i >= 0 && i < steadyStairs() ? verdicts.get(i).meanLagMillis() : null;
+        return i >= 0 && i < steadyStairs() && verdicts.get(i).flat() ? verdicts.get(i).meanLagMillis() : null;
     }
 
     /** One progress line. */

@@ -13,7 +13,7 @@ import java.util.List;
  * <p>The first stair is also the run's start-up: a run's first compactions build the lookup files
  * of every bucket's upper levels and a fresh JVM compiles its code, which took 15 to 35 s. So the
  * first stair lasts at least {@code warmUpMillis} plus one stair, and is judged over the last half
- * stair at every half stair from then on until its lag is steady, at most until {@link
+ * stair at every half stair from then on until its lag is flat (neither rising nor falling), at most until {@link
  * #firstStairMaxMillis}; every later stair lasts {@code stairMillis} and is judged over its second
  * half. Every setting climbs the same rates, so the stairs two settings both sustained were run at
  * the same rates; only the first stair's length may differ between them.

@@ -31,7 +31,17 @@ public final class Steadiness {
      * @param meanLagMillis the time-weighted mean lag over the whole bins of the stretch
      * @param level0Mean the time-weighted mean level-0 file count over them
      */
-    public record Verdict(boolean steady, double slope, double meanLagMillis, double level0Mean) {}
+    public record Verdict(boolean steady, double slope, double meanLagMillis, double level0Mean) {
+
+        /**
+         * Whether the lag was flat, neither rising nor falling by more than {@value #SLOPE_BOUND}:
+         * only then is its mean a steady lag. A falling lag (a start-up's tail, one commit that
+         * made a backlog visible) is sustained but not yet steady.
+         */
+        public boolean flat() {
+            return Math.abs(slope) <= SLOPE_BOUND;
+        }
+    }
 
     private Steadiness() {}
 

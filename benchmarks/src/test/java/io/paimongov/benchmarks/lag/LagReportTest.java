@@ -91,6 +91,27 @@ class LagReportTest {
     }
 
     @Test
+    void aLagStillFallingAtTheCommonStairIsNoSteadyLag() {
+        // "1" sustained the first stair, its lag still falling (slope -0.4): a rate it sustains,
+        // but no steady lag to compare; "2" and "-1" were flat there.
+        Run falling = run("1", 0, "ssu", 3_000, 1L, 1L);
+        List<Steadiness.Verdict> verdicts = new ArrayList<>(falling.verdicts());
+        verdicts.set(0, new Steadiness.Verdict(true, -0.4, 3_000, 4));
+        falling = new Run("1", 0, null, falling.series(), verdicts, RATES, List.of(0L), 50L << 20, 1L, 40, 0.05, 1L, 10L, 0.9, 0L, 300L, 0, 4);
+        LagReport r = report(List.of(falling, run("2", 0, "ssu", 1_800, 1L, 1L), run("-1", 0, "su", 1_900, 1L, 1L),
+                run("plain", 0, "ssu", 2_500, 1L, null)), 1);
+        assertThat(r.commonStair()).isZero();
+        assertThat(falling.maxSteadyRowsPerSec()).isEqualTo(12_500.0);
+        assertThat(falling.lagAtStair(0)).isNull();
+        assertThat(falling.lagAtStair(1)).isEqualTo(3_100.0);
+        Map<String, Object> m = r.toMap();
+        assertThat(((Map<?, ?>) m.get("commonLagMillis")).get("1")).isNull();
+        assertThat(((Map<?, ?>) m.get("commonLagMillis")).get("2")).isEqualTo(1_800L);
+        assertThat(m.get("commonLagRatio2")).isNull();
+        assertThat(m.get("commonLagRatioAll")).isNull();
+    }
+
+    @Test
     void noCommonStairWhenARunSustainedNone() {
         LagReport r = report(List.of(run("1", 0, "u", 9_000, 1L, 1L), run("2", 0, "ssu", 1_800, 1L, 1L), run("-1", 0, "su", 1_900, 1L, 1L),
                 run("plain", 0, "u", 9_500, 1L, null)), 1);

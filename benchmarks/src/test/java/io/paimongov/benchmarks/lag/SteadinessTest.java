@@ -57,6 +57,17 @@ class SteadinessTest {
     }
 
     @Test
+    void onlyALagThatNeitherRisesNorFallsIsFlat() {
+        // A start-up's tail: the lag falls by 0.3 ms per ms under the sawtooth. Sustained, not flat.
+        Steadiness.Verdict falling = Steadiness.judge(sawtooth(-0.3), 10_000, 20_000, 1_000);
+        assertThat(falling.steady()).isTrue();
+        assertThat(falling.flat()).isFalse();
+        assertThat(Steadiness.judge(sawtooth(0.05), 10_000, 20_000, 1_000).flat()).isTrue();
+        assertThat(Steadiness.judge(sawtooth(-0.05), 10_000, 20_000, 1_000).flat()).isTrue();
+        assertThat(Steadiness.judge(sawtooth(0.2), 10_000, 20_000, 1_000).flat()).isFalse();
+    }
+
+    @Test
     void aBinNoProbeCoversIsNotSteady() {
         LagSeries late = new LagSeries.Builder().add(15_000, 1_000, 0).add(15_500, 1_200, 0).build();
         Steadiness.Verdict v = Steadiness.judge(late, 10_000, 20_000, 1_000);
