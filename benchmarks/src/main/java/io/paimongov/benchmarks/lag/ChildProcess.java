@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * Starts a {@link LagChild} and tells how it ended. The child is this JVM's {@code java} binary and
  * class path with a fixed heap of {@link #heapBytes} ({@code -Xmx} = {@code -Xms}), the serial
- * collector (whose full collection leaves exactly the live set, what {@link HeapSampler} reads) and
+ * collector (whose full collection leaves exactly the live set, what {@link io.paimongov.benchmarks.LiveHeapSampler} reads) and
  * {@code -XX:+ExitOnOutOfMemoryError}; the same for every setting, governed or plain. Its stdout
  * carries the frames ({@link Frames}) and nothing else (the JVM's own output is sent to stderr), its
  * stdin the commands, its stderr goes to a log file.

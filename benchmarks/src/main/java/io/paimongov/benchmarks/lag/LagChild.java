@@ -1,6 +1,7 @@
 package io.paimongov.benchmarks.lag;
 
 import io.paimongov.benchmarks.LiveHeap;
+import io.paimongov.benchmarks.LiveHeapSampler;
 import io.paimongov.heap.HeapGovernanceProvider;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
@@ -45,7 +46,8 @@ import org.apache.paimon.table.sink.StreamTableWrite;
  *
  * <p>The child's heap holds the write and its rows alone, so its live heap after a full collection
  * minus its baseline ({@link LiveHeap#settled} before the write opens, the table and the row source
- * already loaded) is the write's, measured from outside its accounting ({@link HeapSampler}). At the
+ * already loaded) is the write's, measured from outside its accounting ({@link LiveHeapSampler}, the same for
+ * every setting, governed or plain). At the
  * end it writes its numbers to the result file ({@link #readResult}), one {@code key=value} a line.
  *
  * <p>Not thread-safe; one run per JVM. A failure prints a line starting {@value #FAILED} on stderr
@@ -109,7 +111,9 @@ public final class LagChild {
         rows.next(0); // loads the values' arena before the baseline
         long baseline = LiveHeap.settled();
         Commands commands = new Commands();
-        HeapSampler heap = new HeapSampler(s.heapSampleMillis());
+        // The same rule as every other outside heap figure: periodic collections and one at each
+        // old-generation high a thirty-second of the budget above the last (LiveHeapSampler).
+        LiveHeapSampler heap = new LiveHeapSampler(s.heapSampleMillis(), s.budgetBytes() / 32, null);
         long gcBefore = gcMillis();
         heap.start();
         Feed feed;

@@ -44,7 +44,7 @@ final class LagRun {
      * @param budgetBytes the governed budget (plain Paimon's options are matched to it)
      * @param keys key space
      * @param seed row seed
-     * @param heapSampleMillis the period of the child's own full collections ({@link HeapSampler})
+     * @param heapSampleMillis the period of the child's own full collections ({@link io.paimongov.benchmarks.LiveHeapSampler})
      */
     record Settings(String line, Staircase staircase, long anchorMillis, long maxMillis, long checkpointMillis, long probeMillis,
             int crossCheckEvery, long budgetBytes, int keys, long seed, long heapSampleMillis) {

@@ -37,7 +37,7 @@ public final class ReadLag {
     public static final int KEYS = 5_000_000;
     /** Every tenth probe also reads the new rows. */
     static final int CROSS_CHECK_EVERY = 10;
-    /** The period of each child's own full collections ({@link HeapSampler}): the same for every setting. */
+    /** The period of each child's own full collections ({@link io.paimongov.benchmarks.LiveHeapSampler}): the same for every setting. */
     static final long HEAP_SAMPLE_MILLIS = 2_000;
     private static final long SEED = 42;
 
