@@ -28,8 +28,9 @@ import picocli.CommandLine.Model.OptionSpec;
  * the command declares (hidden ones aside), both ways; its synopsis names none it lacks; the exit
  * codes of its section's "code" table are exactly those of its help's "Exit codes" list, and a
  * command whose help lists exit codes has such a table. The general exit-code table is
- * {@link GovernanceCli}'s codes, the command table is the CLI's commands, and every module table
- * row of {@code governance-cli} names them all.
+ * {@link GovernanceCli}'s codes, the command table is the CLI's commands, every module table row
+ * of {@code governance-cli} names them all, and a command line anywhere in the reference docs uses
+ * only options its command has.
  */
 class CliDocsTest {
 
@@ -130,6 +131,43 @@ class CliDocsTest {
             }
         }
         assertThat(short_).as("module rows of governance-cli that leave out a command").isEmpty();
+    }
+
+    /**
+     * A command line written anywhere in the reference docs, {@code paimon-governance demo --budget
+     * 16m}, uses options its command has (up to the end of the line, a backtick or a table cell).
+     */
+    @Test
+    void everyCommandLineInTheDocsUsesOptionsItsCommandHas() {
+        Map<String, CommandLine> commands = commandsOf(GovernanceCli.commandLine());
+        Pattern invocation = Pattern.compile("paimon-governance ([a-z]+(?: [a-z]+)?)([^`|]*)");
+        List<String> unknown = new ArrayList<>();
+        for (Doc doc : MarkdownDocs.reference()) {
+            for (int i = 0; i < doc.raw().size(); i++) {
+                Matcher m = invocation.matcher(doc.raw().get(i));
+                while (m.find()) {
+                    String command = m.group(1);
+                    String rest = m.group(2);
+                    if (!commands.containsKey(command)) {
+                        // "bench --quick": the second word is an option's value or nothing.
+                        String first = command.split(" ")[0];
+                        if (!commands.containsKey(first)) {
+                            continue;
+                        }
+                        rest = command.substring(first.length()) + rest;
+                        command = first;
+                    }
+                    Set<String> names = new TreeSet<>();
+                    commands.get(command).getCommandSpec().options().forEach(o -> names.addAll(List.of(o.names())));
+                    for (String option : options(" " + rest.split("[;#]")[0])) {
+                        if (!names.contains(option) && option.startsWith("--")) {
+                            unknown.add(doc.name() + ":" + (i + 1) + ": paimon-governance " + command + " " + option);
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(unknown).as("command lines in the docs with options their command does not have").isEmpty();
     }
 
     private static Doc cli() {
