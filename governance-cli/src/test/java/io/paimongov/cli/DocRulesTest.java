@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What the reference docs (README.md, docs/**.md but the dated logs of docs/log/) say about the
  * TCK's rules matches its registry, {@link Rule}: a count of rules ("43 rules", "40 of the 43
- * rules") is the number of rules (and of required rules), and every rule id they name
+ * rules", "three optional rules") is the number of rules (of required, of optional rules), and every rule id they name
  * ({@code MEM-4}, {@code MEM-11..13}) is one.
  */
 class DocRulesTest {
@@ -24,6 +24,8 @@ class DocRulesTest {
     private static final Pattern COUNT = Pattern.compile("\\b(\\d+) (?:TCK |conformance )?rules\\b");
     private static final Pattern REQUIRED_OF = Pattern.compile("\\b(\\d+) of the (\\d+) rules\\b");
     private static final Pattern REQUIRED = Pattern.compile("\\b(\\d+) required rules\\b");
+    private static final Pattern OPTIONAL = Pattern.compile("\\b(\\w+) optional rules\\b");
+    private static final List<String> WORDS = List.of("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten");
 
     @Test
     void ruleCountsAreTheRegistrysCounts() {
@@ -44,6 +46,14 @@ class DocRulesTest {
                 while (count.find()) {
                     if (Integer.parseInt(count.group(1)) != all) {
                         wrong.add(where + "'" + count.group() + "' but the TCK has " + all + " rules");
+                    }
+                }
+                Matcher opt = OPTIONAL.matcher(line);
+                while (opt.find()) {
+                    String n = opt.group(1).toLowerCase(java.util.Locale.ROOT);
+                    long said = n.matches("\\d+") ? Long.parseLong(n) : WORDS.indexOf(n);
+                    if (said >= 0 && said != all - required) {
+                        wrong.add(where + "'" + opt.group() + "' but the TCK has " + (all - required) + " optional rules");
                     }
                 }
                 Matcher req = REQUIRED.matcher(line);
