@@ -59,6 +59,8 @@ class HeapBadInputTest {
         System.out.printf("minimum budget of a PK parquet table with 64k pages: %d bytes%n", minimum);
         long belowBudget = minimum - 64 * 1024;
         Throwable below = catchThrowable(() -> h.batch(table, h.options(Long.toString(belowBudget))));
+        // docs/configuration.md quotes this message.
+        System.out.printf("one page below it: %s%n", below.getMessage());
         assertThat(below)
                 .isInstanceOf(ResourceExhaustedException.class)
                 .hasMessageContaining("'this table's minimum: flush file writer ")

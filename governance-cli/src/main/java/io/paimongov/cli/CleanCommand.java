@@ -59,7 +59,9 @@ import picocli.CommandLine.Spec;
             "2:bad arguments (also a --warehouse that is no warehouse)",
             "3:an internal failure (the error is printed)",
             "4:a damaged table (left as it is; the file is named), or an I/O failure: a directory that cannot be read,"
-                    + " a file that could not be deleted"
+                    + " a file that could not be deleted",
+            "130:stopped by SIGINT (Ctrl-C)",
+            "143:stopped by SIGTERM"
         })
 final class CleanCommand implements Callable<Integer> {
 

@@ -39,6 +39,17 @@ import picocli.CommandLine.UnmatchedArgumentException;
         mixinStandardHelpOptions = true,
         versionProvider = GovernanceCli.Version.class,
         description = "Governs Apache Paimon table writers: one memory budget, scoped spill, cancellation, metrics.",
+        exitCodeListHeading = "%nExit codes (every command; docs/cli.md says which each returns):%n",
+        exitCodeList = {
+            GovernanceCli.EXIT_OK + ":success",
+            GovernanceCli.EXIT_VERIFICATION_FAILED + ":a check failed (demo: the table differs from the model; tck: a rule; sql: a statement)",
+            GovernanceCli.EXIT_USAGE + ":bad arguments (the message names the option)",
+            GovernanceCli.EXIT_FAILURE + ":an internal failure (the error is printed)",
+            GovernanceCli.EXIT_ENVIRONMENT + ":an error of the environment: no space left, permission denied, a read-only file system,"
+                    + " out of memory, a damaged table, another writer",
+            GovernanceCli.EXIT_SIGINT + ":stopped by SIGINT (Ctrl-C), after the cleanup",
+            GovernanceCli.EXIT_SIGTERM + ":stopped by SIGTERM, after the cleanup"
+        },
         subcommands = {ProvidersCommand.class, DemoCommand.class, SqlCommand.class, TckCommand.class, BenchCommand.class, CleanCommand.class,
             HelpCommand.class})
 public final class GovernanceCli implements Callable<Integer> {

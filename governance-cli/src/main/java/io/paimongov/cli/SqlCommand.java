@@ -45,8 +45,11 @@ import picocli.CommandLine.Spec;
             "0:every statement ran",
             "1:a statement failed (it is named; the ones after it did not run)",
             "2:bad arguments",
+            "3:an internal failure outside the statements (the error is printed)",
             "4:an error of the environment: no space left, permission denied, a read-only file system, out of memory,"
-                    + " a damaged table the statement names"
+                    + " a damaged table the statement names",
+            "130:stopped by SIGINT (Ctrl-C)",
+            "143:stopped by SIGTERM"
         })
 final class SqlCommand implements Callable<Integer> {
 

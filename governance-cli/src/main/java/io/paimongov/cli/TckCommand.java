@@ -62,7 +62,10 @@ import picocli.CommandLine.Spec;
             "1:a rule failed or timed out, a required rule did not pass (skipped: the last line says which and why), or the run's time limit"
                     + " ended it",
             "2:bad arguments",
-            "3:the kit could not run (the error is printed)"
+            "3:the kit could not run (the error is printed)",
+            "4:an error of the environment, named by its root cause (no space left, permission denied, out of memory)",
+            "130:stopped by SIGINT (Ctrl-C): the report of what ran is printed first",
+            "143:stopped by SIGTERM; likewise"
         })
 final class TckCommand implements Callable<Integer> {
 

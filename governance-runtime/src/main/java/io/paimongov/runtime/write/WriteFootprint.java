@@ -100,7 +100,7 @@ public record WriteFootprint(
      * The smallest sort fan-in planned. Paimon's external sort buffer merges all its runs whenever
      * their count reaches the fan-in, so a small fan-in rewrites earlier runs again at every merge
      * (quadratic). A larger floor does not help at small budgets: each channel is reserved, so the
-     * write buffer shrinks and spills more often (measured in docs/performance.md, P4: a floor of 4
+     * write buffer shrinks and spills more often (measured in docs/log/performance-p4-spill.md: a floor of 4
      * at a 1.68 MB budget made 30,000 spill files out of 315). The fix is tiered merging ({@code
      * TieredSortBuffer}), not a larger floor.
      */
@@ -134,7 +134,7 @@ public record WriteFootprint(
     /**
      * The tiered buffers spill in {@link TieredSortBuffer#LARGE_BLOCK} blocks when their fan-in at
      * that block is at least this, else in {@link TieredSortBuffer#SMALL_BLOCK} ones. In the spill
-     * series (8 writers, 1,310,720 rows, 125.8 MB; docs/performance.md, Spill throughput) the
+     * series (8 writers, 1,310,720 rows, 125.8 MB; docs/log/performance-scale.md, Spill throughput) the
      * 8 KiB block at 6 MiB (fan-in 45) wrote as much spill as 4 KiB (0.56 of the input) in 10 to 20%
      * less time; at 3 MiB (fan-in 22) it wrote 0.82 of the input against 0.65 and was no faster.
      */
@@ -158,7 +158,7 @@ public record WriteFootprint(
      * budgets make and which may be merged again, keep the table's codec (zstd by default). In the
      * spill series' primary-key ORC pair (8 writers, 6 MiB against 125.8 MB of input, 5 runs a side)
      * the spilling write took 3.38 s with lz4 runs against 3.72 s with zstd, and its spill bytes
-     * went from 0.50 to 0.86 of the input (docs/performance.md, Spill throughput).
+     * went from 0.50 to 0.86 of the input (docs/log/performance-scale.md, Spill throughput).
      */
     static final String SPILL_RUN_CODEC = "lz4";
 
@@ -178,7 +178,7 @@ public record WriteFootprint(
      * found its streams and the finalizer thread has run. A write that closes a file per writer (the
      * shared sort's drain, 2,048 writers) kept 131 such buffers at 64 KiB, 8.6 MB: its live heap
      * was 0.17 above its accounted peak, and 0.05 at 16 KiB, with files 1.4 to 2% larger and no
-     * slower (docs/performance.md, Heap drift and Parquet's zstd finalizers). The measured
+     * slower (docs/log/performance-scale.md, Heap drift and Parquet's zstd finalizers). The measured
      * footprints are taken at this page size.
      */
     public static final int PARQUET_PAGE_SIZE = 16 << 10;
@@ -192,7 +192,7 @@ public record WriteFootprint(
      * KiB the footprint table had been measured on 256 KiB blocks, which a write of budget / 32
      * stripes only writes at budgets of hundreds of MiB: a compaction reader measured 370 KB against
      * 125 KB at 16 KiB blocks and 112 KB at the 4 KiB blocks of a 6 MiB budget's 192 KiB stripes,
-     * so a compaction task's room was charged 1.5 MB more than it held (docs/performance.md, ORC's
+     * so a compaction task's room was charged 1.5 MB more than it held (docs/log/performance-scale.md, ORC's
      * compression blocks). 16 KiB is what the stripes of a 64 MiB budget give a file of 7 or 8
      * columns anyway. The measured footprints are taken at this size, an upper bound for every
      * budget.
@@ -217,7 +217,7 @@ public record WriteFootprint(
      * at 6 MiB its 192 KiB stripes are written in 4 KiB compression blocks (stripe / (20 x
      * columns)), each compressed with a new zstd context, and the spilling append ORC write of the
      * spill series took a median 2.09 s against 1.76 s at 384 KiB (5 children each; Parquet's was
-     * unchanged, 2.27 s against 2.24 s; docs/performance.md, Spill throughput). Only up to {@link
+     * unchanged, 2.27 s against 2.24 s; docs/log/performance-scale.md, Spill throughput). Only up to {@link
      * #BUFFERED_APPEND_ROW_GROUP_MAX}.
      */
     static final int BUFFERED_APPEND_ROW_GROUP_SHARE = 16;
