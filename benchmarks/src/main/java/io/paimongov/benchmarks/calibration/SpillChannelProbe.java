@@ -1,7 +1,7 @@
 package io.paimongov.benchmarks.calibration;
 
 import io.paimongov.benchmarks.BenchTables;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import io.paimongov.runtime.write.WriteFootprint;
 import java.lang.ref.Reference;
 import java.nio.file.Files;

@@ -1,16 +1,16 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.Providers;
-import io.paimongov.runtime.cancel.CancellationToken;
-import io.paimongov.runtime.compaction.CompactionExecutor;
+import io.paimongov.runtime.internal.cancel.CancellationToken;
+import io.paimongov.runtime.internal.compaction.CompactionExecutor;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.config.MemorySharing;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.memory.SharedMemory;
-import io.paimongov.runtime.metrics.WriterMetrics;
-import io.paimongov.runtime.spill.GovernedIOManager;
+import io.paimongov.runtime.internal.metrics.WriterMetrics;
+import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.EngineEnvironment;

@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

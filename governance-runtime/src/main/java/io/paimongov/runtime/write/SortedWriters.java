@@ -2,7 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;

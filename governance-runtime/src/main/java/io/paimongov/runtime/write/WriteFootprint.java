@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.config.Sizes;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;

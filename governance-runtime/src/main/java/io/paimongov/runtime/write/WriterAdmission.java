@@ -3,7 +3,7 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.metrics.WriterMetrics;
+import io.paimongov.runtime.internal.metrics.WriterMetrics;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.HashMap;

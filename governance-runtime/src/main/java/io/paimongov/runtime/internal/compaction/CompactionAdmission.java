@@ -1,4 +1,4 @@
-package io.paimongov.runtime.compaction;
+package io.paimongov.runtime.internal.compaction;
 
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;

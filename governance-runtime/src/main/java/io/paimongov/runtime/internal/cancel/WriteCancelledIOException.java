@@ -1,4 +1,4 @@
-package io.paimongov.runtime.cancel;
+package io.paimongov.runtime.internal.cancel;
 
 import java.io.IOException;
 

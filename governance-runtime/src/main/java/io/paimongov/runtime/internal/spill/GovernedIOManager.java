@@ -1,5 +1,8 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
+import io.paimongov.runtime.internal.files.PrivateFiles;
+import io.paimongov.runtime.spill.FreeSpaceAtFailure;
+import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
@@ -130,7 +133,7 @@ public final class GovernedIOManager implements IOManager {
         }
         String path = channel.getPath();
         try {
-            SpillScope.createPrivateFile(file);
+            PrivateFiles.createPrivateFile(file);
         } catch (IOException e) {
             // What opening the file would have thrown (the scope removed under the write, a full disk).
             FileNotFoundException cannot = new FileNotFoundException(

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
 import java.util.ArrayList;
 import java.util.Comparator;

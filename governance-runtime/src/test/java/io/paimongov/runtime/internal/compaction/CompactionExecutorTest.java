@@ -1,4 +1,4 @@
-package io.paimongov.runtime.compaction;
+package io.paimongov.runtime.internal.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

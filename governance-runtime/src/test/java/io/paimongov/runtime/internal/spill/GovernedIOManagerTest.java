@@ -1,8 +1,9 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.WriteCancelledException;

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.metrics;
+package io.paimongov.runtime.internal.metrics;
 
 import java.util.LinkedHashMap;
 import java.util.List;

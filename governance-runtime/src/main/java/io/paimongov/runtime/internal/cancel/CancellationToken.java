@@ -1,4 +1,4 @@
-package io.paimongov.runtime.cancel;
+package io.paimongov.runtime.internal.cancel;
 
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.WriteCancelledException;

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,7 @@ import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SpillLocations;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,7 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
 import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -319,7 +320,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     }
 
     /** What was spilled and merged so far. */
-    public SpillStats stats() {
+    SpillStats stats() {
         return new SpillStats(runs, merges, mergedRuns, spillBytes, rowBytes, spilledRowBytes,
                 runs == 0 ? 0 : topTier + 1, peakOpenChannels);
     }

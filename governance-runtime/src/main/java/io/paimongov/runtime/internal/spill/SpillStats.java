@@ -1,4 +1,4 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
 /**
  * What a {@link TieredSortBuffer} spilled and merged since it was made, an immutable snapshot.
@@ -17,7 +17,7 @@ package io.paimongov.runtime.spill;
  * @param peakOpenChannels the most spill channels open at once (readers of a merge or of the final
  *     read, plus a merge's writer): never above the fan-in plus one
  */
-public record SpillStats(
+record SpillStats(
         long runs,
         long merges,
         long mergedRuns,

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.metrics;
+package io.paimongov.runtime.internal.metrics;
 
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.spill;
+package io.paimongov.runtime.internal.spill;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;

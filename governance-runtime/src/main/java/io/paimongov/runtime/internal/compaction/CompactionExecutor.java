@@ -1,4 +1,4 @@
-package io.paimongov.runtime.compaction;
+package io.paimongov.runtime.internal.compaction;
 
 import io.paimongov.runtime.memory.Reclaimer;
 import io.paimongov.spi.CompactionThreads;

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.compaction;
+package io.paimongov.runtime.internal.compaction;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
