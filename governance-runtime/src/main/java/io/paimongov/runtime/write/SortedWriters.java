@@ -169,7 +169,7 @@ final class SortedWriters implements AutoCloseable {
     private SharedSort tryOpen() throws Exception {
         GovernedSegmentPool pool = w.context.pool();
         int block = w.footprint.spillBlockBytes();
-        long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize(), block);
+        long perChannel = SpillChannels.tieredChannelBytes(pool.pageSize(), block);
         int fanIn = fanIn(w.budget.shareBytes(), perChannel, block);
         long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
         long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
@@ -209,11 +209,11 @@ final class SortedWriters implements AutoCloseable {
 
     /**
      * The shared sort's merge fan-in: as many channels as fit in 1/{@value #CHANNEL_SHARE} of the
-     * budget, from 2 to the writers' most at that block ({@link WriteFootprint#maxTieredFanIn}).
+     * budget, from 2 to the writers' most at that block ({@link SpillChannels#maxTieredFanIn}).
      */
     static int fanIn(long budgetBytes, long perChannel, int block) {
         long fit = budgetBytes / CHANNEL_SHARE / Math.max(1, perChannel) - 1;
-        return (int) Math.max(2, Math.min(WriteFootprint.maxTieredFanIn(block), fit));
+        return (int) Math.max(2, Math.min(SpillChannels.maxTieredFanIn(block), fit));
     }
 
     /**

@@ -136,7 +136,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
                     sortFields(keyType, (FieldsComparator) SEQUENCE_FIELDS.get(writer)),
                     pool,
                     ioManager,
-                    Math.max(WriteFootprint.MIN_SPILL_FAN_IN, SORT_MAX_FAN.getInt(writer)),
+                    Math.max(SpillChannels.MIN_SPILL_FAN_IN, SORT_MAX_FAN.getInt(writer)),
                     runCompression,
                     compression,
                     block,

@@ -97,7 +97,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     public static final int SMALL_BLOCK = 4 << 10;
     /**
      * The large spill compression block, for budgets whose fan-in stays wide at it ({@code
-     * WriteFootprint.tieredBlock}): zstd compresses an 8 KiB block in less time per byte than a
+     * SpillChannels#tieredBlock}): zstd compresses an 8 KiB block in less time per byte than a
      * 4 KiB one, and the primary-key spilling writes of the scale grid's spill series ran 10 to 20%
      * faster with it (docs/performance.md, Spill throughput); a channel costs about 17 KB (the
      * {@code tiered-8k} rows).
