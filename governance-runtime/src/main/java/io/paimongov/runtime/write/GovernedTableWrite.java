@@ -75,7 +75,7 @@ public final class GovernedTableWrite implements AutoCloseable {
             this.cancellation = new WriteCancellation(opened, release);
             WriteFailures failures = new WriteFailures(opened, release, cancellation);
             this.path = new WritePath(opened, failures, cancellation, new CommitSettlement(opened));
-            opened.budget.setReclaimer(opened.writers::reclaim);
+            opened.budget.setReclaimer(opened.writers.flushes()::reclaim);
             context.token().onCancel(cancellation::onCancel);
         } catch (RuntimeException | Error e) {
             opened.abandon(e);

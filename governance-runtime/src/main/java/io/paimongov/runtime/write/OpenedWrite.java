@@ -81,7 +81,7 @@ final class OpenedWrite {
     /** The table as this write writes it (governed options and FileIO). */
     final FileStoreTable table;
     final PaimonMetricCapture paimonMetrics = new PaimonMetricCapture();
-    final WriterAdmission writers;
+    final Writers writers;
     final TableWriteImpl<?> write;
     /** Writers waiting in the shared sort. Guarded by callLock. */
     final SortedWriters sorted;
@@ -137,21 +137,21 @@ final class OpenedWrite {
             MemoryPoolFactory poolFactory = new TieredWriteBuffers(
                     context.pool(), context.ioManager(), spillIo, footprint.spillBlockBytes(), footprint.spillRunCodec(),
                     context.token()::throwIfCancelledIO);
-            this.writers =
-                    new WriterAdmission(
-                            budget,
-                            context.pool(),
-                            footprint.plusPerWriter(tableMode.extraPerWriterBytes(context.pool().pageSize())),
-                            budget.shareBytes() - budget.reservedBytes() - footprint.compactionBytes(),
-                            this.table.schema().logicalPartitionType(),
-                            poolFactory,
-                            callLock,
-                            context.recorder(),
-                            context.options().earlyCloseMinBytes(),
-                            context.options().sharedSort());
+            long freeBytes = budget.shareBytes() - budget.reservedBytes() - footprint.compactionBytes();
             this.write = newWrite(poolFactory);
             chargeLookupCache(write);
-            writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
+            this.writers = Writers.of(
+                    budget,
+                    context.pool(),
+                    footprint.plusPerWriter(tableMode.extraPerWriterBytes(context.pool().pageSize())),
+                    freeBytes,
+                    this.table.schema().logicalPartitionType(),
+                    poolFactory,
+                    (AbstractFileStoreWrite<?>) write.getWrite(),
+                    callLock,
+                    context.recorder(),
+                    context.options().earlyCloseMinBytes(),
+                    context.options().sharedSort());
             this.sorted = new SortedWriters(this);
             this.crossPartition = tableMode.kind() == TableMode.Kind.PRIMARY_KEY_CROSS_PARTITION && assignsBuckets()
                     ? new CrossPartitionIndex(this.table, context, footprint, channels)
@@ -290,7 +290,7 @@ final class OpenedWrite {
             return context.pool().releaseCached();
         }
         try {
-            long freed = writers.reclaim(bytes);
+            long freed = writers.flushes().reclaim(bytes);
             return freed >= bytes ? freed : freed + sorted.spillForRoom();
         } finally {
             callLock.unlock();
