@@ -7,7 +7,6 @@ import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
-import java.io.EOFException;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -24,7 +23,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import org.apache.paimon.disk.BufferFileReader;
-import org.apache.paimon.disk.BufferFileReaderImpl;
 import org.apache.paimon.disk.BufferFileWriter;
 import org.apache.paimon.disk.BufferFileWriterImpl;
 import org.apache.paimon.disk.FileIOChannel;
@@ -155,7 +153,7 @@ public final class GovernedIOManager implements IOManager {
 
     @Override
     public BufferFileReader createBufferFileReader(FileIOChannel.ID channel) throws IOException {
-        return tracked(new TrackedReader(channel));
+        return tracked(new SpillBlockReader(channel, checkCancelled, open::remove));
     }
 
     private <C extends FileIOChannel> C tracked(C channel) {
@@ -322,83 +320,6 @@ public final class GovernedIOManager implements IOManager {
                 super.close();
             } catch (IOException e) {
                 throw FreeSpaceAtFailure.attach(e, Path.of(getChannelID().getPath()));
-            } finally {
-                open.remove(this);
-            }
-        }
-    }
-
-    /**
-     * Paimon's buffer file reader, forgotten by {@link #close()} once closed. It reads the blocks
-     * {@link CountedWriter} (or Paimon's writer) wrote, a 4-byte size and the bytes each, in one
-     * scattering system call per block: the block and the next block's size together. Paimon's
-     * reader makes four (the file's size, its position, the size, the bytes); at 4 KiB blocks a
-     * spilling write's reads were about four system calls for every 4 KiB it read back.
-     */
-    private final class TrackedReader extends BufferFileReaderImpl {
-        private final ByteBuffer header = ByteBuffer.allocateDirect(BLOCK_HEADER);
-        private final ByteBuffer[] blockAndSize = {null, header};
-        /** Whether {@link #header} holds the size of the next block (false before the first read). */
-        private boolean sizeRead;
-        private boolean endOfFile;
-
-        TrackedReader(FileIOChannel.ID channel) throws IOException {
-            super(channel);
-        }
-
-        @Override
-        public void readInto(Buffer buffer) throws IOException {
-            checkCancelled.run();
-            if (!sizeRead) {
-                readFully(header);
-                sizeRead = true;
-            }
-            if (header.hasRemaining()) {
-                throw new EOFException("no block left in spill file " + id.getPath());
-            }
-            int size = header.getInt(0);
-            if (size > buffer.getMaxCapacity()) {
-                throw new IllegalStateException("a block of " + size + " bytes in spill file " + id.getPath()
-                        + " does not fit a buffer of " + buffer.getMaxCapacity() + " bytes");
-            }
-            if (buffer.getSize() != 0) {
-                throw new IllegalArgumentException("the buffer to read a spill block into is not empty");
-            }
-            ByteBuffer block = buffer.getNioBuffer(0, size);
-            header.clear();
-            blockAndSize[0] = block;
-            try {
-                while ((block.hasRemaining() || header.hasRemaining()) && fileChannel.read(blockAndSize) >= 0) {
-                    // Until the block and the next size are read, or the file ends.
-                }
-            } finally {
-                blockAndSize[0] = null;
-            }
-            if (block.hasRemaining()) {
-                throw new EOFException("spill file " + id.getPath() + " ends inside a block of " + size + " bytes");
-            }
-            if (header.position() != 0 && header.hasRemaining()) {
-                throw new EOFException("spill file " + id.getPath() + " ends inside a block's size");
-            }
-            buffer.setSize(size);
-            endOfFile = header.position() == 0;
-        }
-
-        @Override
-        public boolean hasReachedEndOfFile() {
-            return endOfFile;
-        }
-
-        private void readFully(ByteBuffer into) throws IOException {
-            while (into.hasRemaining() && fileChannel.read(into) >= 0) {
-                // A file read returns less than asked only at the file's end; then the loop ends.
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            try {
-                super.close();
             } finally {
                 open.remove(this);
             }

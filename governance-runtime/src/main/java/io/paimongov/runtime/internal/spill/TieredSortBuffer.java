@@ -22,9 +22,7 @@ import org.apache.paimon.disk.ChannelWriterOutputView;
 import org.apache.paimon.disk.FileChannelUtil;
 import org.apache.paimon.disk.FileIOChannel;
 import org.apache.paimon.disk.IOManager;
-import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.memory.MemorySegmentPool;
-import org.apache.paimon.memory.MemorySegmentUtils;
 import org.apache.paimon.sort.BinaryInMemorySortBuffer;
 import org.apache.paimon.sort.BinaryMergeIterator;
 import org.apache.paimon.sort.QuickSort;
@@ -128,14 +126,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
     private int rows;
     private boolean closed;
 
-    private long runs;
-    private long merges;
-    private long mergedRuns;
-    private long spillBytes;
-    private long rowBytes;
-    private long spilledRowBytes;
-    private int topTier;
-    private int peakOpenChannels;
+    private final SpillCounters counters = new SpillCounters();
 
     /**
      * @param rowType the rows written
@@ -241,40 +232,8 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         if (inMemory == 1) {
             streams.add(memory.sortedIterator());
         }
-        notePeak(openReaders.size());
-        BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
-        // The merge reuses one row per stream and callers keep rows across calls, so every row is
-        // copied out: into the caller's reuse row where it can hold it, as Paimon's own
-        // deserialisation reuses a row (one heap segment from offset 0, large enough), else new.
-        return new MutableObjectIterator<>() {
-            @Override
-            public BinaryRow next(BinaryRow reuse) throws IOException {
-                BinaryRow row = merged.next();
-                return row == null ? null : copy(row, reuse);
-            }
-
-            @Override
-            public BinaryRow next() throws IOException {
-                BinaryRow row = merged.next();
-                return row == null ? null : row.copy();
-            }
-        };
-    }
-
-    /** {@code row}'s bytes in {@code reuse}, in its own array when that holds them. */
-    private static BinaryRow copy(BinaryRow row, BinaryRow reuse) {
-        if (reuse == null) {
-            return row.copy();
-        }
-        int size = row.getSizeInBytes();
-        MemorySegment[] segments = reuse.getSegments();
-        if (segments == null || segments.length != 1 || reuse.getOffset() != 0 || segments[0].isOffHeap()
-                || segments[0].size() < size) {
-            segments = new MemorySegment[] {MemorySegment.wrap(new byte[size])};
-        }
-        MemorySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), segments[0].getArray(), 0, size);
-        reuse.pointTo(segments, 0, size);
-        return reuse;
+        counters.notePeak(openReaders.size());
+        return new CopiedRows(mergeOf(streams));
     }
 
     @Override
@@ -321,8 +280,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
 
     /** What was spilled and merged so far. */
     SpillStats stats() {
-        return new SpillStats(runs, merges, mergedRuns, spillBytes, rowBytes, spilledRowBytes,
-                runs == 0 ? 0 : topTier + 1, peakOpenChannels);
+        return counters.stats();
     }
 
     /** The fan-in this buffer was made with. */
@@ -354,10 +312,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         }
         memory.clear();
         rowsInMemory = 0;
-        runs++;
-        spilledRowBytes += out.getNumBytes();
-        count(out);
-        notePeak(1);
+        counters.spilled(out);
         tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), runCodec), 0, out.getNumBytes());
         for (List<SpillTiers.Entry<Run>> full = tiers.takeFullTier(); !full.isEmpty(); full = tiers.takeFullTier()) {
             merge(full, mergeCodec);
@@ -381,7 +336,7 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
                 rawBytes += e.bytes();
             }
             out = FileChannelUtil.createOutputView(ioManager, id, codec, block);
-            notePeak(readers.size() + 1);
+            counters.notePeak(readers.size() + 1);
             BinaryMergeIterator<BinaryRow> merged = mergeOf(streams);
             for (BinaryRow row = merged.next(); row != null; row = merged.next()) {
                 serializer.serialize(row, out);
@@ -401,11 +356,8 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
         for (SpillTiers.Entry<Run> e : inputs) {
             liveRuns.remove(e.run().channel().getChannel());
         }
-        merges++;
-        mergedRuns += inputs.size();
-        count(out);
         int tier = SpillTiers.tierAbove(inputs);
-        topTier = Math.max(topTier, tier);
+        counters.merged(inputs.size(), out, tier);
         tiers.add(new Run(new ChannelWithMeta(id, out.getBlockCount(), out.getWriteBytes()), codec), tier, rawBytes);
     }
 
@@ -420,15 +372,6 @@ public final class TieredSortBuffer implements SortBuffer, AutoCloseable {
             reuse.add(serializer.createInstance());
         }
         return new BinaryMergeIterator<>(streams, reuse, comparator::compare);
-    }
-
-    private void count(ChannelWriterOutputView out) {
-        spillBytes += out.getWriteBytes();
-        rowBytes += out.getNumBytes();
-    }
-
-    private void notePeak(int open) {
-        peakOpenChannels = Math.max(peakOpenChannels, open);
     }
 
     /** A spilled run and the codec it was written with. */
