@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.write.OpenedWrite.Mode;
-import io.paimongov.runtime.write.OpenedWrite.State;
+import io.paimongov.runtime.write.WriteLifecycle.State;
 import io.paimongov.spi.GovernanceClosedException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -159,13 +159,13 @@ final class WritePath {
             }
             buckets.afterPrepare(w.mode == Mode.STREAM, identifier, w.commitUser);
             Handoff prepared = new Handoff(w, cancellation, settlement, messages, w.fileIO.drain(), identifier);
-            w.pending.add(prepared);
+            w.commits.prepared(prepared);
             w.context.token().throwIfCancelled();
             recordOutput(messages);
             releaseClosedWriters();
             w.context.recorder().recordPaimon(w.paimonMetrics.read());
             if (w.mode == Mode.BATCH) {
-                w.state = State.PREPARED;
+                w.lifecycle.prepared();
             }
             return prepared;
         } catch (Throwable t) {
@@ -203,7 +203,7 @@ final class WritePath {
         w.enter();
         try {
             Map<BinaryRow, List<Integer>> active = new LinkedHashMap<>();
-            if (w.state == State.OPEN) {
+            if (w.lifecycle.state() == State.OPEN) {
                 paimonWrite().getActiveBuckets().forEach((partition, buckets) -> active.put(partition.copy(), List.copyOf(buckets)));
             }
             return Collections.unmodifiableMap(active);
@@ -222,11 +222,11 @@ final class WritePath {
      */
     private void check(State expected, String call) {
         boolean cancelled = w.context.isCancelled();
-        if (cancelled && w.state == State.DONE) {
+        if (cancelled && w.lifecycle.state() == State.DONE) {
             throw cancellation.cancelled();
         }
-        if (w.state != expected) {
-            String why = w.state == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
+        if (w.lifecycle.state() != expected) {
+            String why = w.lifecycle.state() == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
             throw new GovernanceClosedException("cannot " + call + ": the write is " + why);
         }
         if (!cancelled && Thread.currentThread().isInterrupted()) {
