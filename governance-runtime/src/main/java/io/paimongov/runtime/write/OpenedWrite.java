@@ -251,11 +251,11 @@ final class OpenedWrite {
      */
     private CompactionAdmission configureCompaction(FileStoreTable given) {
         int threads = context.options().compactionTaskThreads(given.options());
-        CompactionAdmission compaction = new CompactionAdmission(budget, footprint.compactionBytes(), new CompactionTaskMemory(footprint),
-                context.pool()::releaseCached);
+        CompactionAdmission admission = new CompactionAdmission(
+                budget, footprint.compactionBytes(), new CompactionTaskMemory(footprint), context.pool()::releaseCached);
         context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), context.options().compactionStopMillis(),
-                compaction, roomForCompaction);
-        return compaction;
+                admission, roomForCompaction);
+        return admission;
     }
 
     /**
