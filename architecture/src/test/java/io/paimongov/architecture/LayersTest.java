@@ -38,6 +38,7 @@ class LayersTest {
 
     private static final String SPI = "io.paimongov.spi..";
     private static final String RUNTIME = "io.paimongov.runtime..";
+    private static final String RUNTIME_INTERNAL = "io.paimongov.runtime.internal..";
     private static final String TCK = "io.paimongov.tck..";
     private static final String CLI = "io.paimongov.cli..";
     private static final String BENCHMARKS = "io.paimongov.benchmarks..";
@@ -63,6 +64,7 @@ class LayersTest {
         Set<String> packages = classes.stream().map(JavaClass::getPackageName).collect(Collectors.toSet());
         assertThat(packages).contains(
                 "io.paimongov.spi", "io.paimongov.spi.metrics", "io.paimongov.runtime", "io.paimongov.runtime.write",
+                "io.paimongov.runtime.internal.compaction",
                 "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
                 "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark", "io.paimongov.connector.spark.write",
                 "io.paimongov.connector.spark.sql",
@@ -126,6 +128,18 @@ class LayersTest {
                         TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
                         "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
                 .because("the runtime is engine-neutral: it meets allocators only through the SPI"));
+    }
+
+    /**
+     * The runtime's internals ({@code io.paimongov.runtime.internal}) are the runtime's own: what an
+     * engine integration, the kit, the CLI or a benchmark needs is in the runtime's other packages.
+     * {@link SourceRulesTest} checks the same on the sources, tests included.
+     */
+    @Test
+    void onlyTheRuntimeUsesItsInternals() {
+        check(noClasses().that().resideOutsideOfPackage(RUNTIME)
+                .should().dependOnClassesThat().resideInAPackage(RUNTIME_INTERNAL)
+                .because("the runtime's public surface is its other packages; internal ones change without notice"));
     }
 
     @Test

@@ -5,19 +5,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /*
@@ -41,9 +38,8 @@ import java.util.function.Consumer;
  */
 public final class Calibrate {
 
-    /** The child's heap: room for the high writer count of the widest cell, with margin. */
-    static final String CHILD_HEAP = "-Xmx2g";
-    static final long CHILD_TIMEOUT_SECONDS = 900;
+    /** The spill codecs measured: Paimon's default {@code spill-compression} and the fast one. */
+    static final List<String> SPILL_CODECS = List.of("zstd", "lz4");
 
     /**
      * What to measure.
@@ -52,9 +48,6 @@ public final class Calibrate {
      * @param writersHigh the larger
      * @param rowsPerWriter rows written into each writer before the measurement
      */
-    /** The spill codecs measured: Paimon's default {@code spill-compression} and the fast one. */
-    static final List<String> SPILL_CODECS = List.of("zstd", "lz4");
-
     public record Grid(List<Cell.Kind> kinds, List<String> formats, List<String> compressions, List<Integer> valueBytes,
             List<Integer> pageSizes, int writersLow, int writersHigh, int rowsPerWriter) {
 
@@ -117,8 +110,8 @@ public final class Calibrate {
         for (int i = 0; i < cells.size(); i++) {
             Cell cell = cells.get(i);
             long start = System.nanoTime();
-            Map<String, Long> low = child(cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve("cell-" + i + "-low"));
-            Map<String, Long> high = child(cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve("cell-" + i + "-high"));
+            Map<String, Long> low = ChildRuns.child(cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve("cell-" + i + "-low"));
+            Map<String, Long> high = ChildRuns.child(cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve("cell-" + i + "-high"));
             List<String> stages = stages(cell.kind());
             for (String stage : stages) {
                 rows.add(new FootprintTable.Row(cell, grid.rowsPerWriter(), stage, low.get("writers").intValue(),
@@ -192,7 +185,7 @@ public final class Calibrate {
 
     private static Map<String, Long> countedChild(Class<?> probe, String result, String what, int pageSize, int count, Path dir)
             throws Exception {
-        return runChild(probe, result, what + " page=" + (pageSize >> 10) + "k at " + count, dir, Integer.toString(pageSize),
+        return ChildRuns.runChild(probe, result, what + " page=" + (pageSize >> 10) + "k at " + count, dir, Integer.toString(pageSize),
                 Integer.toString(count), dir.resolve("work").toString());
     }
 
@@ -224,8 +217,8 @@ public final class Calibrate {
             for (String format : List.of("parquet", "orc", "avro")) {
                 long start = System.nanoTime();
                 Cell cell = new Cell(kind, format, "zstd", 64, 64 << 10);
-                Map<String, Long> low = probeChild(probe, stage, cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve(stage + "-low"));
-                Map<String, Long> high = probeChild(probe, stage, cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve(stage + "-high"));
+                Map<String, Long> low = ChildRuns.probeChild(probe, stage, cell, grid.rowsPerWriter(), grid.writersLow(), workDir.resolve(stage + "-low"));
+                Map<String, Long> high = ChildRuns.probeChild(probe, stage, cell, grid.rowsPerWriter(), grid.writersHigh(), workDir.resolve(stage + "-high"));
                 FootprintTable.Row row = new FootprintTable.Row(cell, grid.rowsPerWriter(), stage, low.get("writers").intValue(),
                         high.get("writers").intValue(), low.get(stage), high.get(stage), 0L, 0L);
                 rows.add(row);
@@ -234,13 +227,6 @@ public final class Calibrate {
             }
         }
         return rows;
-    }
-
-    static Map<String, Long> probeChild(Class<?> probe, String stage, Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
-        return runChild(probe, FootprintProbe.RESULT, stage + " of " + cell + " at " + writers + " writers", dir,
-                cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
-                Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
-                dir.resolve("work").toString());
     }
 
     /** The stages a cell of {@code kind} measures, in the order the table lists them. */
@@ -252,65 +238,13 @@ public final class Calibrate {
         };
     }
 
-    /**
-     * Runs one cell's child at {@code writers} open writers (spill channels for a spill cell) and
-     * returns its result line's numbers.
-     */
-    static Map<String, Long> child(Cell cell, int rowsPerWriter, int writers, Path dir) throws Exception {
-        String what = "cell " + cell + " at " + writers + (cell.kind() == Cell.Kind.SPILL ? " channels" : " writers");
-        if (cell.kind() == Cell.Kind.SPILL) {
-            return runChild(SpillChannelProbe.class, FootprintProbe.RESULT, what, dir, cell.format(), cell.compression(),
-                    Integer.toString(cell.valueBytes()), Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter),
-                    Integer.toString(writers), dir.resolve("work").toString());
-        }
-        return runChild(FootprintProbe.class, FootprintProbe.RESULT, what, dir,
-                cell.kind().label(), cell.format(), cell.compression(), Integer.toString(cell.valueBytes()),
-                Integer.toString(cell.pageSize()), Integer.toString(rowsPerWriter), Integer.toString(writers),
-                dir.resolve("work").toString());
-    }
-
-    /** Runs {@code main} in a child JVM and returns the numbers of its {@code result} line. */
-    static Map<String, Long> runChild(Class<?> main, String result, String what, Path dir, String... args) throws Exception {
-        Files.createDirectories(dir);
-        Path log = dir.resolve("child.log");
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                CHILD_HEAP, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
-                "-cp", System.getProperty("java.class.path"),
-                main.getName()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            if (!process.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            throw e;
-        }
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        BenchTables.deleteTree(dir);
-        String line = output.lines().filter(l -> l.startsWith(result + " ")).findFirst().orElse(null);
-        if (process.isAlive() || process.exitValue() != 0 || line == null) {
-            throw new IllegalStateException(what + " failed" + (process.isAlive() ? " (timed out)" : "")
-                    + "; its output:\n" + output);
-        }
-        Map<String, Long> values = new HashMap<>();
-        for (String pair : line.substring(result.length() + 1).split(" ")) {
-            String[] kv = pair.split("=", 2);
-            values.put(kv[0], Long.parseLong(kv[1]));
-        }
-        return values;
-    }
-
     static Map<String, String> header(String command) {
         Map<String, String> h = new LinkedHashMap<>();
         h.put("harness", Calibrate.class.getName() + " (children: " + FootprintProbe.class.getName() + ", "
                 + SpillChannelProbe.class.getName() + ")");
         h.put("command", command);
         h.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                + ", children " + CHILD_HEAP + " -XX:+UseSerialGC");
+                + ", children " + ChildRuns.CHILD_HEAP + " -XX:+UseSerialGC");
         h.put("paimon", paimonVersion());
         h.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
         long memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())

@@ -1,8 +1,7 @@
 package io.paimongov.benchmarks.calibration;
 
 import io.paimongov.benchmarks.BenchTables;
-import io.paimongov.runtime.spill.TieredSortBuffer;
-import io.paimongov.runtime.write.WriteFootprint;
+import io.paimongov.runtime.write.SpillChannels;
 import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,10 +39,10 @@ final class SpillChannelProbe {
 
     static final String STAGE = "spill-channel";
     /** The tiered buffer's compression blocks, one spill format each. */
-    private static final List<Integer> TIERED_BLOCKS = List.of(TieredSortBuffer.SMALL_BLOCK, TieredSortBuffer.LARGE_BLOCK);
+    private static final List<Integer> TIERED_BLOCKS = SpillChannels.TIERED_BLOCKS;
     /**
      * Spill cells' formats: Paimon's sort buffer (64 KiB compression blocks), then the runtime's
-     * tiered one at each of {@link #TIERED_BLOCKS} ({@link WriteFootprint#tieredFormat}).
+     * tiered one at each of {@link #TIERED_BLOCKS} ({@link SpillChannels#tieredFormat}).
      */
     static final List<String> FORMATS = formats();
     private static final int WARM_UP_CHANNELS = 4;
@@ -99,7 +98,7 @@ final class SpillChannelProbe {
 
     private static List<String> formats() {
         List<String> formats = new ArrayList<>(List.of("sort"));
-        TIERED_BLOCKS.forEach(block -> formats.add(WriteFootprint.tieredFormat(block)));
+        TIERED_BLOCKS.forEach(block -> formats.add(SpillChannels.tieredFormat(block)));
         return List.copyOf(formats);
     }
 

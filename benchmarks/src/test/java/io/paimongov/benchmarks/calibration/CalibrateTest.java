@@ -113,8 +113,8 @@ class CalibrateTest {
      * for, and returns the slope of {@code stage} between them: bytes per writer, message or reader.
      */
     private long perItemAt8And16(Class<?> probe, String stage, Cell cell) throws Exception {
-        Map<String, Long> low = Calibrate.probeChild(probe, stage, cell, ROWS, 8, dir.resolve("low"));
-        Map<String, Long> high = Calibrate.probeChild(probe, stage, cell, ROWS, 16, dir.resolve("high"));
+        Map<String, Long> low = ChildRuns.probeChild(probe, stage, cell, ROWS, 8, dir.resolve("low"));
+        Map<String, Long> high = ChildRuns.probeChild(probe, stage, cell, ROWS, 16, dir.resolve("high"));
         assertThat(low.get("writers")).isEqualTo(8);
         assertThat(high.get("writers")).isEqualTo(16);
         return (high.get(stage) - low.get(stage)) / 8;

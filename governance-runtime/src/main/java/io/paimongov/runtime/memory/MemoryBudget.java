@@ -3,15 +3,9 @@ package io.paimongov.runtime.memory;
 import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
-import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
-import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.config.Sizes;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -54,7 +48,7 @@ public final class MemoryBudget {
     private final LongAdder exhausted = new LongAdder();
     private final LongAdder relievedCount = new LongAdder();
     private final LongAdder relievedBytes = new LongAdder();
-    private final Set<MemoryReservation> live = ConcurrentHashMap.newKeySet();
+    private final LiveReservations live = new LiveReservations();
     private volatile Reclaimer reclaimer = Reclaimer.NONE;
 
     /** A budget of {@code allocator.capacityBytes()} bytes. */
@@ -122,8 +116,7 @@ public final class MemoryBudget {
     }
 
     private MemoryReservation register(MemoryReservation reservation) {
-        live.add(reservation);
-        return reservation;
+        return live.add(reservation);
     }
 
     void unregister(MemoryReservation reservation) {
@@ -243,57 +236,25 @@ public final class MemoryBudget {
 
     /**
      * Counts a refused request and builds its error, with the budget's numbers, its five largest
-     * holders and the remedy: when the budget itself had room for {@code bytes}, the engine refused
-     * (other writes or consumers hold its memory) and the message says so instead of pointing at
-     * {@link GovernanceOptions#MEMORY_BUDGET}.
+     * holders and the remedy ({@link MemoryErrors#exhausted}).
      */
     public ResourceExhaustedException exhausted(String requester, long bytes) {
         exhausted.increment();
-        long reservedNow = reservedBytes();
-        long capacityNow = capacity;
-        return new ResourceExhaustedException(Resource.MEMORY, requester, bytes, reservedNow, capacityNow, largestHolders(5),
-                remedy(capacityNow, reservedNow, bytes));
+        return MemoryErrors.exhausted(this, requester, bytes);
     }
 
     /**
-     * The error for a request a write needs just to open (its fixed reservations, its first writer):
-     * when the budget is short it names {@link GovernanceOptions#MEMORY_BUDGET} and the smallest
-     * budget that would have held the request next to what is reserved (for a write in a shared
-     * memory, its share); when the engine is short it says so.
+     * Counts and builds the error for a request a write needs just to open (its fixed reservations,
+     * its first writer): {@link MemoryErrors#tooSmall}.
      */
     public ResourceExhaustedException tooSmall(String requester, long bytes) {
         exhausted.increment();
-        long reservedNow = reservedBytes();
-        long capacityNow = capacity;
-        String remedy =
-                capacityNow - reservedNow >= bytes
-                        ? remedy(capacityNow, reservedNow, bytes)
-                        : "the budget is too small for this table: raise '" + GovernanceOptions.MEMORY_BUDGET + "' from "
-                                + Sizes.format(shareBytes()) + " to at least " + Sizes.format(reservedNow + bytes);
-        return new ResourceExhaustedException(
-                Resource.MEMORY, requester, bytes, reservedNow, capacityNow, largestHolders(5), remedy);
+        return MemoryErrors.tooSmall(this, requester, bytes);
     }
 
-    /**
-     * Why a request of {@code bytes} failed and what helps: the engine refused although the budget
-     * had room; the write's share of a shared memory is taken by the other writes; or the budget
-     * is spent.
-     */
-    private String remedy(long capacityNow, long reservedNow, long bytes) {
-        if (capacityNow - reservedNow >= bytes) {
-            return "the write's budget had room, the engine did not (it holds "
-                    + Sizes.format(allocator.usedBytes())
-                    + " for this write; the rest of its memory is taken by other writes or consumers):"
-                    + " give the engine more memory or run fewer writes at once; raising '"
-                    + GovernanceOptions.MEMORY_BUDGET + "' does not help";
-        }
-        if (member != null) {
-            return "the write's share of shared memory '" + member.pool.name() + "' is " + Sizes.format(member.share)
-                    + " and it holds " + Sizes.format(capacityNow) + " now; the other writes hold the rest of the pool's "
-                    + Sizes.format(member.pool.poolBytes()) + ": give the write a larger share ('"
-                    + GovernanceOptions.MEMORY_BUDGET + "', or its weight in the engine) or the engine more memory";
-        }
-        return "raise '" + GovernanceOptions.MEMORY_BUDGET + "' (now " + Sizes.format(capacityNow) + ")";
+    /** The write's place in a shared memory; null outside one. */
+    PoolMember member() {
+        return member;
     }
 
     /**
@@ -403,12 +364,7 @@ public final class MemoryBudget {
 
     /** The {@code limit} largest live reservations, largest first. */
     public List<Holder> largestHolders(int limit) {
-        return live.stream()
-                .map(r -> new Holder(r.consumer(), r.bytes()))
-                .filter(h -> h.bytes() > 0)
-                .sorted(Comparator.comparingLong(Holder::bytes).reversed())
-                .limit(limit)
-                .toList();
+        return live.largest(limit);
     }
 
     /**
@@ -427,11 +383,7 @@ public final class MemoryBudget {
 
     /** As {@link #closeAll()}, recording each failed close in {@code steps} instead of throwing. */
     public void closeAll(CleanupException.Steps steps) {
-        for (MemoryReservation reservation : live) {
-            if (!reservation.keptAtClose()) {
-                steps.run("give reservation '" + reservation.consumer() + "' back", reservation::close);
-            }
-        }
+        live.closeAll(steps);
     }
 
     /** Live reservations that still hold bytes; empty once a write has given everything back. */

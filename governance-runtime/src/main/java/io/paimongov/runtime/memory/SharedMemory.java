@@ -1,9 +1,6 @@
 package io.paimongov.runtime.memory;
 
-import io.paimongov.runtime.config.Sizes;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.ResourceExhaustedException.Holder;
-import io.paimongov.spi.ResourceExhaustedException.Resource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -150,15 +147,7 @@ public final class SharedMemory {
         lock.lock();
         try {
             if (pool + member.share > limit) {
-                List<Holder> shares = members.stream()
-                        .map(m -> new Holder(m.name, m.share))
-                        .sorted(Comparator.comparingLong(Holder::bytes).reversed())
-                        .limit(5)
-                        .toList();
-                throw new ResourceExhaustedException(Resource.MEMORY, member.name + " (joining shared memory '" + name + "')",
-                        member.share, pool, limit, shares,
-                        "the shares of the writes in shared memory '" + name + "' may add up to " + Sizes.format(limit)
-                                + " at most: give the write a smaller share or the engine more memory");
+                throw MemoryErrors.shareRefused(name, limit, pool, members, member);
             }
             pool += member.share;
             members.add(member);

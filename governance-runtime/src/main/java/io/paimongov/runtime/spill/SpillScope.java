@@ -1,24 +1,20 @@
 package io.paimongov.runtime.spill;
 
+import io.paimongov.runtime.internal.files.PrivateFiles;
 import io.paimongov.spi.SpillLocations;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -61,12 +57,6 @@ public final class SpillScope {
 
     /** Name of the lease file inside a scope. */
     public static final String LEASE = "paimon-gov.lease";
-
-    /** Owner-only directory: rwx------. */
-    static final Set<PosixFilePermission> DIR_PERMISSIONS = PosixFilePermissions.fromString("rwx------");
-
-    /** Owner-only file: rw-------. */
-    static final Set<PosixFilePermission> FILE_PERMISSIONS = PosixFilePermissions.fromString("rw-------");
 
     private final String name;
     private final String writeName;
@@ -170,9 +160,9 @@ public final class SpillScope {
                 Path candidate = root.resolve(name);
                 boolean created = false;
                 try {
-                    createPrivateDirectory(candidate);
+                    PrivateFiles.createPrivateDirectory(candidate);
                     created = true;
-                    createPrivateFile(candidate.resolve(LEASE));
+                    PrivateFiles.createPrivateFile(candidate.resolve(LEASE));
                     Files.writeString(candidate.resolve(LEASE), lease(pid, writeName), StandardCharsets.UTF_8);
                     dir = candidate;
                     made = true;
@@ -193,38 +183,6 @@ public final class SpillScope {
     /** Whether the directory was made (and not deleted since). */
     public boolean isMade() {
         return made && !deleted;
-    }
-
-    private static boolean posix() {
-        return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-    }
-
-    private static void createPrivateDirectory(Path dir) throws IOException {
-        if (posix()) {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIR_PERMISSIONS));
-        } else {
-            Files.createDirectory(dir);
-        }
-    }
-
-    /**
-     * Creates {@code file} readable and writable by the owner only (0600 where the file system has
-     * POSIX permissions). If it already exists (Paimon may open a channel path again), its
-     * permissions are set to 0600 instead; it is never followed out of the scope because the caller
-     * checked the path is inside it and nobody else can write in a 0700 directory.
-     */
-    static void createPrivateFile(Path file) throws IOException {
-        if (!posix()) {
-            if (!Files.exists(file)) {
-                Files.createFile(file);
-            }
-            return;
-        }
-        try {
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(FILE_PERMISSIONS));
-        } catch (FileAlreadyExistsException e) {
-            Files.setPosixFilePermissions(file, FILE_PERMISSIONS);
-        }
     }
 
     private static void deleteQuietly(Path dir) {

@@ -12,7 +12,7 @@ import org.apache.paimon.utils.MutableObjectIterator;
  * file writer. A format encodes rows in memory (a Parquet row group, an ORC stripe) before any byte
  * reaches the file stream, so the stream checks ({@link CheckedStreams}) alone see a cancel only
  * when that buffer is written; this check stops the flush within {@value #ROWS} rows. The check
- * throws {@link io.paimongov.runtime.cancel.WriteCancelledIOException}: Paimon's flush then closes
+ * throws {@link io.paimongov.runtime.internal.cancel.WriteCancelledIOException}: Paimon's flush then closes
  * its file writer, whose writes are refused by the stream checks, and the file is deleted.
  * Everything else is passed through.
  *

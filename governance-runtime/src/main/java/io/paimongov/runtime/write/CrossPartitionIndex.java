@@ -1,6 +1,6 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.cancel.CancellationToken;
+import io.paimongov.runtime.internal.cancel.CancellationToken;
 import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;

@@ -1,6 +1,6 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.cancel.WriteCancelledIOException;
+import io.paimongov.runtime.internal.cancel.WriteCancelledIOException;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.paimon.fs.Path;

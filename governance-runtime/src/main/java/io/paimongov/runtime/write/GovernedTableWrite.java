@@ -2,7 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.orphans.OpeningSweep;
 import io.paimongov.runtime.write.OpenedWrite.Mode;
-import io.paimongov.runtime.write.OpenedWrite.State;
+import io.paimongov.runtime.write.WriteLifecycle.State;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
@@ -69,13 +69,13 @@ public final class GovernedTableWrite implements AutoCloseable {
             WeakReference<OpenedWrite> self = new WeakReference<>(opened);
             this.orphanSweep = OrphanSweep.sweep(table, context.options().orphansOlderThan(), () -> {
                 OpenedWrite w = self.get();
-                return w != null && w.state != State.DONE;
+                return w != null && w.lifecycle.state() != State.DONE;
             });
             this.release = new WriteRelease(opened);
             this.cancellation = new WriteCancellation(opened, release);
             WriteFailures failures = new WriteFailures(opened, release, cancellation);
             this.path = new WritePath(opened, failures, cancellation, new CommitSettlement(opened));
-            opened.budget.setReclaimer(opened.writers::reclaim);
+            opened.budget.setReclaimer(opened.writers.flushes()::reclaim);
             context.token().onCancel(cancellation::onCancel);
         } catch (RuntimeException | Error e) {
             opened.abandon(e);
@@ -273,7 +273,7 @@ public final class GovernedTableWrite implements AutoCloseable {
     public void close() throws Exception {
         opened.callLock.lock();
         try {
-            Exception error = opened.state != State.DONE ? release.release(true) : release.takeUnreported();
+            Exception error = opened.lifecycle.state() != State.DONE ? release.release(true) : release.takeUnreported();
             if (error != null) {
                 throw error;
             }

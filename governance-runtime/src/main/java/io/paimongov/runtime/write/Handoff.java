@@ -98,8 +98,7 @@ final class Handoff implements PreparedCommit {
     private void take() {
         ensureOwned();
         owned = false;
-        w.pending.remove(this);
-        w.published.addAll(CommitFiles.names(messages));
+        w.commits.published(this, CommitFiles.names(messages));
     }
 
     /** A cancelled write's messages were aborted: say so as the cancellation. */
@@ -124,7 +123,7 @@ final class Handoff implements PreparedCommit {
      */
     Exception abortFailedCommit() {
         owned = true;
-        w.published.removeAll(CommitFiles.names(messages));
+        w.commits.unpublished(CommitFiles.names(messages));
         return abortIfOwned(null, true);
     }
 
@@ -141,7 +140,7 @@ final class Handoff implements PreparedCommit {
             first = WriteRelease.add(first, e);
         }
         // A stream compaction running at this prepare may be reported in a later, published one.
-        List<Path> mine = failedCommit ? files : files.stream().filter(f -> !w.published.contains(f.getName())).toList();
+        List<Path> mine = failedCommit ? files : files.stream().filter(f -> !w.commits.isPublished(f.getName())).toList();
         return WriteRelease.deleteFiles(w.fileIO, mine, first);
     }
 }

@@ -1,18 +1,14 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.compaction.CompactionAdmission;
+import io.paimongov.runtime.internal.compaction.CompactionAdmission;
 import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.memory.Reclaimer;
-import io.paimongov.runtime.metrics.PaimonMetricCapture;
+import io.paimongov.runtime.internal.metrics.PaimonMetricCapture;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.memory.MemoryPoolFactory;
@@ -37,19 +33,19 @@ import org.slf4j.LoggerFactory;
  * (memory pool factory, I/O manager, compaction executor, metric registry). When any step throws,
  * what was reserved is returned and the context is closed before the error propagates.
  *
+ * <p>Its fields are final: the parts that change as the write runs each own their state, and the
+ * classes of the write change it only through them: {@link #lifecycle} (where the write is),
+ * {@link #commits} (prepared messages and published files), {@link #writers} (open and closed
+ * writers, their reservations), {@link #fixed} (the fixed reservations), {@link #sorted} (the
+ * shared sort's writers).
+ *
  * <p><b>Thread-safety:</b> built on the opening thread. Afterwards every call of the write runs
- * holding {@link #callLock}; the fields marked {@code guarded by callLock} are touched only then.
- * {@link #state} is volatile because the cancel path reads it without the lock.
+ * holding {@link #callLock}; the parts marked {@code guarded by callLock} are touched only then.
+ * {@link #lifecycle} may be read without the lock (the cancel path does).
  */
 final class OpenedWrite {
 
     private static final Logger LOG = LoggerFactory.getLogger(OpenedWrite.class);
-
-    enum State {
-        OPEN,
-        PREPARED,
-        DONE
-    }
 
     enum Mode {
         BATCH,
@@ -81,7 +77,7 @@ final class OpenedWrite {
     /** The table as this write writes it (governed options and FileIO). */
     final FileStoreTable table;
     final PaimonMetricCapture paimonMetrics = new PaimonMetricCapture();
-    final WriterAdmission writers;
+    final Writers writers;
     final TableWriteImpl<?> write;
     /** Writers waiting in the shared sort. Guarded by callLock. */
     final SortedWriters sorted;
@@ -90,27 +86,24 @@ final class OpenedWrite {
     /** Held by every call of the write, by commit and hand-off, and by the release. */
     final ReentrantLock callLock = new ReentrantLock();
     /** The fixed estimate reservations. Guarded by callLock (after the opening). */
-    final List<MemoryReservation> fixed = new ArrayList<>();
+    final FixedReservations fixed;
     /** Gives compaction tasks their memory when they start. */
-    private CompactionAdmission compaction;
+    private final CompactionAdmission compaction;
     /** {@link #makeRoom}, made once: {@link #serveCompaction} runs on every write call. */
     private final Reclaimer roomForCompaction = this::makeRoom;
     /** What the lookup cache holds ({@link ChargedLookupCache}); null for tables that look nothing up. */
-    private MemoryReservation lookupCache;
+    private final MemoryReservation lookupCache;
     /** The fixed reservation of write-buffer spill channels (one merge at a time), set at open. */
-    private MemoryReservation spillIo;
-    /** Prepared messages neither committed nor handed off yet. Guarded by callLock. */
-    final List<Handoff> pending = new ArrayList<>();
-    /** Names of data files in messages that were committed or handed off: never deleted by an abort. Guarded by callLock. */
-    final Set<String> published = new HashSet<>();
-    volatile State state = State.OPEN;
-    /** Guarded by callLock. */
-    boolean paimonClosed;
+    private final MemoryReservation spillIo;
+    /** Prepared messages the write still owns, and the files of those it gave away. Guarded by callLock. */
+    final CommitLedger commits = new CommitLedger();
+    final WriteLifecycle lifecycle = new WriteLifecycle();
 
     OpenedWrite(
             ResourceContext context, FileStoreTable table, Mode mode, String commitUser, WriteChannels channels, boolean overwrite) {
         this.context = Objects.requireNonNull(context, "context");
         this.budget = context.budget();
+        this.fixed = new FixedReservations(budget);
         this.mode = mode;
         this.commitUser = commitUser;
         this.channels = channels;
@@ -131,27 +124,30 @@ final class OpenedWrite {
                     FileStoreTableFactory.create(fileIO, table.location(), table.schema(), table.catalogEnvironment())
                             .copy(footprint.tableOptions());
             checkMinimumBudget();
-            reserveFixed();
-            configureCompaction(table);
+            fixed.reserve("flush file writer", footprint.flushWriterBytes());
+            this.spillIo = fixed.reserve("spill I/O buffers", footprint.spillIoBytes());
+            this.lookupCache =
+                    tableMode.lookupCacheBytes(this.table.coreOptions()) > 0 ? fixed.reserve("lookup cache", 0) : null;
+            this.compaction = configureCompaction(table);
             checkFirstWriterFits();
             MemoryPoolFactory poolFactory = new TieredWriteBuffers(
                     context.pool(), context.ioManager(), spillIo, footprint.spillBlockBytes(), footprint.spillRunCodec(),
                     context.token()::throwIfCancelledIO);
-            this.writers =
-                    new WriterAdmission(
-                            budget,
-                            context.pool(),
-                            footprint.plusPerWriter(tableMode.extraPerWriterBytes(context.pool().pageSize())),
-                            budget.shareBytes() - budget.reservedBytes() - footprint.compactionBytes(),
-                            this.table.schema().logicalPartitionType(),
-                            poolFactory,
-                            callLock,
-                            context.recorder(),
-                            context.options().earlyCloseMinBytes(),
-                            context.options().sharedSort());
+            long freeBytes = budget.shareBytes() - budget.reservedBytes() - footprint.compactionBytes();
             this.write = newWrite(poolFactory);
             chargeLookupCache(write);
-            writers.attach((AbstractFileStoreWrite<?>) write.getWrite());
+            this.writers = Writers.of(
+                    budget,
+                    context.pool(),
+                    footprint.plusPerWriter(tableMode.extraPerWriterBytes(context.pool().pageSize())),
+                    freeBytes,
+                    this.table.schema().logicalPartitionType(),
+                    poolFactory,
+                    (AbstractFileStoreWrite<?>) write.getWrite(),
+                    callLock,
+                    context.recorder(),
+                    context.options().earlyCloseMinBytes(),
+                    context.options().sharedSort());
             this.sorted = new SortedWriters(this);
             this.crossPartition = tableMode.kind() == TableMode.Kind.PRIMARY_KEY_CROSS_PARTITION && assignsBuckets()
                     ? new CrossPartitionIndex(this.table, context, footprint, channels)
@@ -168,10 +164,8 @@ final class OpenedWrite {
      */
     void abandon(Throwable failure) {
         CleanupException.Steps steps = new CleanupException.Steps("write '" + context.name() + "' that failed to open");
-        for (MemoryReservation r : fixed) {
-            steps.run("give reservation '" + r.consumer() + "' back", r::close);
-        }
-        state = State.DONE;
+        fixed.giveBack(steps);
+        lifecycle.done();
         context.recorder().recordCleanupFailures(steps.failures());
         steps.run("close the resource context", context::close);
         CleanupException failed = steps.toException();
@@ -191,14 +185,6 @@ final class OpenedWrite {
         w.withCompactExecutor(context.compactionExecutor());
         w.withMetricRegistry(paimonMetrics);
         return w;
-    }
-
-    private void reserveFixed() {
-        reserve("flush file writer", footprint.flushWriterBytes());
-        spillIo = reserve("spill I/O buffers", footprint.spillIoBytes());
-        if (tableMode.lookupCacheBytes(table.coreOptions()) > 0) {
-            lookupCache = reserve("lookup cache", 0);
-        }
     }
 
     /**
@@ -257,27 +243,19 @@ final class OpenedWrite {
         }
     }
 
-    private MemoryReservation reserve(String consumer, long bytes) {
-        MemoryReservation r = budget.newReservation(consumer);
-        fixed.add(r);
-        if (!r.tryGrow(bytes)) {
-            throw budget.tooSmall(consumer, bytes);
-        }
-        return r;
-    }
-
     /**
      * Sets the compaction threads from {@code governance.compaction.task-threads} (else the table's
      * {@code compaction.task-threads}) and the admission that gives each task its working memory
      * when it starts ({@link CompactionAdmission}); the minimum budget holds one task, and the
      * writers' share leaves room for it.
      */
-    private void configureCompaction(FileStoreTable given) {
+    private CompactionAdmission configureCompaction(FileStoreTable given) {
         int threads = context.options().compactionTaskThreads(given.options());
-        compaction = new CompactionAdmission(budget, footprint.compactionBytes(), new CompactionTaskMemory(footprint),
-                context.pool()::releaseCached);
+        CompactionAdmission admission = new CompactionAdmission(
+                budget, footprint.compactionBytes(), new CompactionTaskMemory(footprint), context.pool()::releaseCached);
         context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), context.options().compactionStopMillis(),
-                compaction, roomForCompaction);
+                admission, roomForCompaction);
+        return admission;
     }
 
     /**
@@ -290,7 +268,7 @@ final class OpenedWrite {
             return context.pool().releaseCached();
         }
         try {
-            long freed = writers.reclaim(bytes);
+            long freed = writers.flushes().reclaim(bytes);
             return freed >= bytes ? freed : freed + sorted.spillForRoom();
         } finally {
             callLock.unlock();

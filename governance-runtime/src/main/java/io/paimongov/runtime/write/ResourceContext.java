@@ -1,17 +1,15 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.Providers;
-import io.paimongov.runtime.cancel.CancellationToken;
-import io.paimongov.runtime.compaction.CompactionExecutor;
+import io.paimongov.runtime.internal.cancel.CancellationToken;
+import io.paimongov.runtime.internal.compaction.CompactionExecutor;
 import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.config.MemorySharing;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.metrics.WriterMetrics;
+import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.runtime.memory.SharedMemory;
-import io.paimongov.runtime.metrics.WriterMetrics;
-import io.paimongov.runtime.spill.GovernedIOManager;
-import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
@@ -29,8 +27,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The resources of one logical write, shared by all its (partition, bucket) writers: the memory
  * budget and its page pool, the spill scope and its I/O manager, the cancellation token, the
- * compaction executor and the metrics. Opened from a provider's {@link EngineResources}; a {@link
- * GovernedTableWrite} takes it over and closes it.
+ * compaction executor and the metrics. Opened from a provider's {@link EngineResources}, whose
+ * parts {@link ContextAssembly} makes and wires; a {@link GovernedTableWrite} takes it over and
+ * closes it. The context owns the parts: it reads them and releases them.
  *
  * <p>Lifetime: {@link #open} -> one {@link GovernedTableWrite} -> {@link #close()}. Closing gives
  * everything back in a safe order (compaction threads stopped, spill scope deleted, pages and
@@ -66,37 +65,20 @@ public final class ResourceContext implements AutoCloseable {
     private volatile boolean closed;
     private volatile MetricsSnapshot last;
 
-    private ResourceContext(String name, GovernanceOptions options, EngineResources engine, SharedMemory shared) {
+    /** A context of parts {@link ContextAssembly} made; they are its own from now on. */
+    ResourceContext(String name, GovernanceOptions options, EngineResources engine, CancellationToken token, MemoryBudget budget,
+            GovernedSegmentPool pool, int sweptScopes, GovernedIOManager ioManager, CompactionExecutor compaction,
+            WriterMetrics metrics) {
         this.name = name;
         this.options = options;
         this.engine = engine;
-        this.token = new CancellationToken(engine.cancellation());
-        try {
-            this.budget = shared == null
-                    ? new MemoryBudget(engine.memory())
-                    : MemoryBudget.member(engine.memory(), shared, name,
-                            Math.min(options.budgetBytes(), engine.memory().capacityBytes()), options.reclaimWaitMillis(),
-                            token::isCancelled);
-        } catch (RuntimeException | Error e) {
-            token.close();
-            throw e;
-        }
-        this.pool = new GovernedSegmentPool(budget, token::throwIfCancelled);
-        try {
-            this.sweptScopes = options.sweepOrphans() ? SpillScope.sweepDead(engine.spill()) : 0;
-            // Checks the roots only: the scope is made when the write first needs its disk (SPILL.4).
-            SpillScope scope = SpillScope.open(engine.spill(), name);
-            this.ioManager = new GovernedIOManager(scope, engine.spill().maxBytes(), token::throwIfCancelled);
-            this.metrics = new WriterMetrics(sources());
-            this.compaction =
-                    new CompactionExecutor(engine.compaction(), token::throwIfCancelled, metrics::recordCompaction);
-            token.onCancel(metrics::recordCancelled);
-            engine.memory().bindRelief(budget::relieve);
-        } catch (RuntimeException | Error e) {
-            budget.leavePool();
-            token.close();
-            throw e;
-        }
+        this.token = token;
+        this.budget = budget;
+        this.pool = pool;
+        this.sweptScopes = sweptScopes;
+        this.ioManager = ioManager;
+        this.compaction = compaction;
+        this.metrics = metrics;
     }
 
     /**
@@ -127,28 +109,10 @@ public final class ResourceContext implements AutoCloseable {
      */
     public static ResourceContext open(
             String name, GovernanceProvider provider, GovernanceOptions options, EngineEnvironment environment) {
-        SharedMemory shared = options.memorySharing() == MemorySharing.FAIR
-                ? environment.find(SharedMemory.class).orElse(null)
-                : null;
-        // A member's allocator must let it hold what it borrows: the pool's limit is its ceiling.
-        EngineResources engine = provider.open(shared == null
-                        ? options.providerOptions()
-                        : options.providerOptions(Math.max(shared.limitBytes(), options.budgetBytes())),
-                environment);
-        ResourceContext context;
-        try {
-            context = new ResourceContext(name, options, engine, shared);
-        } catch (RuntimeException | Error e) {
-            try {
-                engine.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        ResourceContext context = ContextAssembly.assemble(name, provider, options, environment);
         OPEN.incrementAndGet();
         try {
-            engine.metrics().writeOpened(name, context.metrics::snapshot);
+            context.engine.metrics().writeOpened(name, context.metrics::snapshot);
         } catch (RuntimeException e) {
             LOG.warn("metrics reporter failed on open of '{}'", name, e);
         }
@@ -163,36 +127,6 @@ public final class ResourceContext implements AutoCloseable {
      */
     public static int openCount() {
         return OPEN.get();
-    }
-
-    private WriterMetrics.Sources sources() {
-        return new WriterMetrics.Sources(
-                budget::capacityBytes,
-                budget::reservedBytes,
-                budget::peakBytes,
-                budget::shareBytes,
-                budget::borrowedBytes,
-                budget::peakBorrowedBytes,
-                budget::reclaimedFromCount,
-                budget::reclaimedFromBytes,
-                budget::reclaimedByCount,
-                budget::reclaimedByBytes,
-                () -> (long) pool.ownedPages() * pool.pageSize(),
-                () -> budget.exhaustedCount() + ioManager.refusedCount(),
-                ioManager::spillRuns,
-                ioManager::spillFiles,
-                ioManager::spillBytes,
-                ioManager::filesLeft,
-                pool::deniedCount,
-                () -> compaction == null ? 0 : compaction.queuedTasks(),
-                () -> compaction == null ? 0 : compaction.runningTasks(),
-                () -> compaction == null ? 0 : compaction.threadBound(),
-                () -> compaction == null ? 0 : compaction.tracker().peakRunning(),
-                () -> compaction == null ? 0 : compaction.tracker().bucketOverlaps(),
-                () -> compaction == null ? 0 : compaction.tracker().inputBytes(),
-                () -> compaction == null ? 0 : compaction.tracker().outputBytes(),
-                () -> compaction == null ? 0 : compaction.admissionWaits(),
-                () -> compaction == null ? 0 : compaction.tracker().firstStartNanos());
     }
 
     public String name() {

@@ -47,7 +47,7 @@ final class RowBuckets {
             } else {
                 AbstractFileStoreWrite<?> paimon = (AbstractFileStoreWrite<?>) opened.write.getWrite();
                 maintained = new MaintainedHashes(opened.budget, bytesPerKey,
-                        () -> PaimonWriters.maintainedHashes(paimon, opened.writers.closedStates()),
+                        () -> PaimonWriters.maintainedHashes(paimon, opened.writers.closed().states()),
                         opened.overwrite ? null : opened.table.store().newIndexFileHandler());
             }
         }

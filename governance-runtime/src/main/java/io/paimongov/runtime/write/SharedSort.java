@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,17 +37,17 @@ final class SharedSort implements AutoCloseable {
 
     /** Receives the sorted rows writer by writer. */
     interface Sink {
-        void begin(WriterAdmission.WriterKey writer) throws Exception;
+        void begin(WriterKey writer) throws Exception;
 
         void row(InternalRow row) throws Exception;
 
-        void end(WriterAdmission.WriterKey writer) throws Exception;
+        void end(WriterKey writer) throws Exception;
     }
 
     private final TieredSortBuffer buffer;
     private final int arity;
     private final WriterTable<Integer> index = new WriterTable<>();
-    private final List<WriterAdmission.WriterKey> writers = new ArrayList<>();
+    private final List<WriterKey> writers = new ArrayList<>();
     private final GenericRow head = new GenericRow(2);
     private final JoinedRow joined = new JoinedRow();
     private long arrival;
@@ -87,7 +87,7 @@ final class SharedSort implements AutoCloseable {
         Integer id = index.get(partition, bucket);
         boolean first = id == null;
         if (first) {
-            WriterAdmission.WriterKey kept = new WriterAdmission.WriterKey(partition.copy(), bucket);
+            WriterKey kept = new WriterKey(partition.copy(), bucket);
             id = writers.size();
             index.put(kept, id);
             writers.add(kept);

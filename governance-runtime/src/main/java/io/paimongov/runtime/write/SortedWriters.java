@@ -2,7 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,14 +15,14 @@ import org.apache.paimon.table.sink.CommitMessage;
 
 /**
  * The writers of one write that wait in its {@link SharedSort}: rows go in as {@link WritePath}
- * routes them ({@link WriterAdmission.Route#SORTED}); at prepareCommit they are written writer by
+ * routes them ({@link WriterRouting.Route#SORTED}); at prepareCommit they are written writer by
  * writer, each writer admitted, given its rows in arrival order and closed before the next one opens,
  * its commit message joining the prepared ones.
  *
  * <p>The sort takes pages from the write's pool, never the first-pages floor kept for writers to
  * (re)start their buffers ({@link GovernedSegmentPool#nextSegmentAboveFloor()}). When the pool has none and the sort holds less than
  * 1/{@value #SORT_SHARE} of the budget, the open writers are made to flush first ({@link
- * WriterAdmission#reclaim}), so the sort's runs are never tiny because open writers hold the pages.
+ * BufferFlushes#reclaim}), so the sort's runs are never tiny because open writers hold the pages.
  *
  * <p><b>Thread-safety:</b> not thread-safe; used on the writing thread inside a write call.
  */
@@ -96,7 +96,7 @@ final class SortedWriters implements AutoCloseable {
         if (!sortedWriters.tryGrow(bytesPerSortedWriter)) {
             spillForRoom();
             if (!sortedWriters.tryGrow(bytesPerSortedWriter)) {
-                w.writers.reclaim(bytesPerSortedWriter);
+                w.writers.flushes().reclaim(bytesPerSortedWriter);
                 sortedWriters.grow(bytesPerSortedWriter);
             }
         }
@@ -130,12 +130,12 @@ final class SortedWriters implements AutoCloseable {
         } finally {
             draining = false;
         }
-        w.writers.sortDrained();
+        w.writers.routing().sortDrained();
         if (sortedWriters != null) {
             sortedWriters.shrink(sortedWriters.bytes());
         }
         unavailable = false;
-        return new ArrayList<>(w.writers.takeClosedMessages());
+        return new ArrayList<>(w.writers.closed().takeMessages());
     }
 
     private void drainSort() throws Exception {
@@ -144,9 +144,9 @@ final class SortedWriters implements AutoCloseable {
                     private int bucket;
 
                     @Override
-                    public void begin(WriterAdmission.WriterKey writer) throws Exception {
+                    public void begin(WriterKey writer) throws Exception {
                         w.context.token().throwIfCancelled();
-                        w.writers.admitNow(writer);
+                        w.writers.admission().admitNow(writer);
                         bucket = writer.bucket();
                     }
 
@@ -156,8 +156,8 @@ final class SortedWriters implements AutoCloseable {
                     }
 
                     @Override
-                    public void end(WriterAdmission.WriterKey writer) throws Exception {
-                        w.writers.closeDrained(writer, w.mode == OpenedWrite.Mode.STREAM);
+                    public void end(WriterKey writer) throws Exception {
+                        w.writers.eviction().closeDrained(writer, w.mode == OpenedWrite.Mode.STREAM);
                     }
                 });
     }
@@ -169,12 +169,12 @@ final class SortedWriters implements AutoCloseable {
     private SharedSort tryOpen() throws Exception {
         GovernedSegmentPool pool = w.context.pool();
         int block = w.footprint.spillBlockBytes();
-        long perChannel = WriteFootprint.tieredChannelBytes(pool.pageSize(), block);
+        long perChannel = SpillChannels.tieredChannelBytes(pool.pageSize(), block);
         int fanIn = fanIn(w.budget.shareBytes(), perChannel, block);
         long channelBytes = TieredSortBuffer.channelBytes(fanIn, perChannel);
         long need = channelBytes + (long) GovernedTableWrite.MIN_WRITER_PAGES * pool.pageSize();
         if (w.budget.availableBytes() < need) {
-            w.writers.reclaim(need);
+            w.writers.flushes().reclaim(need);
             if (w.budget.availableBytes() < need) {
                 return null;
             }
@@ -209,11 +209,11 @@ final class SortedWriters implements AutoCloseable {
 
     /**
      * The shared sort's merge fan-in: as many channels as fit in 1/{@value #CHANNEL_SHARE} of the
-     * budget, from 2 to the writers' most at that block ({@link WriteFootprint#maxTieredFanIn}).
+     * budget, from 2 to the writers' most at that block ({@link SpillChannels#maxTieredFanIn}).
      */
     static int fanIn(long budgetBytes, long perChannel, int block) {
         long fit = budgetBytes / CHANNEL_SHARE / Math.max(1, perChannel) - 1;
-        return (int) Math.max(2, Math.min(WriteFootprint.maxTieredFanIn(block), fit));
+        return (int) Math.max(2, Math.min(SpillChannels.maxTieredFanIn(block), fit));
     }
 
     /**
@@ -308,7 +308,7 @@ final class SortedWriters implements AutoCloseable {
             MemorySegment page = pool.nextSegmentAboveFloor();
             if (page == null && held < share) {
                 try {
-                    w.writers.reclaim(pool.pageSize());
+                    w.writers.flushes().reclaim(pool.pageSize());
                 } catch (Exception e) {
                     throw new IllegalStateException("making room for the shared sort failed", e);
                 }

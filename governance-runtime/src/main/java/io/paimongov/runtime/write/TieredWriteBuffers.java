@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,7 +136,7 @@ final class TieredWriteBuffers extends MemoryPoolFactory {
                     sortFields(keyType, (FieldsComparator) SEQUENCE_FIELDS.get(writer)),
                     pool,
                     ioManager,
-                    Math.max(WriteFootprint.MIN_SPILL_FAN_IN, SORT_MAX_FAN.getInt(writer)),
+                    Math.max(SpillChannels.MIN_SPILL_FAN_IN, SORT_MAX_FAN.getInt(writer)),
                     runCompression,
                     compression,
                     block,

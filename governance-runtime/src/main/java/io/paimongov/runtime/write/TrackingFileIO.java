@@ -1,6 +1,6 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.cancel.WriteCancelledIOException;
+import io.paimongov.runtime.internal.cancel.WriteCancelledIOException;
 import io.paimongov.runtime.spill.FreeSpaceAtFailure;
 import io.paimongov.runtime.tables.PaimonPaths;
 import java.io.IOException;

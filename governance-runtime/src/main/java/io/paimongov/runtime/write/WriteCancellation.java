@@ -1,6 +1,6 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.write.OpenedWrite.State;
+import io.paimongov.runtime.write.WriteLifecycle.State;
 import io.paimongov.spi.WriteCancelledException;
 import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
@@ -71,7 +71,7 @@ final class WriteCancellation {
         }
         if (w.callLock.tryLock()) {
             try {
-                if (w.state != State.DONE) {
+                if (w.lifecycle.state() != State.DONE) {
                     release.releaseAfterFailure();
                 }
             } finally {
@@ -116,7 +116,7 @@ final class WriteCancellation {
 
     private WriteCancelledException undone(Throwable cause) {
         recordIfCancelled();
-        if (w.state != State.DONE) {
+        if (w.lifecycle.state() != State.DONE) {
             release.releaseAfterFailure();
         }
         WriteCancelledException cancelled = new WriteCancelledException(reason(), cause);

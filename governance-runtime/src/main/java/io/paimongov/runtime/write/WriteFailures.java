@@ -1,6 +1,6 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.write.OpenedWrite.State;
+import io.paimongov.runtime.write.WriteLifecycle.State;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.WriteCancelledException;
@@ -44,7 +44,7 @@ final class WriteFailures {
         // Built before the release, so that it carries the budget's numbers of the moment.
         ResourceExhaustedException denied =
                 find(t, ResourceExhaustedException.class) == null && isPageDenied(t) ? pageDenied(t) : null;
-        if (w.state != State.DONE) {
+        if (w.lifecycle.state() != State.DONE) {
             Exception error = release.release(false);
             if (error != null && error != t) {
                 t.addSuppressed(error);

@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.write.OpenedWrite.Mode;
-import io.paimongov.runtime.write.OpenedWrite.State;
+import io.paimongov.runtime.write.WriteLifecycle.State;
 import io.paimongov.spi.GovernanceClosedException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -105,20 +105,20 @@ final class WritePath {
     /** Admits the writer of ({@code partition}, {@code bucket}) and hands {@code row} to it. */
     private void writeAssigned(InternalRow row, BinaryRow partition, int bucket, long bytes) throws Exception {
         // Before routing: the route admits a new writer.
-        int before = w.writers.size();
-        WriterAdmission.Route route = w.writers.route(partition, bucket, bytes);
-        if (route == WriterAdmission.Route.SORTED && !w.sorted.ready()) {
+        int before = w.writers.open().size();
+        WriterRouting.Route route = w.writers.routing().route(partition, bucket, bytes);
+        if (route == WriterRouting.Route.SORTED && !w.sorted.ready()) {
             // No room for the shared sort either: close writers whatever they took.
-            w.writers.admitClosingAny(partition, bucket, bytes);
-            route = WriterAdmission.Route.DIRECT;
+            w.writers.routing().admitClosingAny(partition, bucket, bytes);
+            route = WriterRouting.Route.DIRECT;
         }
-        if (route == WriterAdmission.Route.SORTED) {
+        if (route == WriterRouting.Route.SORTED) {
             w.sorted.add(partition, bucket, row);
         } else {
             w.write.write(row, bucket);
         }
-        if (w.writers.size() != before) {
-            w.context.compactionExecutor().bucketsActive(w.writers.size());
+        if (w.writers.open().size() != before) {
+            w.context.compactionExecutor().bucketsActive(w.writers.open().size());
         }
     }
 
@@ -145,27 +145,27 @@ final class WritePath {
             }
             // In the order the files were made: a writer closed early and reopened may compact files of
             // its earlier message, and Paimon's commit must see a file added before it is deleted.
-            List<CommitMessage> messages = new ArrayList<>(w.writers.takeClosedMessages());
+            List<CommitMessage> messages = new ArrayList<>(w.writers.closed().takeMessages());
             messages.addAll(
                     w.mode == Mode.BATCH ? w.write.prepareCommit() : w.write.prepareCommit(waitCompaction, identifier));
             if (!w.sorted.isEmpty()) {
                 if (w.mode == Mode.BATCH) {
-                    w.writers.closePrepared();
+                    w.writers.eviction().closePrepared();
                 }
                 messages.addAll(w.sorted.drain());
             }
             if (w.mode == Mode.BATCH) {
-                w.writers.forgetClosed();
+                w.writers.closed().forget();
             }
             buckets.afterPrepare(w.mode == Mode.STREAM, identifier, w.commitUser);
             Handoff prepared = new Handoff(w, cancellation, settlement, messages, w.fileIO.drain(), identifier);
-            w.pending.add(prepared);
+            w.commits.prepared(prepared);
             w.context.token().throwIfCancelled();
             recordOutput(messages);
             releaseClosedWriters();
             w.context.recorder().recordPaimon(w.paimonMetrics.read());
             if (w.mode == Mode.BATCH) {
-                w.state = State.PREPARED;
+                w.lifecycle.prepared();
             }
             return prepared;
         } catch (Throwable t) {
@@ -203,7 +203,7 @@ final class WritePath {
         w.enter();
         try {
             Map<BinaryRow, List<Integer>> active = new LinkedHashMap<>();
-            if (w.state == State.OPEN) {
+            if (w.lifecycle.state() == State.OPEN) {
                 paimonWrite().getActiveBuckets().forEach((partition, buckets) -> active.put(partition.copy(), List.copyOf(buckets)));
             }
             return Collections.unmodifiableMap(active);
@@ -222,11 +222,11 @@ final class WritePath {
      */
     private void check(State expected, String call) {
         boolean cancelled = w.context.isCancelled();
-        if (cancelled && w.state == State.DONE) {
+        if (cancelled && w.lifecycle.state() == State.DONE) {
             throw cancellation.cancelled();
         }
-        if (w.state != expected) {
-            String why = w.state == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
+        if (w.lifecycle.state() != expected) {
+            String why = w.lifecycle.state() == State.PREPARED ? "prepared (a batch write prepares once)" : "closed";
             throw new GovernanceClosedException("cannot " + call + ": the write is " + why);
         }
         if (!cancelled && Thread.currentThread().isInterrupted()) {
@@ -270,7 +270,7 @@ final class WritePath {
         if (w.mode == Mode.BATCH) {
             w.writers.releaseAll();
         } else {
-            w.writers.releaseClosed(paimonWrite().getActiveBuckets());
+            w.writers.open().releaseClosed(paimonWrite().getActiveBuckets());
         }
     }
 }

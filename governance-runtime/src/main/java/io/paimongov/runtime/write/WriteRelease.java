@@ -1,7 +1,5 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.write.OpenedWrite.State;
 import io.paimongov.spi.CleanupException;
 import java.util.List;
 import org.apache.paimon.fs.Path;
@@ -34,6 +32,8 @@ final class WriteRelease {
     private final OpenedWrite w;
     /** Guarded by the write's call lock: see {@link #takeUnreported}. */
     private Exception unreported;
+    /** Whether Paimon's write was closed (a second release does not close it again). Guarded by the call lock. */
+    private boolean paimonClosed;
 
     WriteRelease(OpenedWrite write) {
         this.w = write;
@@ -77,7 +77,7 @@ final class WriteRelease {
     }
 
     private Exception releaseAll(boolean orderly) {
-        w.state = State.DONE;
+        w.lifecycle.done();
         ResourceContext context = w.context;
         CleanupException.Steps steps = new CleanupException.Steps("write '" + context.name() + "'");
         boolean cancelled = context.isCancelled();
@@ -90,19 +90,17 @@ final class WriteRelease {
             context.compactionExecutor().abort();
         }
         steps.run("close Paimon's write", this::closePaimon);
-        for (Handoff h : w.pending) {
+        for (Handoff h : w.commits.pending()) {
             steps.run("abort prepared commit messages", () -> throwIfAny(h.abortIfOwned(null)));
         }
-        w.pending.clear();
+        w.commits.clearPending();
         steps.run("delete uncommitted data files", () -> throwIfAny(deleteFiles(w.fileIO, w.fileIO.uncommitted(), null)));
         steps.run("close the shared sort", w.sorted::close);
         if (w.crossPartition != null) {
             steps.run("close the cross-partition index", w.crossPartition::close);
         }
         steps.run("close the writers", w.writers::releaseAll);
-        for (MemoryReservation r : w.fixed) {
-            steps.run("give reservation '" + r.consumer() + "' back", r::close);
-        }
+        w.fixed.giveBack(steps);
         // Counted before the context closes: its final snapshot includes them.
         context.recorder().recordCleanupFailures(steps.failures());
         steps.run("close the resource context", context::close);
@@ -121,7 +119,7 @@ final class WriteRelease {
      * that did not end).
      */
     private void closePaimon() throws Exception {
-        if (w.paimonClosed) {
+        if (paimonClosed) {
             return;
         }
         Exception failure = null;
@@ -136,7 +134,7 @@ final class WriteRelease {
                 failure = e1;
             }
         }
-        w.paimonClosed = true;
+        paimonClosed = true;
         w.context.compactionExecutor().stop(w.context.options().compactionStopMillis());
         if (failure != null) {
             throw failure;

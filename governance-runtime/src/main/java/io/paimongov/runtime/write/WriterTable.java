@@ -1,6 +1,5 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.write.WriterAdmission.WriterKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiPredicate;

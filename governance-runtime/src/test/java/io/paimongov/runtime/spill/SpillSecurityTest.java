@@ -3,6 +3,7 @@ package io.paimongov.runtime.spill;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.spi.SpillLocations;
 import java.io.File;
 import java.io.IOException;

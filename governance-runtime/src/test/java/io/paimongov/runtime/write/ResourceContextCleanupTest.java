@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.memory.TestAllocators;
-import io.paimongov.runtime.spill.GovernedIOManager;
+import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.CompactionThreads;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.TestAllocators;
-import io.paimongov.runtime.spill.GovernedIOManager;
+import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
-import io.paimongov.runtime.spill.TieredSortBuffer;
+import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import io.paimongov.spi.SpillLocations;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,6 @@ package io.paimongov.runtime.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.paimongov.runtime.write.WriterAdmission.WriterKey;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
