@@ -1,7 +1,7 @@
 package io.paimongov.runtime.spill;
 
-import io.paimongov.spi.SpillLocations;
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

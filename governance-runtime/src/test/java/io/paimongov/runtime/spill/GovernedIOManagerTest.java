@@ -3,8 +3,8 @@ package io.paimongov.runtime.spill;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.WriteCancelledException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
