@@ -21,7 +21,7 @@ import java.util.Optional;
  *
  * <p>A plain Java service can hand the provider its own engine objects in the {@link
  * EngineEnvironment}: a {@link HeapMemoryPool} (one budget shared by all its writes), a {@link
- * CancellationSignal} (its own cancel, e.g. {@link CancellationSignal#manual()}) and a {@link
+ * CancellationSignal} (its own cancel, e.g. allocator-support's {@code ManualCancellation}) and a {@link
  * MetricsReporter} (its metric system). Without them each write has a private budget, is cancelled
  * only through its token and reports nowhere but its snapshot.
  *

@@ -80,8 +80,9 @@ public interface GovernanceProvider {
          * the engine holds for itself. The map is a new immutable one per call.
          *
          * @return empty when this engine cannot count them; the kit then skips CANCEL-6, and a provider
-         *     whose required rule is skipped does not conform. allocator-support's {@code ManualStandaloneEngine} counts the
-         *     listeners of its manual cancel and the writes open in its metric sink.
+         *     whose required rule is skipped does not conform. allocator-support's {@code
+         *     ManualStandaloneEngine} counts the listeners of its manual cancel and the writes open in
+         *     its metric sink.
          */
         default Optional<Map<String, Integer>> registrations() {
             return Optional.empty();
