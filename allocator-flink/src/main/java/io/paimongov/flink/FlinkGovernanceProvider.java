@@ -1,16 +1,16 @@
 package io.paimongov.flink;
 
+import io.paimongov.allocator.support.LeakCounter;
+import io.paimongov.allocator.support.PagedResources;
 import io.paimongov.spi.CancellationSignal;
-import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources.CompactionThreads;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.PagedResources;
-import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
-import io.paimongov.spi.metrics.LeakCounter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,10 @@
 package io.paimongov.flink;
 
+import io.paimongov.allocator.support.EnginePagedAllocator;
+import io.paimongov.allocator.support.LeakReport;
+import io.paimongov.allocator.support.OffHeapSegments;
+import io.paimongov.allocator.support.PagedAllocator;
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.OffHeapSegments;
-import io.paimongov.spi.EnginePagedAllocator;
-import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -54,7 +55,7 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
     private final WriteOwner owner;
 
     FlinkSegmentAllocator(MemoryManager manager, WriteOwner owner, long capacity) {
-        super("flink", "flink managed memory pages", manager.getPageSize(), capacity, null);
+        super("flink", "flink managed memory pages", manager.getPageSize(), capacity, null, FlinkGovernanceProvider.LEAKS);
         this.manager = manager;
         this.owner = owner;
     }
@@ -122,19 +123,17 @@ final class FlinkSegmentAllocator extends EnginePagedAllocator<org.apache.flink.
         }
     }
 
-    @Override
-    protected void leakFound(long heldBytes) {
-        FlinkGovernanceProvider.LEAKS.record(heldBytes);
-    }
-
     /** Says whether the held bytes went back: only when the manager confirmed it (see {@link #close()}). */
     @Override
-    protected String leakMessage(long held, long leftPages, long leftReserved) {
+    protected IllegalStateException closeEngine(LeakReport leak) {
+        if (!leak.found()) {
+            return null;
+        }
         long kept = notGivenBack();
-        return "flink allocator of " + owner + " closed with " + held + " bytes still held (" + leftPages + " pages, "
-                + leftReserved + " reserved bytes); "
+        return new IllegalStateException("flink allocator of " + owner + " closed with " + leak.heldBytes()
+                + " bytes still held (" + leak.pages() + " pages, " + leak.reservedBytes() + " reserved bytes); "
                 + (kept == 0 ? "they were given back to Flink's memory manager"
-                        : kept + " bytes of this write's could not be given back to Flink's memory manager");
+                        : kept + " bytes of this write's could not be given back to Flink's memory manager"));
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.paimongov.flink;
 
+import io.paimongov.allocator.support.standalone.ManualStandaloneEngine;
 import io.paimongov.spi.CancellationSignal;
-import io.paimongov.spi.ManualStandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.paimongov.flink;
 
+import io.paimongov.allocator.support.standalone.ManualCancellation;
 import io.paimongov.spi.CancellationSignal;
-import io.paimongov.spi.ManualCancellation;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
@@ -18,7 +18,7 @@ public final class FlinkTaskCancellation implements CancellationSignal {
 
     public static final String TASK_CANCELLED = "the Flink task was cancelled";
 
-    private final ManualCancellation closed = CancellationSignal.manual();
+    private final ManualCancellation closed = new ManualCancellation();
     private final BooleanSupplier taskCancelled;
 
     public FlinkTaskCancellation(BooleanSupplier taskCancelled) {

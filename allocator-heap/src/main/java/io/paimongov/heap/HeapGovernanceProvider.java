@@ -1,16 +1,16 @@
 package io.paimongov.heap;
 
+import io.paimongov.allocator.support.LeakCounter;
+import io.paimongov.allocator.support.PagedResources;
 import io.paimongov.spi.CancellationSignal;
-import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources.CompactionThreads;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.PagedResources;
-import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
-import io.paimongov.spi.metrics.LeakCounter;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -21,7 +21,7 @@ import java.util.Optional;
  *
  * <p>A plain Java service can hand the provider its own engine objects in the {@link
  * EngineEnvironment}: a {@link HeapMemoryPool} (one budget shared by all its writes), a {@link
- * CancellationSignal} (its own cancel, e.g. {@link CancellationSignal#manual()}) and a {@link
+ * CancellationSignal} (its own cancel, e.g. allocator-support's {@code ManualCancellation}) and a {@link
  * MetricsReporter} (its metric system). Without them each write has a private budget, is cancelled
  * only through its token and reports nowhere but its snapshot.
  *

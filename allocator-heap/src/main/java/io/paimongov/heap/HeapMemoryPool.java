@@ -1,6 +1,6 @@
 package io.paimongov.heap;
 
-import io.paimongov.spi.BoundedCounters;
+import io.paimongov.allocator.support.BoundedCounters;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

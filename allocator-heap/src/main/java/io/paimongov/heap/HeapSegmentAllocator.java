@@ -1,6 +1,6 @@
 package io.paimongov.heap;
 
-import io.paimongov.spi.HeapPagedAllocator;
+import io.paimongov.allocator.support.HeapPagedAllocator;
 
 /**
  * {@code byte[]} pages and byte reservations from a fixed budget inside a {@link HeapMemoryPool}.
@@ -25,7 +25,7 @@ final class HeapSegmentAllocator extends HeapPagedAllocator {
 
     /** A budget of {@code capacity} inside a {@code pool} shared with other writes. */
     HeapSegmentAllocator(int pageSize, long capacity, HeapMemoryPool pool) {
-        super("heap", "heap pages", pageSize, capacity, null);
+        super("heap", "heap pages", pageSize, capacity, null, HeapGovernanceProvider.LEAKS);
         this.pool = pool;
     }
 
@@ -37,11 +37,5 @@ final class HeapSegmentAllocator extends HeapPagedAllocator {
     @Override
     protected void unreserveBytes(long bytes) {
         pool.give(bytes);
-    }
-
-    /** Counted before close gives the bytes back to the pool; {@link #leakedBytes()} keeps them too. */
-    @Override
-    protected void leakFound(long heldBytes) {
-        HeapGovernanceProvider.LEAKS.record(heldBytes);
     }
 }

@@ -1,6 +1,6 @@
 package io.paimongov.heap;
 
-import io.paimongov.spi.ManualStandaloneEngine;
+import io.paimongov.allocator.support.standalone.ManualStandaloneEngine;
 
 /**
  * The heap provider's engine on its own: a {@link HeapMemoryPool}, a manual cancel and a metrics

@@ -3,6 +3,7 @@ package io.paimongov.heap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.allocator.support.standalone.ManualCancellation;
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.config.GovernanceOptions;
@@ -11,9 +12,8 @@ import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.ManualCancellation;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
@@ -52,7 +52,7 @@ class HeapEngineObjectsTest {
 
     @Test
     void theEnginesOwnCancelStopsAWrite() throws Exception {
-        ManualCancellation cancel = CancellationSignal.manual();
+        ManualCancellation cancel = new ManualCancellation();
         EngineEnvironment env = EngineEnvironment.builder().with(CancellationSignal.class, cancel).build();
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
         ResourceContext ctx = ResourceContext.open("w", new HeapGovernanceProvider(), options("4m"), env);

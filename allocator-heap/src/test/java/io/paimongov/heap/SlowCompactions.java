@@ -2,8 +2,8 @@ package io.paimongov.heap;
 
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.ResourceContext;
-import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources.CompactionThreads;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.ProviderOptions;

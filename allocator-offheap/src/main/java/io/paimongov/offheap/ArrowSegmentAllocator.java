@@ -1,9 +1,10 @@
 package io.paimongov.offheap;
 
+import io.paimongov.allocator.support.EnginePagedAllocator;
+import io.paimongov.allocator.support.LeakReport;
+import io.paimongov.allocator.support.OffHeapSegments;
+import io.paimongov.allocator.support.PagedAllocator;
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.OffHeapSegments;
-import io.paimongov.spi.EnginePagedAllocator;
-import io.paimongov.spi.PagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.Collection;
 import java.util.Collections;
@@ -57,7 +58,7 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
 
     /** Takes ownership of {@code arrow}, the write's child allocator, and closes it in {@link #close()}. */
     ArrowSegmentAllocator(BufferAllocator arrow, int pageSize, long capacity) {
-        super("offheap", "offheap pages", pageSize, capacity, rootLock(arrow));
+        super("offheap", "offheap pages", pageSize, capacity, rootLock(arrow), OffheapGovernanceProvider.LEAKS);
         this.arrow = arrow;
     }
 
@@ -152,11 +153,6 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
         this.writeName = name;
     }
 
-    @Override
-    protected void leakFound(long heldBytes) {
-        OffheapGovernanceProvider.LEAKS.record(heldBytes);
-    }
-
     /**
      * Closes the Arrow child allocator, after {@link #close()} released every page and reservation
      * still held.
@@ -166,7 +162,8 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
      *     counted in {@link OffheapGovernanceProvider#leaksDetected()}
      */
     @Override
-    protected IllegalStateException closeEngine(long held, long leftPages, long leftReserved) {
+    protected IllegalStateException closeEngine(LeakReport leak) {
+        long held = leak.heldBytes();
         IllegalStateException arrowLeak = null;
         try {
             arrow.close();
@@ -179,7 +176,7 @@ final class ArrowSegmentAllocator extends EnginePagedAllocator<ArrowBuf> {
         if (held == 0) {
             OffheapGovernanceProvider.LEAKS.record(0);
         }
-        return new IllegalStateException(leakMessage(held, leftPages, leftReserved, arrowLeak), arrowLeak);
+        return new IllegalStateException(leakMessage(held, leak.pages(), leak.reservedBytes(), arrowLeak), arrowLeak);
     }
 
     private String leakMessage(long held, long leftPages, long leftReserved, IllegalStateException arrowLeak) {

@@ -1,6 +1,6 @@
 package io.paimongov.offheap;
 
-import io.paimongov.spi.ManualStandaloneEngine;
+import io.paimongov.allocator.support.standalone.ManualStandaloneEngine;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 

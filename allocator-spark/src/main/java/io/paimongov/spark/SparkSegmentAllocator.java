@@ -1,9 +1,10 @@
 package io.paimongov.spark;
 
+import io.paimongov.allocator.support.HeapPagedAllocator;
+import io.paimongov.allocator.support.LeakReport;
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.MemoryRelief;
-import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator.MemoryRelief;
 import java.util.Collection;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.spark.memory.MemoryConsumer;
@@ -138,11 +139,15 @@ final class SparkSegmentAllocator extends HeapPagedAllocator {
      * Spark's accounting was returned.
      */
     @Override
-    protected String leakMessage(long held, long leftPages, long leftReserved) {
+    protected IllegalStateException closeEngine(LeakReport leak) {
+        if (!leak.found()) {
+            return null;
+        }
         long kept = notGivenBack();
-        return "spark allocator closed with " + held + " bytes still held (" + leftPages + " pages, " + leftReserved
-                + " reserved bytes); " + (kept == 0 ? "they were given back to the task's memory manager"
-                        : kept + " bytes of them could not be given back to the task's memory manager");
+        return new IllegalStateException("spark allocator closed with " + leak.heldBytes() + " bytes still held ("
+                + leak.pages() + " pages, " + leak.reservedBytes() + " reserved bytes); "
+                + (kept == 0 ? "they were given back to the task's memory manager"
+                        : kept + " bytes of them could not be given back to the task's memory manager"));
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.paimongov.spark;
 
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.ProviderOptions;
 import java.io.File;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.paimongov.spark;
 
-import io.paimongov.spi.ManualStandaloneEngine;
+import io.paimongov.allocator.support.standalone.ManualStandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;

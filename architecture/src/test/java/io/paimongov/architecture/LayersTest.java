@@ -6,15 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
@@ -27,16 +30,28 @@ import org.w3c.dom.NodeList;
  *
  * <pre>
  *   cli, benchmarks            (top: may use everything below)
- *   tck                        (spi, runtime; finds allocators through the SPI only)
+ *   tck                        (spi, runtime; finds allocators through the SPI only, never allocator.support)
  *   connector.flink, connector.spark  (connectors: spi, runtime, their own allocator)
  *   runtime                    (spi)
- *   heap, offheap, flink, spark  (allocators: spi and their engine only)
- *   spi                        (nothing of ours)
+ *   heap, offheap, flink, spark  (allocators: spi, allocator.support and their engine only)
+ *   allocator.support          (helpers for vendors: spi only)
+ *   spi                        (nothing of ours; the contract, 12 public types at most)
  * </pre>
  */
 class LayersTest {
 
     private static final String SPI = "io.paimongov.spi..";
+    private static final String SUPPORT = "io.paimongov.allocator.support..";
+    /**
+     * The contract's types, as docs/spi.md ("The contract's types") lists them; a nested type counts
+     * with its owner.
+     */
+    private static final Set<String> CONTRACT = Set.of(
+            "GovernanceProvider", "ProviderOptions", "EngineEnvironment", "EngineResources", "SegmentAllocator",
+            "CancellationSignal", "MetricsReporter", "metrics.MetricsSnapshot", "ResourceExhaustedException",
+            "WriteCancelledException", "GovernanceClosedException", "CleanupException");
+    private static final int MOST_SPI_TYPES = 12;
+    private static final int MOST_LINES = 400;
     private static final String RUNTIME = "io.paimongov.runtime..";
     private static final String RUNTIME_INTERNAL = "io.paimongov.runtime.internal..";
     private static final String TCK = "io.paimongov.tck..";
@@ -63,7 +78,8 @@ class LayersTest {
     void everyLayerIsImported() {
         Set<String> packages = classes.stream().map(JavaClass::getPackageName).collect(Collectors.toSet());
         assertThat(packages).contains(
-                "io.paimongov.spi", "io.paimongov.spi.metrics", "io.paimongov.runtime", "io.paimongov.runtime.write",
+                "io.paimongov.spi", "io.paimongov.spi.metrics", "io.paimongov.allocator.support",
+                "io.paimongov.allocator.support.standalone", "io.paimongov.runtime", "io.paimongov.runtime.write",
                 "io.paimongov.runtime.internal.compaction",
                 "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
                 "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark", "io.paimongov.connector.spark.write",
@@ -75,9 +91,66 @@ class LayersTest {
     void theSpiImportsNothingOfOurs() {
         check(noClasses().that().resideInAPackage(SPI)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        RUNTIME, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
+                        SUPPORT, RUNTIME, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
                         "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
                 .because("governance-spi is what a vendor compiles against: only what it implements or receives"));
+    }
+
+    /**
+     * The SPI is the contract and nothing else: at most {@value #MOST_SPI_TYPES} public top-level
+     * types, each one docs/spi.md lists. Read from the compiled classes; a nested type (a builder, a
+     * value an interface hands out) counts with its owner. A helper for implementors belongs in
+     * allocator-support.
+     */
+    @Test
+    void theSpiHoldsTheContractsTypesOnly() {
+        List<String> types = classes.stream()
+                .filter(c -> c.getPackageName().startsWith("io.paimongov.spi"))
+                .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC))
+                .map(c -> c.getName().substring("io.paimongov.spi.".length()))
+                .sorted()
+                .toList();
+        List<String> beyond = types.stream().filter(t -> !CONTRACT.contains(t)).toList();
+        assertThat(beyond)
+                .as("public types of governance-spi that docs/spi.md does not list as the contract's; move a"
+                        + " helper to allocator-support, or nest a type in the one it belongs to")
+                .isEmpty();
+        assertThat(types)
+                .as("governance-spi's %d public top-level types, nested ones counted with their owner: at most %d",
+                        types.size(), MOST_SPI_TYPES)
+                .hasSizeLessThanOrEqualTo(MOST_SPI_TYPES)
+                .hasSizeGreaterThanOrEqualTo(1);
+    }
+
+    /** The vendor kit stands on the SPI alone, so a vendor who uses it takes nothing else of ours. */
+    @Test
+    void theSupportKitImportsTheSpiOnly() throws Exception {
+        check(noClasses().that().resideInAPackage(SUPPORT)
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        RUNTIME, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
+                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..",
+                        "io.paimongov.fixtures..", "io.paimongov.reliability..")
+                .because("allocator-support holds base classes for vendors, on top of governance-spi only"));
+        assertThat(oursOutsideTestScope("allocator-support")).as("allocator-support's modules of ours outside test scope")
+                .containsExactly("governance-spi");
+    }
+
+    /** The contract and the kit read in small files: no main source file over {@value #MOST_LINES} lines. */
+    @Test
+    void theSpiAndTheSupportKitHaveSmallFiles() throws Exception {
+        List<String> tooLong = new ArrayList<>();
+        for (String module : List.of("governance-spi", "allocator-support")) {
+            Path sources = root().resolve(module).resolve("src/main/java");
+            try (Stream<Path> files = Files.walk(sources)) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                    long lines = Files.readAllLines(file).size();
+                    if (lines > MOST_LINES) {
+                        tooLong.add(root().relativize(file) + " (" + lines + " lines)");
+                    }
+                }
+            }
+        }
+        assertThat(tooLong).as("main files over %d lines", MOST_LINES).isEmpty();
     }
 
     @Test
@@ -94,26 +167,47 @@ class LayersTest {
     }
 
     /**
-     * The same layer as Maven sees it: an allocator module's only module of ours outside test scope is
-     * governance-spi (a vendor who embeds the allocator takes nothing of the runtime or a connector).
+     * The same layer as Maven sees it: an allocator module's modules of ours outside test scope are
+     * governance-spi and, if it wants the base classes, allocator-support (a vendor who embeds the
+     * allocator takes nothing of the runtime or a connector).
      */
     @Test
-    void allocatorModulesDependOnTheSpiAlone() throws Exception {
-        Path root = Path.of(System.getProperty("basedir", "."), "..").normalize();
+    void allocatorModulesDependOnTheSpiAndTheKitAlone() throws Exception {
         for (String module : List.of("allocator-heap", "allocator-offheap", "allocator-flink", "allocator-spark")) {
-            NodeList dependencies = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                    .parse(root.resolve(module).resolve("pom.xml").toFile())
-                    .getElementsByTagName("dependency");
-            List<String> ours = new ArrayList<>();
-            for (int i = 0; i < dependencies.getLength(); i++) {
-                Element dependency = (Element) dependencies.item(i);
-                String scope = childText(dependency, "scope");
-                if (childText(dependency, "groupId").equals("io.paimongov") && !scope.equals("test")) {
-                    ours.add(childText(dependency, "artifactId"));
-                }
-            }
-            assertThat(ours).as(module + "'s modules of ours outside test scope").containsExactly("governance-spi");
+            assertThat(oursOutsideTestScope(module)).as(module + "'s modules of ours outside test scope")
+                    .contains("governance-spi")
+                    .isSubsetOf("governance-spi", "allocator-support");
         }
+    }
+
+    /**
+     * The runtime calls allocators through the SPI and needs none of the vendor kit: allocator-support
+     * is at most a test dependency of governance-runtime (its tests build test allocators on it).
+     */
+    @Test
+    void theRuntimeModuleDependsOnTheSpiAlone() throws Exception {
+        assertThat(oursOutsideTestScope("governance-runtime")).as("governance-runtime's modules of ours outside test scope")
+                .containsExactly("governance-spi");
+    }
+
+    private static Path root() {
+        return Path.of(System.getProperty("basedir", "."), "..").normalize();
+    }
+
+    /** The artifactIds of our modules that {@code module}'s pom depends on outside test scope. */
+    private static List<String> oursOutsideTestScope(String module) throws Exception {
+        NodeList dependencies = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(root().resolve(module).resolve("pom.xml").toFile())
+                .getElementsByTagName("dependency");
+        List<String> ours = new ArrayList<>();
+        for (int i = 0; i < dependencies.getLength(); i++) {
+            Element dependency = (Element) dependencies.item(i);
+            String scope = childText(dependency, "scope");
+            if (childText(dependency, "groupId").equals("io.paimongov") && !scope.equals("test")) {
+                ours.add(childText(dependency, "artifactId"));
+            }
+        }
+        return ours;
     }
 
     private static String childText(Element element, String name) {
@@ -125,7 +219,7 @@ class LayersTest {
     void theRuntimeNeverImportsAnAllocatorOrWhatSitsOnTop() {
         check(noClasses().that().resideInAPackage(RUNTIME)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
+                        SUPPORT, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
                         "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
                 .because("the runtime is engine-neutral: it meets allocators only through the SPI"));
     }
@@ -160,9 +254,9 @@ class LayersTest {
     void theKitFindsAllocatorsThroughTheSpi() {
         check(noClasses().that().resideInAPackage(TCK)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
+                        SUPPORT, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
                         "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
-                .because("the TCK proves any allocator, so it names none"));
+                .because("the TCK proves any allocator against the contract, so it names none and leans on no base class"));
     }
 
     @Test

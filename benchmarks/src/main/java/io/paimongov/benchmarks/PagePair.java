@@ -1,10 +1,10 @@
 package io.paimongov.benchmarks;
 
 import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.runtime.Providers;
 import io.paimongov.spi.SegmentAllocator;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.memory.GovernedSegmentPool;
 import io.paimongov.runtime.memory.MemoryBudget;

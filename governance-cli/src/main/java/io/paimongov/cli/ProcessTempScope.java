@@ -1,7 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.runtime.spill.SpillScope;
-import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

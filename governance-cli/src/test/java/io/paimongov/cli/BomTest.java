@@ -45,7 +45,7 @@ class BomTest {
         }
         // test-fixtures is not managed: it is the project's own test support, not an artifact a product ships.
         assertThat(managed).containsExactlyInAnyOrder(
-                "governance-spi", "governance-runtime", "allocator-heap", "allocator-offheap", "allocator-flink",
+                "governance-spi", "allocator-support", "governance-runtime", "allocator-heap", "allocator-offheap", "allocator-flink",
                 "allocator-spark", "connector-flink", "connector-spark", "tck", "governance-cli");
         assertThat(modules).as("the parent's modules").containsAll(managed).contains("governance-bom");
     }

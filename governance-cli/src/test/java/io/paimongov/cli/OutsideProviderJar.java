@@ -46,7 +46,7 @@ final class OutsideProviderJar {
             package com.example.outside;
 
             import io.paimongov.spi.CancellationSignal;
-            import io.paimongov.spi.CompactionThreads;
+            import io.paimongov.spi.EngineResources.CompactionThreads;
             import io.paimongov.spi.EngineEnvironment;
             import io.paimongov.spi.EngineResources;
             import io.paimongov.spi.GovernanceClosedException;
@@ -55,7 +55,7 @@ final class OutsideProviderJar {
             import io.paimongov.spi.ProviderOptions;
             import io.paimongov.spi.ResourceExhaustedException;
             import io.paimongov.spi.SegmentAllocator;
-            import io.paimongov.spi.SpillLocations;
+            import io.paimongov.spi.EngineResources.SpillLocations;
             import java.util.Collection;
             import java.util.Collections;
             import java.util.IdentityHashMap;

@@ -26,11 +26,6 @@ public interface CancellationSignal {
     static CancellationSignal never() {
         return NeverCancelled.INSTANCE;
     }
-
-    /** A signal an engine fires by hand, for engines that are plain Java services. */
-    static ManualCancellation manual() {
-        return new ManualCancellation();
-    }
 }
 
 enum NeverCancelled implements CancellationSignal {

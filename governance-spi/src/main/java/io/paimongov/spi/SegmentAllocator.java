@@ -80,4 +80,59 @@ public interface SegmentAllocator {
     default Class<?> implementation() {
         return getClass();
     }
+
+    /**
+     * How an engine asks a write to give memory back: the runtime hands one to the allocator ({@link
+     * SegmentAllocator#bindRelief}, clause ALLOC.9 of docs/spi.md) when the write opens. What it does
+     * is clause LOCK.4: cached pages always, a flush or spill only when the write's call lock is free
+     * or held by the caller.
+     *
+     * <p><b>Thread-safety:</b> any thread, also re-entrantly from inside the allocator (LOCK.4).
+     * <b>May throw:</b> what a flush throws; treat it as nothing freed (LOCK.4).
+     */
+    @FunctionalInterface
+    interface MemoryRelief {
+
+        /**
+         * Tries to give at least {@code bytes} back to the engine.
+         *
+         * @return the bytes given back to the engine (released through the allocator), maybe 0
+         */
+        long relieve(long bytes);
+
+        /** A relief that frees nothing. */
+        MemoryRelief NONE = bytes -> 0;
+    }
+
+    /**
+     * An allocator broke the contract in a way the runtime sees where pages cross into the write: a
+     * page whose size is not {@link SegmentAllocator#pageSize()} (ALLOC.4), a page handed out while it
+     * is still live in the same write, or whose memory another live page of the write already has
+     * (ALLOC.4), more or fewer pages than asked for (ALLOC.3), or a {@link SegmentAllocator#usedBytes()}
+     * below zero (ALLOC.2). Thrown by the runtime, never by an allocator: the write that meets it fails
+     * and commits nothing, where going on would write one page's rows into another's. The message
+     * names the allocator's class ({@link SegmentAllocator#implementation()}: the vendor's, also when a
+     * wrapper such as the conformance kit's stands between), the clause and what was seen.
+     */
+    final class AllocatorContractException extends IllegalStateException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final String clause;
+
+        /**
+         * @param allocator the allocator that broke the contract
+         * @param clause the clause of docs/spi.md it broke, such as {@code ALLOC.4}
+         * @param what what the runtime saw
+         */
+        public AllocatorContractException(SegmentAllocator allocator, String clause, String what) {
+            super("the allocator " + allocator.implementation().getName() + " broke " + clause + " of docs/spi.md: " + what);
+            this.clause = clause;
+        }
+
+        /** The clause of docs/spi.md that was broken, such as {@code ALLOC.4}. */
+        public String clause() {
+            return clause;
+        }
+    }
 }

@@ -2,9 +2,7 @@ package io.paimongov.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.ByteBuffer;
 import java.util.List;
-import org.apache.paimon.memory.MemorySegment;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,21 +21,5 @@ class DeprecatedBridgesTest {
         assertThat(old.getMessage()).isEqualTo(now.getMessage());
         assertThat(List.of(old.resource(), old.requester(), old.requestedBytes(), old.reservedBytes(), old.capacityBytes(), old.largestHolders()))
                 .isEqualTo(List.of(now.resource(), now.requester(), now.requestedBytes(), now.reservedBytes(), now.capacityBytes(), now.largestHolders()));
-    }
-
-    @Test
-    void wrapOffHeapIsOffHeapSegmentsWrap() throws Exception {
-        ByteBuffer page = ByteBuffer.allocateDirect(4096);
-        // The buffer's native address, as an engine's page carries it (the build opens java.nio).
-        java.lang.reflect.Field field = java.nio.Buffer.class.getDeclaredField("address");
-        field.setAccessible(true);
-        long address = field.getLong(page);
-        MemorySegment old = PagedAllocator.wrapOffHeap(page, address);
-        MemorySegment now = OffHeapSegments.wrap(page, address);
-        assertThat(old.size()).isEqualTo(now.size()).isEqualTo(4096);
-        assertThat(old.isOffHeap()).isEqualTo(now.isOffHeap()).isTrue();
-        old.putLong(4088, 0x5EED_5EEDL);
-        assertThat(now.getLong(4088)).isEqualTo(0x5EED_5EEDL);
-        assertThat(page.order(java.nio.ByteOrder.nativeOrder()).getLong(4088)).isEqualTo(0x5EED_5EEDL);
     }
 }

@@ -1,7 +1,7 @@
 package io.paimongov.reliability;
 
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;

@@ -1,9 +1,9 @@
 package io.paimongov.reliability;
 
 import io.paimongov.fixtures.ObservedProvider;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.paimongov.tck;
 
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
-import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,16 +1,16 @@
 package io.paimongov.tck;
 
+import io.paimongov.spi.EngineResources.CompactionThreads;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
-import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.MemoryRelief;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator.MemoryRelief;
 import io.paimongov.spi.SegmentAllocator;
-import io.paimongov.spi.SpillLocations;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

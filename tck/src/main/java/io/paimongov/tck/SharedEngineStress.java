@@ -1,10 +1,10 @@
 package io.paimongov.tck;
 
 import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.paimongov.tck;
 
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.StandaloneEngine;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Objects;

@@ -2,8 +2,8 @@ package io.paimongov.tck;
 
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;

@@ -1,11 +1,12 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.PagedAllocator;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,7 +33,7 @@ public final class BrokenBoundaryProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
             return super.resources(memory, SpillLocations.of(List.of(tmp), spill.maxBytes()), cancel, metrics);
         }
@@ -50,7 +51,7 @@ public final class BrokenBoundaryProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             List<Path> beside = spill.roots().stream().map(root -> {
                 try {
                     return Files.createDirectories(root.resolveSibling(root.getFileName() + "-of-its-own"));
@@ -76,7 +77,7 @@ public final class BrokenBoundaryProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private java.nio.channels.FileChannel store;
                 private Path file;
@@ -145,7 +146,7 @@ public final class BrokenBoundaryProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             MetricsReporter threadBound = new MetricsReporter() {
                 private final ThreadLocal<String> scope = new ThreadLocal<>();
 
@@ -178,7 +179,7 @@ public final class BrokenBoundaryProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             CancellationSignal keeping = new CancellationSignal() {
                 @Override
                 public Optional<String> cancelReason() {

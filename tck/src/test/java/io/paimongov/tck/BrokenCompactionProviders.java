@@ -1,6 +1,6 @@
 package io.paimongov.tck;
 
-import io.paimongov.spi.CompactionThreads;
+import io.paimongov.spi.EngineResources.CompactionThreads;
 import java.util.concurrent.Semaphore;
 
 /** Providers broken in the compaction threads their engine gives (COMPACT-*), one thing each. */

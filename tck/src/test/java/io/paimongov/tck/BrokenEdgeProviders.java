@@ -1,5 +1,9 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.PagedAllocator;
+import io.paimongov.allocator.support.EnginePagedAllocator;
+import io.paimongov.allocator.support.LeakReport;
+import io.paimongov.allocator.support.PagedAllocator;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -27,7 +31,7 @@ public final class BrokenEdgeProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             int inAnInt = (int) capacity;
             return super.allocator(pageSize, inAnInt, engine);
         }
@@ -44,7 +48,7 @@ public final class BrokenEdgeProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public void release(Collection<MemorySegment> pages) {
@@ -74,7 +78,7 @@ public final class BrokenEdgeProviders {
         abstract Collection<MemorySegment> tracking();
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private final Collection<MemorySegment> live = tracking();
 
@@ -148,62 +152,57 @@ public final class BrokenEdgeProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             List<byte[]> cache = CACHES.computeIfAbsent(engine, e -> new ArrayList<>());
-            return new Allocator(pageSize, capacity, engine) {
+            // An engine kind: it says its page call does the engine's accounting, and charges only
+            // the pages it does not take from the cache.
+            return new EnginePagedAllocator<MemorySegment>("reference", "reference pages", pageSize, capacity, null) {
                 /** Pages handed out from the cache, not charged to the engine. */
                 private final Set<MemorySegment> uncharged = Collections.newSetFromMap(new IdentityHashMap<>());
-                /** Every page handed out and not yet released, so that only live pages go to the cache. */
-                private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
-                /** Arrays taken from the cache for the allocation under way on this thread, until newPage. */
-                private final ThreadLocal<List<byte[]>> taken = ThreadLocal.withInitial(ArrayList::new);
-                /** Bytes of the release under way that the engine never got. */
-                private long notCharged;
 
                 @Override
-                protected boolean admitPages(long bytes) {
+                protected void takePages(int count, List<MemorySegment> into) {
                     synchronized (cache) {
-                        int count = (int) (bytes / pageSize());
                         if (cache.size() >= count) {
                             for (int i = 0; i < count; i++) {
-                                taken.get().add(cache.remove(cache.size() - 1));
+                                MemorySegment page = MemorySegment.wrap(cache.remove(cache.size() - 1));
+                                uncharged.add(page);
+                                into.add(page);
                             }
-                            return true;
+                            return;
                         }
                     }
-                    return super.admitPages(bytes);
-                }
-
-                @Override
-                protected MemorySegment newPage() {
-                    synchronized (lock) {
-                        MemorySegment page;
-                        List<byte[]> mine = taken.get();
-                        if (mine.isEmpty()) {
-                            page = super.newPage();
-                        } else {
-                            page = MemorySegment.wrap(mine.remove(mine.size() - 1));
-                            uncharged.add(page);
-                        }
-                        live.add(page);
-                        return page;
+                    if (!engine.take((long) count * pageSize())) {
+                        throw new EngineRefused();
+                    }
+                    for (int i = 0; i < count; i++) {
+                        into.add(MemorySegment.wrap(new byte[pageSize()]));
                     }
                 }
 
                 @Override
-                public void release(Collection<MemorySegment> pages) {
-                    synchronized (lock) {
-                        List<byte[]> back = new ArrayList<>();
-                        for (MemorySegment page : pages) {
-                            if (live.remove(page)) {
-                                back.add(page.getHeapMemory());
-                                if (uncharged.remove(page)) {
-                                    notCharged += pageSize();
-                                }
-                            }
+                protected boolean isRefusal(Throwable failure) {
+                    return failure instanceof EngineRefused;
+                }
+
+                @Override
+                protected MemorySegment segment(MemorySegment page) {
+                    return page;
+                }
+
+                /** Charged pages give their bytes back; released arrays go to the cache, not those of a close. */
+                @Override
+                protected void givePages(List<MemorySegment> pages) {
+                    long charged = 0;
+                    List<byte[]> back = new ArrayList<>();
+                    for (MemorySegment page : pages) {
+                        if (!uncharged.remove(page)) {
+                            charged += pageSize();
                         }
-                        super.release(pages);
-                        notCharged = 0;
+                        back.add(page.getHeapMemory());
+                    }
+                    engine.give(charged);
+                    if (!isClosed()) {
                         synchronized (cache) {
                             cache.addAll(back);
                         }
@@ -211,24 +210,25 @@ public final class BrokenEdgeProviders {
                 }
 
                 @Override
-                protected void unadmitPages(long bytes) {
-                    super.unadmitPages(bytes - notCharged);
+                protected boolean reserveBytes(long bytes) {
+                    return engine.take(bytes);
                 }
 
                 @Override
-                public void close() {
-                    synchronized (lock) {
-                        notCharged = (long) uncharged.size() * pageSize();
-                        try {
-                            super.close();
-                        } finally {
-                            notCharged = 0;
-                            uncharged.clear();
-                            live.clear();
-                        }
-                    }
+                protected void unreserveBytes(long bytes) {
+                    engine.give(bytes);
+                }
+
+                @Override
+                protected IllegalStateException closeEngine(LeakReport leak) {
+                    return null;
                 }
             };
+        }
+
+        /** The engine had not the bytes of the pages asked for. */
+        private static final class EngineRefused extends RuntimeException {
+            private static final long serialVersionUID = 1L;
         }
     }
 }

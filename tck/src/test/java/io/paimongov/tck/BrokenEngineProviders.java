@@ -1,5 +1,11 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.EnginePagedAllocator;
+import io.paimongov.allocator.support.LeakReport;
+import io.paimongov.allocator.support.PagedAllocator;
+import java.util.List;
+import org.apache.paimon.memory.MemorySegment;
+
 /**
  * Providers broken between the allocator and its engine: each keeps its own accounting right, so
  * only a rule that reads the engine's counter at the right moment sees it. The first three show
@@ -17,7 +23,7 @@ public final class BrokenEngineProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 protected boolean reserveBytes(long bytes) {
@@ -42,7 +48,7 @@ public final class BrokenEngineProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 protected boolean reserveBytes(long bytes) {
@@ -64,7 +70,7 @@ public final class BrokenEngineProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 protected boolean reserveBytes(long bytes) {
@@ -92,7 +98,7 @@ public final class BrokenEngineProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public boolean tryReserve(long bytes) {
@@ -119,15 +125,39 @@ public final class BrokenEngineProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
-            return new Allocator(pageSize, capacity, engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
+            // An engine kind, which says its page call does the engine's accounting; its page call
+            // is the heap's.
+            return new EnginePagedAllocator<MemorySegment>("reference", "reference pages", pageSize, capacity, null) {
                 @Override
-                protected boolean admitPages(long bytes) {
-                    return true;
+                protected void takePages(int count, List<MemorySegment> into) {
+                    for (int i = 0; i < count; i++) {
+                        into.add(MemorySegment.wrap(new byte[pageSize()]));
+                    }
                 }
 
                 @Override
-                protected void unadmitPages(long bytes) {}
+                protected MemorySegment segment(MemorySegment page) {
+                    return page;
+                }
+
+                @Override
+                protected void givePages(List<MemorySegment> pages) {}
+
+                @Override
+                protected boolean reserveBytes(long bytes) {
+                    return engine.take(bytes);
+                }
+
+                @Override
+                protected void unreserveBytes(long bytes) {
+                    engine.give(bytes);
+                }
+
+                @Override
+                protected IllegalStateException closeEngine(LeakReport leak) {
+                    return null;
+                }
             };
         }
     }

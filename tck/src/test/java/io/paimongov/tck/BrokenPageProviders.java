@@ -1,5 +1,6 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.PagedAllocator;
 import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,7 +25,7 @@ public final class BrokenPageProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(OWN_PAGE, capacity, engine);
         }
     }
@@ -55,7 +56,7 @@ public final class BrokenPageProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 protected MemorySegment newPage() {
@@ -81,7 +82,7 @@ public final class BrokenPageProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private ByteBuffer block;
                 private int next;

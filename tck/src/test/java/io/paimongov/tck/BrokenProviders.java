@@ -1,12 +1,13 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.PagedAllocator;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.SpillLocations;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
@@ -137,7 +138,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, Long.MAX_VALUE, new Engine(Long.MAX_VALUE)) {
                 @Override
                 public long capacityBytes() {
@@ -158,7 +159,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, Long.MAX_VALUE, new Engine(Long.MAX_VALUE)) {
                 @Override
                 public long capacityBytes() {
@@ -204,7 +205,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public void allocate(List<MemorySegment> target, int pages) {
@@ -234,7 +235,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private final java.util.Deque<byte[]> free = new java.util.ArrayDeque<>();
 
@@ -294,7 +295,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 void giveBack(long bytes) {}
@@ -310,7 +311,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private byte[] last;
                 private int count;
@@ -334,7 +335,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public void allocate(List<MemorySegment> target, int pages) {
@@ -377,7 +378,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             return super.resources(memory, spill, CancellationSignal.never(), metrics);
         }
     }
@@ -390,7 +391,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             MetricsReporter skewed =
                     new MetricsReporter() {
                         @Override
@@ -432,7 +433,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        public java.util.Optional<io.paimongov.spi.StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
+        public java.util.Optional<io.paimongov.spi.GovernanceProvider.StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
             return java.util.Optional.empty();
         }
     }
@@ -445,7 +446,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public void close() {
@@ -466,7 +467,7 @@ public final class BrokenProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public void close() {}

@@ -1,9 +1,11 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.LeakReport;
+import io.paimongov.allocator.support.PagedAllocator;
 import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.SpillLocations;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -35,7 +37,7 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private final AtomicInteger pages = new AtomicInteger();
 
@@ -62,7 +64,7 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             long sleep = 2 * TckSettings.fromSystemProperties().cancelBoundMillis();
             return new Allocator(pageSize, capacity, engine) {
                 @Override
@@ -91,7 +93,7 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             Thread owner = Thread.currentThread();
             return new Allocator(pageSize, capacity, engine) {
                 private final List<MemorySegment> pendingPages = new ArrayList<>();
@@ -147,7 +149,7 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             return super.resources(memory, SpillLocations.of(spill.roots(), Long.MAX_VALUE), cancel, metrics);
         }
     }
@@ -160,7 +162,7 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             List<Path> roots = spill.roots().stream().map(r -> r.resolve("engine-spill")).toList();
             return super.resources(memory, SpillLocations.of(roots, spill.maxBytes()), cancel, metrics);
         }
@@ -176,7 +178,7 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+        EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
             List<Path> roots = new ArrayList<>();
             int write = WRITES.incrementAndGet();
             for (Path root : spill.roots()) {
@@ -198,7 +200,7 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public long capacityBytes() {
@@ -219,11 +221,11 @@ public final class BrokenSpillCancelProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
-                protected IllegalStateException closeEngine(long heldBytes, long pages, long reservedBytes) {
-                    return new IllegalStateException("leak check: closed with " + heldBytes + " bytes still held (" + pages + " pages)");
+                protected IllegalStateException closeEngine(LeakReport leak) {
+                    return new IllegalStateException("leak check: closed with " + leak.heldBytes() + " bytes still held (" + leak.pages() + " pages)");
                 }
             };
         }

@@ -1,5 +1,6 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.PagedAllocator;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -36,7 +37,7 @@ public final class BrokenWriteProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private final Set<MemorySegment> live = Collections.newSetFromMap(new IdentityHashMap<>());
 
@@ -75,7 +76,7 @@ public final class BrokenWriteProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 private MemorySegment first;
 
@@ -104,7 +105,7 @@ public final class BrokenWriteProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, 2 * capacity, engine);
         }
     }

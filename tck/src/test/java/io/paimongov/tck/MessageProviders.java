@@ -1,5 +1,8 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.LeakReport;
+import io.paimongov.allocator.support.PagedAllocator;
+
 /**
  * Providers the kit's tests of its messages run: each breaks a rule in a way that shows one part of
  * a failure message (what the runner adds when a rule's cleanup fails too). Not in {@link
@@ -23,7 +26,7 @@ final class MessageProviders {
         }
 
         @Override
-        Allocator allocator(int pageSize, long capacity, Engine engine) {
+        PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             return new Allocator(pageSize, capacity, engine) {
                 @Override
                 public long usedBytes() {
@@ -31,7 +34,7 @@ final class MessageProviders {
                 }
 
                 @Override
-                protected IllegalStateException closeEngine(long heldBytes, long pages, long reservedBytes) {
+                protected IllegalStateException closeEngine(LeakReport leak) {
                     return new IllegalStateException(LEAK);
                 }
             };

@@ -1,18 +1,20 @@
 package io.paimongov.tck;
 
+import io.paimongov.allocator.support.BoundedCounters;
+import io.paimongov.allocator.support.HeapPagedAllocator;
+import io.paimongov.allocator.support.LeakReport;
+import io.paimongov.allocator.support.PagedAllocator;
+import io.paimongov.allocator.support.PagedResources;
+import io.paimongov.allocator.support.standalone.ManualStandaloneEngine;
+import io.paimongov.spi.EngineResources.CompactionThreads;
+import io.paimongov.spi.EngineResources.SpillLocations;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.ProviderOptions;
-import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.CancellationSignal;
-import io.paimongov.spi.CompactionThreads;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.ManualStandaloneEngine;
 import io.paimongov.spi.MetricsReporter;
-import io.paimongov.spi.HeapPagedAllocator;
-import io.paimongov.spi.PagedResources;
-import io.paimongov.spi.SpillLocations;
-import io.paimongov.spi.StandaloneEngine;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -46,11 +48,11 @@ public class ReferenceProvider implements GovernanceProvider {
         options.rejectUnknownKeys(name(), List.of());
     }
 
-    Allocator allocator(int pageSize, long capacity, Engine engine) {
+    PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
         return new Allocator(pageSize, capacity, engine);
     }
 
-    EngineResources resources(Allocator memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
+    EngineResources resources(PagedAllocator<?> memory, SpillLocations spill, CancellationSignal cancel, MetricsReporter metrics) {
         return new PagedResources(memory, spill, cancel, metrics, compaction());
     }
 
@@ -125,7 +127,7 @@ public class ReferenceProvider implements GovernanceProvider {
         }
 
         @Override
-        protected IllegalStateException closeEngine(long heldBytes, long pages, long reservedBytes) {
+        protected IllegalStateException closeEngine(LeakReport leak) {
             return null;
         }
     }

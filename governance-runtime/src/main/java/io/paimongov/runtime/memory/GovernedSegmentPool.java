@@ -1,7 +1,7 @@
 package io.paimongov.runtime.memory;
 
-import io.paimongov.spi.AllocatorContractException;
 import io.paimongov.spi.ResourceExhaustedException;
+import io.paimongov.spi.SegmentAllocator.AllocatorContractException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package io.paimongov.runtime.memory;
 
-import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -133,7 +132,7 @@ public final class MemoryBudget {
     }
 
     /**
-     * The engine asks for {@code bytes} back ({@link io.paimongov.spi.MemoryRelief}, bound to the
+     * The engine asks for {@code bytes} back ({@link io.paimongov.spi.SegmentAllocator.MemoryRelief}, bound to the
      * allocator): runs the reclaimer as {@link #reclaim} does and counts the request in {@link
      * #reclaimedFromCount()} and what it freed in {@link #reclaimedFromBytes()}.
      *
@@ -198,12 +197,26 @@ public final class MemoryBudget {
      * @return the reserved bytes after the add, or -1 when they did not fit (nothing changed)
      */
     long addWithinCapacity(long bytes) {
-        long next = BoundedCounters.tryAdd(reserved, bytes, capacity);
+        long next = addWithin(bytes, capacity);
         if (next >= 0 && member != null && next > capacity) {
             reserved.addAndGet(-bytes);
             return -1;
         }
         return next;
+    }
+
+    /** One compare-and-set loop: concurrent adders never pass {@code bound} together; -1 changes nothing. */
+    private long addWithin(long bytes, long bound) {
+        while (true) {
+            long current = reserved.get();
+            long next = current + bytes;
+            if (next > bound || next < 0) {
+                return -1;
+            }
+            if (reserved.compareAndSet(current, next)) {
+                return next;
+            }
+        }
     }
 
     /**

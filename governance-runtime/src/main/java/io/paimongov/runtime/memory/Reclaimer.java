@@ -5,7 +5,7 @@ package io.paimongov.runtime.memory;
  * makes Paimon flush or spill a writer. Installed once by the runtime when a write opens.
  *
  * <p><b>Who calls:</b> {@link MemoryReservation#grow}, on the thread that asked for memory, which
- * may be any thread; an engine through {@link io.paimongov.spi.MemoryRelief}; and, in a {@link
+ * may be any thread; an engine through {@link io.paimongov.spi.SegmentAllocator.MemoryRelief}; and, in a {@link
  * SharedMemory}, another write taking its share back from this one, on that write's thread (to
  * collect what this write owes): a reclaimer must be thread-safe and must not block. The governed write's reclaimer makes Paimon flush only
  * when it gets the write's call lock at once (the writing thread inside a call, or any thread while

@@ -1,7 +1,7 @@
 package io.paimongov.runtime.spill;
 
 import io.paimongov.runtime.internal.files.PrivateFiles;
-import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;

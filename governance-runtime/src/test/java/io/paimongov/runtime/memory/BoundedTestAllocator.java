@@ -1,6 +1,6 @@
 package io.paimongov.runtime.memory;
 
-import io.paimongov.spi.HeapPagedAllocator;
+import io.paimongov.allocator.support.HeapPagedAllocator;
 
 /**
  * A plain bounded allocator for the runtime's unit tests: heap pages and reservations within its

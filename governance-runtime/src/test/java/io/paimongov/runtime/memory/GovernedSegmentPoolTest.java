@@ -3,8 +3,8 @@ package io.paimongov.runtime.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.spi.AllocatorContractException;
-import io.paimongov.spi.HeapPagedAllocator;
+import io.paimongov.allocator.support.HeapPagedAllocator;
+import io.paimongov.spi.SegmentAllocator.AllocatorContractException;
 import io.paimongov.spi.WriteCancelledException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

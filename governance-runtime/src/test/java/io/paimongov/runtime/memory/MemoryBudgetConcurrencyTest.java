@@ -3,8 +3,8 @@ package io.paimongov.runtime.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.allocator.support.HeapPagedAllocator;
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.HeapPagedAllocator;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.paimongov.runtime.memory;
 
-import io.paimongov.spi.EnginePagedAllocator;
+import io.paimongov.allocator.support.EnginePagedAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.paimon.memory.MemorySegment;

@@ -1,6 +1,6 @@
 package io.paimongov.runtime.memory;
 
-import io.paimongov.spi.PagedAllocator;
+import io.paimongov.allocator.support.PagedAllocator;
 import io.paimongov.spi.SegmentAllocator;
 
 /** Test allocators for the runtime's unit tests in other packages. */

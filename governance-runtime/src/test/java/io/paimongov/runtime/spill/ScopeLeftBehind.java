@@ -1,6 +1,6 @@
 package io.paimongov.runtime.spill;
 
-import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import java.nio.file.Path;
 import java.util.List;
 

@@ -3,7 +3,7 @@ package io.paimongov.runtime.spill;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.runtime.internal.spill.GovernedIOManager;
-import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;

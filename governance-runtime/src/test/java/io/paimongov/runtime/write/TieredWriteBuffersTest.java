@@ -7,7 +7,7 @@ import io.paimongov.runtime.memory.TestAllocators;
 import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.runtime.internal.spill.TieredSortBuffer;
-import io.paimongov.spi.SpillLocations;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.paimongov.runtime.internal.compaction;
 
 import io.paimongov.runtime.memory.Reclaimer;
-import io.paimongov.spi.CompactionThreads;
+import io.paimongov.spi.EngineResources.CompactionThreads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -3,7 +3,6 @@ package io.paimongov.runtime.internal.spill;
 import io.paimongov.runtime.internal.files.PrivateFiles;
 import io.paimongov.runtime.spill.FreeSpaceAtFailure;
 import io.paimongov.runtime.spill.SpillScope;
-import io.paimongov.spi.BoundedCounters;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException.Resource;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -180,8 +179,18 @@ public final class GovernedIOManager implements IOManager {
         written.add(bytes);
     }
 
+    /** Adds {@code bytes} to the disk bytes if they stay within the spill budget; one compare-and-set loop. */
     private boolean tryAdd(long bytes) {
-        return BoundedCounters.tryAdd(diskBytes, bytes, maxBytes) >= 0;
+        while (true) {
+            long current = diskBytes.get();
+            long next = current + bytes;
+            if (next > maxBytes || next < 0) {
+                return false;
+            }
+            if (diskBytes.compareAndSet(current, next)) {
+                return true;
+            }
+        }
     }
 
     private void forgetDeleted() {

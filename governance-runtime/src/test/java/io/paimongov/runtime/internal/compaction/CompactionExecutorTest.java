@@ -8,7 +8,7 @@ import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
 import io.paimongov.runtime.memory.Reclaimer;
 import io.paimongov.runtime.memory.TestAllocators;
-import io.paimongov.spi.CompactionThreads;
+import io.paimongov.spi.EngineResources.CompactionThreads;
 import java.time.Duration;
 import io.paimongov.spi.WriteCancelledException;
 import java.util.concurrent.CountDownLatch;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.runtime.spill.SpillScope;
+import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.ResourceExhaustedException;
-import io.paimongov.spi.SpillLocations;
 import io.paimongov.spi.WriteCancelledException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.paimongov.spi.metrics;
+package io.paimongov.allocator.support;
 
 import java.util.concurrent.atomic.LongAdder;
 
@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
  * A provider's leak metric: how many of its write allocators closed while still holding engine
  * memory, and how many bytes they held. A provider keeps one per process (a static field) and
  * records into it when an allocator's close finds memory still held, just before that close throws
- * (docs/spi.md, clause RES.4).
+ * (docs/spi.md, clause RES.4): a {@link PagedAllocator} given one does that itself.
  *
  * <p><b>Thread-safety:</b> thread-safe. Counters only grow.
  */

@@ -1,4 +1,10 @@
-package io.paimongov.spi;
+package io.paimongov.allocator.support;
+
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineResources.CompactionThreads;
+import io.paimongov.spi.EngineResources.SpillLocations;
+import io.paimongov.spi.EngineResources;
+import io.paimongov.spi.MetricsReporter;
 
 /**
  * The {@link EngineResources} of a provider whose allocator extends {@link PagedAllocator}: the

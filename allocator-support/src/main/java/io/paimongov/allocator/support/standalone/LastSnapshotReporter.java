@@ -1,5 +1,7 @@
-package io.paimongov.spi;
+package io.paimongov.allocator.support.standalone;
 
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
+import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;

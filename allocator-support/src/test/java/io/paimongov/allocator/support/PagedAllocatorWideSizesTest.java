@@ -1,8 +1,9 @@
-package io.paimongov.spi;
+package io.paimongov.allocator.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package io.paimongov.spi;
+package io.paimongov.allocator.support;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 import org.apache.paimon.memory.MemorySegment;
 
 /**
- * Paimon segments over an engine's native pages, for {@link PagedAllocator#segment}
+ * Paimon segments over an engine's native pages, for {@link EnginePagedAllocator#segment}
  * implementations. Stateless apart from one method handle made at first use; thread-safe.
  */
 public final class OffHeapSegments {

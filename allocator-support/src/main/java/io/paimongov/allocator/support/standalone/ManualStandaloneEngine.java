@@ -1,5 +1,9 @@
-package io.paimongov.spi;
+package io.paimongov.allocator.support.standalone;
 
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
+import io.paimongov.spi.MetricsReporter;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Map;
 import java.util.Optional;
@@ -21,7 +25,7 @@ public abstract class ManualStandaloneEngine implements StandaloneEngine {
     /** The kind {@link #registrations()} counts the writes open in an engine's metric system under. */
     public static final String METRIC_SOURCES = "metric sources";
 
-    private final ManualCancellation cancellation = CancellationSignal.manual();
+    private final ManualCancellation cancellation = new ManualCancellation();
     private final LastSnapshotReporter metrics = new LastSnapshotReporter();
     private volatile EngineEnvironment environment;
 

@@ -1,4 +1,4 @@
-package io.paimongov.spi;
+package io.paimongov.allocator.support;
 
 import java.util.concurrent.atomic.AtomicLong;
 

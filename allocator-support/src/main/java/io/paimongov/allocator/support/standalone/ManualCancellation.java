@@ -1,5 +1,8 @@
-package io.paimongov.spi;
+package io.paimongov.allocator.support.standalone;
 
+import io.paimongov.spi.CancellationSignal;
+import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,7 +20,8 @@ public final class ManualCancellation implements CancellationSignal {
     private final AtomicReference<String> reason = new AtomicReference<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
-    ManualCancellation() {}
+    /** A signal that has not fired. */
+    public ManualCancellation() {}
 
     /** Fires the signal; returns false when it had fired already. */
     public boolean cancel(String why) {
