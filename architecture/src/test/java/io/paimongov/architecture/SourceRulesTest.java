@@ -28,10 +28,6 @@ class SourceRulesTest {
      * Main files still over {@link #MAX_MAIN_LINES}, each split in a change of its own. An entry that
      * is no longer over (or gone) fails the check, so that the list only shrinks.
      */
-    static final List<String> KNOWN_OVER = List.of(
-            // Split out of governance-spi into the allocator-support module in a parallel change.
-            "governance-spi/src/main/java/io/paimongov/spi/PagedAllocator.java");
-
     private static final Pattern INTERNAL_IMPORT =
             Pattern.compile("^\\s*import\\s+(static\\s+)?io\\.paimongov\\.runtime\\.internal\\.", Pattern.MULTILINE);
 
@@ -55,7 +51,7 @@ class SourceRulesTest {
         assertThat(offenders).as("files outside governance-runtime that import io.paimongov.runtime.internal").isEmpty();
     }
 
-    /** No main source file is over {@value #MAX_MAIN_LINES} lines, except those {@link #KNOWN_OVER}. */
+    /** No main source file is over {@value #MAX_MAIN_LINES} lines. */
     @Test
     void noMainFileIsOverTheLimit() throws IOException {
         List<Path> main = sources(p -> p.toString().contains("/src/main/"));
@@ -70,10 +66,6 @@ class SourceRulesTest {
                 over.put(ROOT.relativize(source).toString(), lines);
             }
         }
-        List<String> stale = KNOWN_OVER.stream().filter(f -> !over.containsKey(f)).toList();
-        assertThat(stale).as("files in KNOWN_OVER that are no longer over " + MAX_MAIN_LINES + " lines: remove them from the list")
-                .isEmpty();
-        KNOWN_OVER.forEach(over::remove);
         assertThat(over).as("main source files over " + MAX_MAIN_LINES + " lines (file=lines): split them by job").isEmpty();
     }
 

@@ -1,5 +1,6 @@
 package io.paimongov.runtime.memory;
 
+import io.paimongov.runtime.internal.counters.BoundedAdd;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -197,26 +198,12 @@ public final class MemoryBudget {
      * @return the reserved bytes after the add, or -1 when they did not fit (nothing changed)
      */
     long addWithinCapacity(long bytes) {
-        long next = addWithin(bytes, capacity);
+        long next = BoundedAdd.addWithin(reserved, bytes, capacity);
         if (next >= 0 && member != null && next > capacity) {
             reserved.addAndGet(-bytes);
             return -1;
         }
         return next;
-    }
-
-    /** One compare-and-set loop: concurrent adders never pass {@code bound} together; -1 changes nothing. */
-    private long addWithin(long bytes, long bound) {
-        while (true) {
-            long current = reserved.get();
-            long next = current + bytes;
-            if (next > bound || next < 0) {
-                return -1;
-            }
-            if (reserved.compareAndSet(current, next)) {
-                return next;
-            }
-        }
     }
 
     /**

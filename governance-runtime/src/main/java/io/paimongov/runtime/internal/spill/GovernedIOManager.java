@@ -1,5 +1,6 @@
 package io.paimongov.runtime.internal.spill;
 
+import io.paimongov.runtime.internal.counters.BoundedAdd;
 import io.paimongov.runtime.internal.files.PrivateFiles;
 import io.paimongov.runtime.spill.FreeSpaceAtFailure;
 import io.paimongov.runtime.spill.SpillScope;
@@ -161,9 +162,9 @@ public final class GovernedIOManager implements IOManager {
     }
 
     private void account(AtomicLong fileBytes, long bytes) {
-        if (!tryAdd(bytes)) {
+        if (BoundedAdd.addWithin(diskBytes, bytes, maxBytes) < 0) {
             forgetDeleted();
-            if (!tryAdd(bytes)) {
+            if (BoundedAdd.addWithin(diskBytes, bytes, maxBytes) < 0) {
                 refused.increment();
                 throw new ResourceExhaustedException(
                         Resource.SPILL_DISK,
@@ -177,20 +178,6 @@ public final class GovernedIOManager implements IOManager {
         }
         fileBytes.addAndGet(bytes);
         written.add(bytes);
-    }
-
-    /** Adds {@code bytes} to the disk bytes if they stay within the spill budget; one compare-and-set loop. */
-    private boolean tryAdd(long bytes) {
-        while (true) {
-            long current = diskBytes.get();
-            long next = current + bytes;
-            if (next > maxBytes || next < 0) {
-                return false;
-            }
-            if (diskBytes.compareAndSet(current, next)) {
-                return true;
-            }
-        }
     }
 
     private void forgetDeleted() {
