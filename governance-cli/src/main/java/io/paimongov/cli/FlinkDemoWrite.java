@@ -38,14 +38,24 @@ import org.apache.paimon.data.InternalRow;
  * manager whose one slot's managed memory is the budget (its pages of {@code --page-size}, its
  * temp dir the spill root), the governed catalog on the warehouse, the demo's rows from a
  * generator source of one task (made again there from the {@link DemoRecipe}, so in the order the
- * model makes them, deletes as {@code -D} rows of an upsert stream keyed by {@code (p, k)}), and
- * one {@code INSERT INTO} statement: one governed writer, as the heap demo has one write. Its metrics
+ * model makes them, deletes as {@code -D} rows of a changelog of inserts and deletes with the
+ * primary key {@code (p, k)}, see {@link #INSERTS_AND_DELETES}), and one {@code INSERT INTO} statement: one governed writer, as the heap demo has one write. Its metrics
  * come from Flink's metric system ({@link FlinkGauges}); {@code --cancel-after-rows} cancels the job
  * once the writer's {@code inputRows} gauge reaches the count (below {@code --rows}, since the job
  * commits after its last row). Whether the statement committed is read from the table's snapshots,
  * not inferred from how the job ended.
  */
 final class FlinkDemoWrite {
+
+    /**
+     * The input's changelog: inserts and deletes, not an upsert stream. The planner puts a {@code
+     * ChangelogNormalize} after an upsert source, which keeps the last row of every key the job has
+     * seen and drops a {@code -D} of a key it has not: a delete of a key an earlier run wrote would
+     * never reach the table (Paimon's own sink gets the same plan). Inserts and deletes with the
+     * primary key declared go to the sink as they are, in the source's order.
+     */
+    static final ChangelogMode INSERTS_AND_DELETES =
+            ChangelogMode.newBuilder().addContainedKind(RowKind.INSERT).addContainedKind(RowKind.DELETE).build();
 
     private FlinkDemoWrite() {}
 
@@ -74,7 +84,7 @@ final class FlinkDemoWrite {
                 .column("v", DataTypes.STRING())
                 .primaryKey("p", "k")
                 .build();
-        Table input = s.appendOnly() ? sql.fromDataStream(rows) : sql.fromChangelogStream(rows, schema, ChangelogMode.upsert());
+        Table input = s.appendOnly() ? sql.fromDataStream(rows) : sql.fromChangelogStream(rows, schema, INSERTS_AND_DELETES);
         sql.createTemporaryView("demo_input", input);
         Long before = latestSnapshot(warehouse);
         TableResult result = sql.executeSql("INSERT INTO " + SqlEngine.CATALOG + "." + DemoTable.DATABASE + "." + DemoTable.TABLE
