@@ -2,6 +2,7 @@ package io.paimongov.cli;
 
 import io.paimongov.flink.FlinkGovernanceProvider;
 import io.paimongov.runtime.tables.PaimonPaths;
+import io.paimongov.tck.TableModes;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -35,7 +36,8 @@ import org.apache.paimon.data.InternalRow;
 
 /**
  * The demo's write through Flink SQL ({@code --provider flink}): an embedded cluster of one task
- * manager whose one slot's managed memory is the budget (its pages of {@code --page-size}, its
+ * manager whose one slot's managed memory is the budget of each governed operator in it ({@link
+ * #governedOperators}; its pages of {@code --page-size}, its
  * temp dir the spill root), the governed catalog on the warehouse, the demo's rows from a
  * generator source of one task (made again there from the {@link DemoRecipe}, so in the order the
  * model makes them, deletes as {@code -D} rows of a changelog of inserts and deletes with the
@@ -62,7 +64,7 @@ final class FlinkDemoWrite {
     static EngineWrite run(DemoSettings s, Path warehouse, Path spillRoot) throws Exception {
         long leakedBefore = FlinkGovernanceProvider.leakedBytes();
         Configuration config = new Configuration();
-        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(s.options().budgetBytes()));
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(s.options().budgetBytes() * governedOperators(s.table())));
         config.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, new MemorySize(s.options().pageSize()));
         config.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         config.set(CoreOptions.TMP_DIRS, spillRoot.toString());
@@ -108,6 +110,16 @@ final class FlinkDemoWrite {
         WriteSummary writes = FlinkGauges.take(id);
         return new EngineWrite(writes.inputRows(), committed, cancelled, writes,
                 FlinkGovernanceProvider.leakedBytes() - leakedBefore, EngineWrite.scopeFilesUnder(spillRoot), spillRoot);
+    }
+
+    /**
+     * The operators of the job that declare managed memory, all with the same weight, so each gets
+     * the slot's managed memory divided by this: the writer, and for dynamic buckets the assigner
+     * before it ({@code GovernedPaimonSink}). The slot holds this many budgets, so that the writer's
+     * share is the budget.
+     */
+    static int governedOperators(TableModes mode) {
+        return mode == TableModes.PK_DYNAMIC ? 2 : 1;
     }
 
     /** The demo table's latest snapshot id; null before its first commit. */

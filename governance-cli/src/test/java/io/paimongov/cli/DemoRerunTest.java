@@ -69,14 +69,17 @@ class DemoRerunTest {
      * deletes and overwrites keys only the first one wrote, which an engine's job has never seen
      * (Flink's {@code ChangelogNormalize} of an upsert source dropped such deletes). Spark's SQL
      * writes carry no row kind, so its rows drawn to delete are upserts (docs/cli.md). The seed of
-     * the second run is the first's, as a plain rerun gives, or another.
+     * the second run is the first's, as a plain rerun gives, or another; Flink's also with the
+     * primary-key modes whose writes differ (dynamic buckets, deletion vectors, lookup changelog).
      */
-    @ParameterizedTest(name = "{0}, second seed {1}")
-    @CsvSource({"heap, 1", "heap, 2", "offheap, 1", "offheap, 2", "flink, 1", "flink, 2", "spark, 1", "spark, 2"})
-    void everyProvidersSecondRunDeletesAndOverwritesTheKeysOfTheFirst(String provider, long secondSeed) throws Exception {
+    @ParameterizedTest(name = "{0}, table {1}, second seed {2}")
+    @CsvSource({"heap, pk, 1", "heap, pk, 2", "offheap, pk, 1", "offheap, pk, 2", "flink, pk, 1", "flink, pk, 2",
+        "spark, pk, 1", "spark, pk, 2", "flink, pk-dynamic, 2", "flink, pk-dv, 2", "flink, pk-lookup, 2"})
+    void everyProvidersSecondRunDeletesAndOverwritesTheKeysOfTheFirst(String provider, String mode, long secondSeed)
+            throws Exception {
         Path wh = tmp.resolve("wh");
-        String[] rerun = {"demo", "--json", "--warehouse", wh.toString(), "--provider", provider, "--rows", "2000",
-                "--keys", "300", "--partitions", "2", "--buckets", "2", "--budget", "8m"};
+        String[] rerun = {"demo", "--json", "--warehouse", wh.toString(), "--provider", provider, "--table", mode,
+                "--rows", "2000", "--keys", "300", "--partitions", "2", "--buckets", "2", "--budget", "8m"};
         CliRun first = CliRun.of(concat(rerun, "--seed", "1"));
         assertThat(first.exitCode()).as(first.err()).isZero();
         assertThat(first.json().get("verified").asBoolean()).as(first.json().get("mismatch").asText()).isTrue();
