@@ -2,6 +2,7 @@ package io.paimongov.cli;
 
 import io.paimongov.flink.FlinkGovernanceProvider;
 import io.paimongov.runtime.tables.PaimonPaths;
+import io.paimongov.tck.TableModes;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -35,11 +36,12 @@ import org.apache.paimon.data.InternalRow;
 
 /**
  * The demo's write through Flink SQL ({@code --provider flink}): an embedded cluster of one task
- * manager whose one slot's managed memory is the budget (its pages of {@code --page-size}, its
+ * manager whose one slot's managed memory is the budget of each governed operator in it ({@link
+ * #governedOperators}; its pages of {@code --page-size}, its
  * temp dir the spill root), the governed catalog on the warehouse, the demo's rows from a
  * generator source of one task (made again there from the {@link DemoRecipe}, so in the order the
- * model makes them, deletes as {@code -D} rows of an upsert stream keyed by {@code (p, k)}), and
- * one {@code INSERT INTO} statement: one governed writer, as the heap demo has one write. Its metrics
+ * model makes them, deletes as {@code -D} rows of a changelog of inserts and deletes with the
+ * primary key {@code (p, k)}, see {@link #INSERTS_AND_DELETES}), and one {@code INSERT INTO} statement: one governed writer, as the heap demo has one write. Its metrics
  * come from Flink's metric system ({@link FlinkGauges}); {@code --cancel-after-rows} cancels the job
  * once the writer's {@code inputRows} gauge reaches the count (below {@code --rows}, since the job
  * commits after its last row). Whether the statement committed is read from the table's snapshots,
@@ -47,12 +49,22 @@ import org.apache.paimon.data.InternalRow;
  */
 final class FlinkDemoWrite {
 
+    /**
+     * The input's changelog: inserts and deletes, not an upsert stream. The planner puts a {@code
+     * ChangelogNormalize} after an upsert source, which keeps the last row of every key the job has
+     * seen and drops a {@code -D} of a key it has not: a delete of a key an earlier run wrote would
+     * never reach the table (Paimon's own sink gets the same plan). Inserts and deletes with the
+     * primary key declared go to the sink as they are, in the source's order.
+     */
+    static final ChangelogMode INSERTS_AND_DELETES =
+            ChangelogMode.newBuilder().addContainedKind(RowKind.INSERT).addContainedKind(RowKind.DELETE).build();
+
     private FlinkDemoWrite() {}
 
     static EngineWrite run(DemoSettings s, Path warehouse, Path spillRoot) throws Exception {
         long leakedBefore = FlinkGovernanceProvider.leakedBytes();
         Configuration config = new Configuration();
-        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(s.options().budgetBytes()));
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(s.options().budgetBytes() * governedOperators(s.table())));
         config.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, new MemorySize(s.options().pageSize()));
         config.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         config.set(CoreOptions.TMP_DIRS, spillRoot.toString());
@@ -74,7 +86,7 @@ final class FlinkDemoWrite {
                 .column("v", DataTypes.STRING())
                 .primaryKey("p", "k")
                 .build();
-        Table input = s.appendOnly() ? sql.fromDataStream(rows) : sql.fromChangelogStream(rows, schema, ChangelogMode.upsert());
+        Table input = s.appendOnly() ? sql.fromDataStream(rows) : sql.fromChangelogStream(rows, schema, INSERTS_AND_DELETES);
         sql.createTemporaryView("demo_input", input);
         Long before = latestSnapshot(warehouse);
         TableResult result = sql.executeSql("INSERT INTO " + SqlEngine.CATALOG + "." + DemoTable.DATABASE + "." + DemoTable.TABLE
@@ -98,6 +110,16 @@ final class FlinkDemoWrite {
         WriteSummary writes = FlinkGauges.take(id);
         return new EngineWrite(writes.inputRows(), committed, cancelled, writes,
                 FlinkGovernanceProvider.leakedBytes() - leakedBefore, EngineWrite.scopeFilesUnder(spillRoot), spillRoot);
+    }
+
+    /**
+     * The operators of the job that declare managed memory, all with the same weight, so each gets
+     * the slot's managed memory divided by this: the writer, and for dynamic buckets the assigner
+     * before it ({@code GovernedPaimonSink}). The slot holds this many budgets, so that the writer's
+     * share is the budget.
+     */
+    static int governedOperators(TableModes mode) {
+        return mode == TableModes.PK_DYNAMIC ? 2 : 1;
     }
 
     /** The demo table's latest snapshot id; null before its first commit. */

@@ -119,12 +119,18 @@ public final class GovernedPaimonSink {
             return this;
         }
 
+        /** The writers; with {@code materialized} ({@link UpsertMaterializer}) they fail when they open. */
         private <E> SingleOutputStreamOperator<Committable> writer(
-                DataStream<E> routed, GovernedWriterOperator.Feeder<E> feeder, String commitUser, int writers) {
+                DataStream<E> routed, GovernedWriterOperator.Feeder<E> feeder, String commitUser, int writers,
+                boolean materialized) {
+            GovernedWriterOperator<E> operator = new GovernedWriterOperator<>(table, options, feeder, commitUser, overwrite);
+            if (materialized) {
+                operator.refuseAtOpen(UpsertMaterializer.refusal(table.fullName()));
+            }
             return routed.transform(
                             "paimon-gov writer " + table.name(),
                             TypeInformation.of(Committable.class),
-                            new GovernedWriterOperator<>(table, options, feeder, commitUser, overwrite))
+                            operator)
                     .uid("paimon-gov-writer-" + table.fullName())
                     .setParallelism(writers);
         }
@@ -132,9 +138,14 @@ public final class GovernedPaimonSink {
         /**
          * Adds the writer and the committer to {@code input}'s job.
          *
+         * <p>An input that goes through Flink SQL's sink upsert materializer makes the writers fail
+         * when they open, naming {@code table.exec.sink.upsert-materialize}, as Paimon's own sink
+         * does ({@link UpsertMaterializer}).
+         *
          * @throws IllegalArgumentException for a bad option, naming the key
          */
         public <T> DataStreamSink<Void> write(DataStream<T> input, RowConverter<T> converter) {
+            boolean materialized = UpsertMaterializer.upstreamOf(input);
             int weight = FlinkGovernanceProvider.managedMemoryWeight(GovernanceOptions.of(options).providerOptions());
             StreamExecutionEnvironment env = input.getExecutionEnvironment();
             if (overwrite != null && env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.STREAMING
@@ -160,12 +171,12 @@ public final class GovernedPaimonSink {
                 assigned.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight);
                 written = writer(
                         assigned.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.AssignedKey(table, channels)),
-                        GovernedWriterOperator.Feeder.assigned(), commitUser, writers);
+                        GovernedWriterOperator.Feeder.assigned(), commitUser, writers, materialized);
             } else {
                 DataStream<T> routed = channels.keyed()
                         ? input.partitionCustom(new ChannelRouting.ToWriter(), new ChannelRouting.ChannelKey<>(channels, converter))
                         : input;
-                written = writer(routed, GovernedWriterOperator.Feeder.rows(converter), commitUser, writers);
+                written = writer(routed, GovernedWriterOperator.Feeder.rows(converter), commitUser, writers, materialized);
             }
             written.getTransformation().declareManagedMemoryUseCaseAtOperatorScope(ManagedMemoryUseCase.OPERATOR, weight);
             return written.transform("paimon-gov committer " + table.name(), Types.VOID,

@@ -89,6 +89,8 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     private transient boolean waitAtCheckpoint;
     /** Paimon's {@code full-compaction.delta-commits}; null when unset. */
     private transient Integer fullCompactionDeltaCommits;
+    /** Why the operator must not open, set when the job is built ({@link #refuseAtOpen}); null to open. */
+    private String refusal;
 
     /**
      * @param overwrite the partitions an overwrite replaces (see {@link
@@ -102,6 +104,16 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
         this.feeder = feeder;
         this.initialCommitUser = commitUser;
         this.overwrite = overwrite != null;
+    }
+
+    /**
+     * Makes {@code open()} fail with an {@link IllegalArgumentException} saying {@code why}, before
+     * it takes any memory: for a job Paimon's own sink would fail the same way when its writer
+     * starts ({@link UpsertMaterializer}), so that {@code EXPLAIN} of the statement still works.
+     * Called when the job is built.
+     */
+    void refuseAtOpen(String why) {
+        this.refusal = why;
     }
 
     @Override
@@ -118,6 +130,9 @@ final class GovernedWriterOperator<T> extends AbstractStreamOperator<Committable
     @Override
     public void open() throws Exception {
         super.open();
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
         serializer = new CommitMessageSerializer();
         CoreOptions core = CoreOptions.fromMap(table.options());
         waitAtCheckpoint = core.prepareCommitWaitCompaction();

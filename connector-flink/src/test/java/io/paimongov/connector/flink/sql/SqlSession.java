@@ -9,9 +9,12 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
@@ -91,6 +94,20 @@ final class SqlSession {
             it.forEachRemaining(r -> rows.add(r.toString()));
         }
         return rows;
+    }
+
+    /**
+     * A temporary view {@code name} over the changelog {@code rows} (each with its row kind) of
+     * {@link #KVD}, read in order by one task, in changelog {@code mode}, with primary key {@code (d,
+     * k)} declared when {@code keyed}.
+     */
+    void changelogView(String name, List<Row> rows, ChangelogMode mode, boolean keyed) {
+        Schema.Builder builder = Schema.newBuilder()
+                .column("k", DataTypes.INT().notNull())
+                .column("v", DataTypes.STRING())
+                .column("d", DataTypes.STRING().notNull());
+        Schema schema = keyed ? builder.primaryKey("d", "k").build() : builder.build();
+        sql.createTemporaryView(name, sql.fromChangelogStream(env.fromData(rows, KVD).setParallelism(1), schema, mode));
     }
 
     /** A temporary view {@code name} over {@code rows} of type {@code type}, read in order by one task. */
