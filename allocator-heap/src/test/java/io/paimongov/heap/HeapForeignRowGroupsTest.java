@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.format.parquet.ParquetUtil;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.options.Options;
@@ -118,6 +119,62 @@ class HeapForeignRowGroupsTest {
                 .contains("governance.memory.budget");
         assertThat(TestTables.read(table)).as("nothing lost, nothing of the failed write visible").isEqualTo(model);
         assertThat(context.snapshot().reservedBytes()).isZero();
+    }
+
+    /**
+     * A deletion-vector table whose one file plain Paimon compacted to the top level with a 2.4 MB
+     * row group: a governed compaction of new rows for its keys rewrites only level 0, and looks
+     * each key up in the top file, building a lookup file from it first (a whole row group read).
+     * The task is charged that row group although the file is no input of it.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aLookupTaskIsChargedTheRowGroupOfTheUpperFileItLooksInto() throws Exception {
+        Map<String, String> options = new HashMap<>();
+        options.put("bucket", "1");
+        options.put("file.format", "parquet");
+        options.put("deletion-vectors.enabled", "true");
+        FileStoreTable table = TestTables.createTable(dir.resolve("wh"), "t", options, true);
+        Map<List<Integer>, String> model = TestTables.emptyModel();
+        Random random = new Random(13);
+        BatchWriteBuilder builder = table.copy(Map.of("file.block-size", "64 mb")).newBatchWriteBuilder();
+        try (IOManager io = IOManager.create(Files.createDirectories(dir.resolve("plain-io")).toString());
+                BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            write.withIOManager(io);
+            for (int k = 0; k < ROWS; k++) {
+                GenericRow row = GenericRow.of(0, k, BinaryString.fromString(TestTables.value(random, "plain", VALUE_BYTES)));
+                write.write(row);
+                TestTables.apply(model, row);
+            }
+            write.compact(BinaryRow.singleColumn(0), 0, true);
+            commit.commit(write.prepareCommit());
+        }
+        List<Path> top = TestTables.dataFiles(table);
+        assertThat(top).hasSize(1);
+        long topRowGroup = largestRowGroup(top.get(0));
+
+        SlowCompactions hooks = new SlowCompactions();
+        ResourceContext context = hooks.open(dir.resolve("spill"), "16m");
+        AtomicLong largestCharge = new AtomicLong();
+        hooks.hook(output -> {
+            for (ResourceExhaustedException.Holder h : context.holders()) {
+                if (h.name().equals("compaction task")) {
+                    largestCharge.accumulateAndGet(h.bytes(), Math::max);
+                }
+            }
+        });
+        try (context; GovernedTableWrite write = GovernedTableWrite.stream(hooks.table(table), "lookup-test", context)) {
+            for (int k = 0; k < 100; k++) {
+                GenericRow row = GenericRow.of(0, k, BinaryString.fromString("governed-" + k));
+                write.write(row);
+                TestTables.apply(model, row);
+            }
+            write.prepareCommit(true, 1).commit();
+        }
+        assertThat(Files.exists(top.get(0))).as("the top file was looked into, not rewritten").isTrue();
+        assertThat(TestTables.read(table)).isEqualTo(model);
+        assertThat(largestCharge.get()).as("the lookup task's charge, against the top file's row group (%d B)", topRowGroup)
+                .isGreaterThanOrEqualTo(topRowGroup);
     }
 
     /**

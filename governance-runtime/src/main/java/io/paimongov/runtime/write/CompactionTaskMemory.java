@@ -5,7 +5,9 @@ import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.lang.reflect.Field;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.ToLongFunction;
 import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.io.DataFileMeta;
@@ -26,7 +28,9 @@ import org.apache.paimon.mergetree.compact.MergeTreeCompactTask;
  * ({@link InputRowGroups}). Whoever wrote the files decides their row groups, so a table written by
  * plain Paimon (128 MB row groups by default) is charged what its readers hold, which may be far
  * more than {@link WriteFootprint#compactionBytes()}, the room the write keeps for a task of its own
- * files. Where the files' directory cannot be found the file's size is charged, which no row group
+ * files. A lookup task also builds lookup files, one at a time, from upper-level files it does not
+ * rewrite, and is charged one more reader of the largest row group among them ({@link
+ * LookupFileReads}). Where the files' directory cannot be found the file's size is charged, which no row group
  * of it exceeds; Avro files are charged the smaller of the file and {@link
  * WriteFootprint#formatBufferBytes()}.
  *
@@ -80,32 +84,32 @@ final class CompactionTaskMemory implements ToLongFunction<Object> {
         } catch (IllegalAccessException | RuntimeException e) {
             return footprint.compactionBytes();
         }
-        Files files = files(task);
+        Object rewriter = rewriter(task);
+        Files files = files(rewriter);
+        Largest largest = new Largest();
+        ToLongFunction<DataFileMeta> rowGroup = file -> largest.note(file, rowGroup(files, file));
         long most = 0;
-        String largestFile = null;
-        long largestRowGroup = 0;
+        Set<String> inputs = new HashSet<>();
         for (Object section : sections) {
             long readers = 0;
             for (Object run : (List<?>) section) {
-                long largest = 0;
+                long inRun = 0;
                 for (DataFileMeta file : ((SortedRun) run).files()) {
-                    long rowGroup = files == null
-                            ? file.fileSize()
-                            : rowGroups.largest(files.fileIO, files.paths.toPath(file), file,
-                                    Math.min(footprint.formatBufferBytes(), file.fileSize()));
-                    largest = Math.max(largest, rowGroup);
-                    if (rowGroup > largestRowGroup) {
-                        largestRowGroup = rowGroup;
-                        largestFile = files == null ? file.fileName() : files.paths.toPath(file).toString();
-                    }
+                    inputs.add(file.fileName());
+                    inRun = Math.max(inRun, rowGroup.applyAsLong(file));
                 }
-                readers += footprint.readerBytes() + largest;
+                readers += footprint.readerBytes() + inRun;
             }
             most = Math.max(most, readers);
         }
+        long lookup = LookupFileReads.largest(rewriter, inputs, rowGroup);
+        if (lookup > 0) {
+            // One lookup file is built at a time, beside the merge's readers.
+            most += footprint.readerBytes() + lookup;
+        }
         long bytes = footprint.compactionOutputBytes() + most;
         if (bytes > roomBytes) {
-            throw tooLarge(bytes, largestFile, largestRowGroup);
+            throw tooLarge(bytes, largest.file, largest.bytes);
         }
         return bytes;
     }
@@ -124,16 +128,41 @@ final class CompactionTaskMemory implements ToLongFunction<Object> {
                         + " ('file.block-size', 'orc.stripe.size')");
     }
 
+    /** The largest row group or stripe of {@code file}: from its footer, else its size. */
+    private long rowGroup(Files files, DataFileMeta file) {
+        return files == null
+                ? file.fileSize()
+                : rowGroups.largest(files.fileIO, files.paths.toPath(file), file, Math.min(footprint.formatBufferBytes(), file.fileSize()));
+    }
+
+    /** The file with the largest row group seen so far, for the error. Not thread-safe: one per call. */
+    private static final class Largest {
+        String file;
+        long bytes;
+
+        long note(DataFileMeta meta, long rowGroup) {
+            if (rowGroup > bytes) {
+                bytes = rowGroup;
+                file = meta.fileName();
+            }
+            return rowGroup;
+        }
+    }
+
+    private static Object rewriter(Object task) {
+        try {
+            return REWRITER == null ? null : REWRITER.get(task);
+        } catch (IllegalAccessException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /** Where the task's reader finds its files; null when Paimon's fields are not there. */
-    private static Files files(Object task) {
-        if (REWRITER == null || READER_FACTORY == null || FILE_IO == null || PATH_FACTORY == null) {
+    private static Files files(Object rewriter) {
+        if (READER_FACTORY == null || FILE_IO == null || PATH_FACTORY == null || !(rewriter instanceof MergeTreeCompactRewriter)) {
             return null;
         }
         try {
-            Object rewriter = REWRITER.get(task);
-            if (!(rewriter instanceof MergeTreeCompactRewriter)) {
-                return null;
-            }
             Object factory = READER_FACTORY.get(rewriter);
             if (!(factory instanceof KeyValueFileReaderFactory)) {
                 return null;
