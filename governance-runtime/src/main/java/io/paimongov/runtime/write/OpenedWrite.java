@@ -247,12 +247,15 @@ final class OpenedWrite {
      * Sets the compaction threads from {@code governance.compaction.task-threads} (else the table's
      * {@code compaction.task-threads}) and the admission that gives each task its working memory
      * when it starts ({@link CompactionAdmission}); the minimum budget holds one task, and the
-     * writers' share leaves room for it.
+     * writers' share leaves room for it. A task reading larger row groups may take up to all but
+     * the fixed reservations and one writer ({@link CompactionTaskMemory}).
      */
     private CompactionAdmission configureCompaction(FileStoreTable given) {
         int threads = context.options().compactionTaskThreads(given.options());
+        long firstWriter = (long) GovernedTableWrite.MIN_WRITER_PAGES * context.pool().pageSize() + footprint.perWriterBytes();
+        long taskRoom = budget.shareBytes() - budget.reservedBytes() - firstWriter;
         CompactionAdmission admission = new CompactionAdmission(
-                budget, footprint.compactionBytes(), new CompactionTaskMemory(footprint), context.pool()::releaseCached);
+                budget, new CompactionTaskMemory(footprint, budget, taskRoom), context.pool()::releaseCached);
         context.compactionExecutor().configure(threads, context.options().compactionMaxThreads(), context.options().compactionStopMillis(),
                 admission, roomForCompaction);
         return admission;

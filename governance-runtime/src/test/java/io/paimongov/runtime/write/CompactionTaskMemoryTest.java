@@ -1,7 +1,11 @@
 package io.paimongov.runtime.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paimongov.runtime.memory.MemoryBudget;
+import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +18,16 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.compact.CompactUnit;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.format.parquet.ParquetUtil;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.mergetree.compact.MergeTreeCompactRewriter;
 import org.apache.paimon.mergetree.compact.MergeTreeCompactTask;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.deletionvectors.DeletionVector;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.shade.org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.paimon.shade.org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
@@ -27,9 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A merge-tree compaction task is charged for the files it will read: Paimon merges the sorted runs
- * of one key-range section at a time, one reader per run. Files whose keys overlap are one section
- * of as many runs; files with disjoint keys are as many sections of one run. The files are real
- * level-0 files of a real table, each flush writing its own keys.
+ * of one key-range section at a time, one reader per run, each holding a row group of the file it
+ * reads. Files whose keys overlap are one section of as many runs; files with disjoint keys are as
+ * many sections of one run. The files are real level-0 files of a real table, each flush writing
+ * its own keys; their row groups come from their Parquet footers, read here.
  */
 class CompactionTaskMemoryTest {
 
@@ -38,32 +50,67 @@ class CompactionTaskMemoryTest {
 
     @TempDir Path dir;
 
+    private final MemoryBudget budget = new MemoryBudget(TestAllocators.bounded(4096, 1 << 20));
+
     @Test
     void overlappingFilesAreReadAtOnceAndDisjointOnesOneAfterAnother() throws Exception {
         FileStoreTable table = table();
         WriteFootprint footprint = WriteFootprint.plan(table, BUDGET, PAGE);
-        CompactionTaskMemory memory = new CompactionTaskMemory(footprint);
+        CompactionTaskMemory memory = new CompactionTaskMemory(footprint, budget, BUDGET);
 
         List<DataFileMeta> overlapping = flushes(table, 0, 0, 0);
         List<DataFileMeta> disjoint = flushes(table, 0, 1_000, 2_000);
         long reader = MeasuredFootprints.get().bytes("pk", "parquet", "reader", PAGE);
-        // Small files: a reader holds at most its file besides its fixed bytes.
         long all = 0;
         long largest = 0;
         for (DataFileMeta f : overlapping) {
-            assertThat(f.fileSize()).isLessThan(footprint.formatBufferBytes());
-            all += reader + f.fileSize();
+            all += reader + largestRowGroup(table, f);
         }
         for (DataFileMeta f : disjoint) {
-            largest = Math.max(largest, reader + f.fileSize());
+            largest = Math.max(largest, reader + largestRowGroup(table, f));
         }
 
         assertThat(memory.applyAsLong(task(table, overlapping))).isEqualTo(footprint.compactionOutputBytes() + all);
         assertThat(memory.applyAsLong(task(table, disjoint))).isEqualTo(footprint.compactionOutputBytes() + largest);
         assertThat(memory.applyAsLong(task(table, disjoint))).isLessThan(memory.applyAsLong(task(table, overlapping)));
         assertThat(memory.applyAsLong(task(table, overlapping))).isLessThan(footprint.compactionBytes());
-        // A task it cannot see into is charged the most a task may need.
+        // A task it cannot see into is charged the most a task of the write's own files may need.
         assertThat(memory.applyAsLong((Runnable) () -> {})).isEqualTo(footprint.compactionBytes());
+    }
+
+    @Test
+    void aTaskNeedingMoreThanTheRoomFailsTypedNamingTheLargestFile() throws Exception {
+        FileStoreTable table = table();
+        WriteFootprint footprint = WriteFootprint.plan(table, BUDGET, PAGE);
+        List<DataFileMeta> files = flushes(table, 0, 0, 0);
+        MergeTreeCompactTask task = task(table, files);
+        long need = new CompactionTaskMemory(footprint, budget, BUDGET).applyAsLong(task);
+        DataFileMeta largest = files.get(0);
+        for (DataFileMeta f : files) {
+            if (largestRowGroup(table, f) > largestRowGroup(table, largest)) {
+                largest = f;
+            }
+        }
+
+        CompactionTaskMemory tight = new CompactionTaskMemory(footprint, budget, need - 1);
+        assertThat(new CompactionTaskMemory(footprint, budget, need).applyAsLong(task)).isEqualTo(need);
+        assertThatThrownBy(() -> tight.applyAsLong(task))
+                .isInstanceOf(ResourceExhaustedException.class)
+                .hasMessageContaining("compaction task (its readers hold row groups of up to ")
+                .hasMessageContaining(largest.fileName())
+                .hasMessageContaining("file.block-size");
+    }
+
+    private static long largestRowGroup(FileStoreTable table, DataFileMeta file) throws Exception {
+        org.apache.paimon.fs.Path path = table.store().pathFactory().createDataFilePathFactory(
+                BinaryRow.EMPTY_ROW, 0).toPath(file);
+        long most = 0;
+        try (ParquetFileReader reader = ParquetUtil.getParquetReader(table.fileIO(), path, file.fileSize(), new Options())) {
+            for (BlockMetaData block : reader.getFooter().getBlocks()) {
+                most = Math.max(most, block.getCompressedSize());
+            }
+        }
+        return most;
     }
 
     /** Three level-0 files of bucket 0, the i-th holding keys {@code firstKeys[i]} to {@code firstKeys[i] + 99}. */
@@ -84,8 +131,13 @@ class CompactionTaskMemoryTest {
         return files;
     }
 
+    /** A task as Paimon builds one, whose rewriter reads bucket 0 through the table's own reader factory. */
     private static MergeTreeCompactTask task(FileStoreTable table, List<DataFileMeta> files) {
-        return new MergeTreeCompactTask(((KeyValueFileStore) table.store()).newKeyComparator(), 0, null,
+        KeyValueFileStore store = (KeyValueFileStore) table.store();
+        MergeTreeCompactRewriter rewriter = new MergeTreeCompactRewriter(
+                store.newReaderFactoryBuilder().build(BinaryRow.EMPTY_ROW, 0, DeletionVector.emptyFactory()),
+                null, store.newKeyComparator(), null, null, null);
+        return new MergeTreeCompactTask(store.newKeyComparator(), 0, rewriter,
                 CompactUnit.fromFiles(1, files, false), false, 5, null, null, null, false);
     }
 

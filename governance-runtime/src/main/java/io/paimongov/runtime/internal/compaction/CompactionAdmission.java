@@ -36,7 +36,6 @@ public final class CompactionAdmission {
 
     private final MemoryBudget budget;
     private final LongSupplier releaseCached;
-    private final long perTaskBytes;
     private final ToLongFunction<Object> bytesOfTask;
     private final LongAdder waits = new LongAdder();
     /** Tasks waiting for memory, oldest first. Guarded by this. */
@@ -52,22 +51,22 @@ public final class CompactionAdmission {
      *     a waiting task must never make Paimon flush, since a flush may wait for this very task
      */
     public CompactionAdmission(MemoryBudget budget, long perTaskBytes, LongSupplier releaseCached) {
-        this(budget, perTaskBytes, task -> perTaskBytes, releaseCached);
-    }
-
-    /**
-     * @param perTaskBytes the most working memory one task may need: what the write keeps room for
-     * @param bytesOfTask the working memory of the task given (Paimon's {@code Callable}), at most
-     *     {@code perTaskBytes} (larger answers are cut to it); called on the compaction thread
-     * @param releaseCached as above
-     */
-    public CompactionAdmission(MemoryBudget budget, long perTaskBytes, ToLongFunction<Object> bytesOfTask, LongSupplier releaseCached) {
+        this(budget, task -> perTaskBytes, releaseCached);
         if (perTaskBytes < 0) {
             throw new IllegalArgumentException("a compaction task's memory must not be negative: " + perTaskBytes);
         }
+    }
+
+    /**
+     * @param bytesOfTask the working memory of the task given (Paimon's {@code Callable}), taken as
+     *     it answers, also above what the write keeps room for; called on the compaction thread
+     *     before the task runs, and what it throws (a task that can never be given its memory)
+     *     fails the task
+     * @param releaseCached as above
+     */
+    public CompactionAdmission(MemoryBudget budget, ToLongFunction<Object> bytesOfTask, LongSupplier releaseCached) {
         this.budget = budget;
         this.releaseCached = releaseCached;
-        this.perTaskBytes = perTaskBytes;
         this.bytesOfTask = bytesOfTask;
     }
 
@@ -97,7 +96,7 @@ public final class CompactionAdmission {
      * @param check runs between waits; what it throws (cancellation) ends the wait
      */
     Lease acquire(Object task, Runnable check) throws InterruptedException {
-        long bytes = Math.max(0, Math.min(perTaskBytes, bytesOfTask.applyAsLong(task)));
+        long bytes = Math.max(0, bytesOfTask.applyAsLong(task));
         MemoryReservation reservation = budget.newReservation("compaction task");
         Request request = null;
         try {

@@ -281,22 +281,30 @@ class CompactionAdmissionTest {
     }
 
     /**
-     * Each task reserves what the sizing function gives for it, never more than the most a task
-     * may need; a smaller task starts where a full one would wait.
+     * Each task reserves what the sizing function gives for it, also above what the write keeps
+     * room for (a task reading another writer's larger row groups); a smaller task starts where a
+     * larger one would wait, and what the sizing function throws fails the acquire with nothing held.
      */
     @Test
-    void eachTaskReservesItsOwnSizeCutToTheMost() throws Exception {
-        CompactionAdmission sized = new CompactionAdmission(budget, 600 << 10, task -> (Long) task, () -> 0);
+    void eachTaskReservesItsOwnSize() throws Exception {
+        CompactionAdmission sized = new CompactionAdmission(budget, task -> {
+            if ((Long) task < 0) {
+                throw new IllegalStateException("cannot be given");
+            }
+            return (Long) task;
+        }, () -> 0);
         CompactionAdmission.Lease small = sized.acquire(100L << 10, () -> {});
         assertThat(budget.reservedBytes()).isEqualTo(100 << 10);
-        CompactionAdmission.Lease huge = sized.acquire(5L << 20, () -> {});
-        assertThat(budget.reservedBytes()).as("cut to the most a task may need").isEqualTo((100 << 10) + (600 << 10));
-        // 1 MiB budget: 700 KiB held, so a full task would wait, a 200 KiB one starts.
+        CompactionAdmission.Lease large = sized.acquire(700L << 10, () -> {});
+        assertThat(budget.reservedBytes()).as("what it asks, uncut").isEqualTo((100 << 10) + (700 << 10));
+        // 1 MiB budget: 800 KiB held, so a 300 KiB task would wait, a 200 KiB one starts.
         CompactionAdmission.Lease fits = sized.acquire(200L << 10, () -> {});
-        assertThat(budget.reservedBytes()).isEqualTo((100 << 10) + (600 << 10) + (200 << 10));
+        assertThat(budget.reservedBytes()).isEqualTo((100 << 10) + (700 << 10) + (200 << 10));
+        assertThatThrownBy(() -> sized.acquire(-1L, () -> {})).hasMessage("cannot be given");
+        assertThat(budget.reservedBytes()).isEqualTo((100 << 10) + (700 << 10) + (200 << 10));
         assertThat(sized.waits()).isZero();
         small.close();
-        huge.close();
+        large.close();
         fits.close();
         assertThat(budget.reservedBytes()).isZero();
     }
