@@ -1,5 +1,6 @@
 package io.paimongov.benchmarks.lag;
 
+import io.paimongov.benchmarks.PlainSettings;
 import io.paimongov.runtime.tables.PaimonPaths;
 import java.nio.file.Path;
 import java.util.Map;
@@ -141,11 +142,17 @@ public final class LagTable {
     /**
      * Creates the table in {@code warehouse}, fills it with every key of {@code 0..keys-1} once
      * ({@link #fill}) and ages it with {@link #ageRows} updates ({@link #age}), every row's {@code
-     * ts} the time of the fill; {@code tmp} holds the lookup files. A benchmark prepares it once and
+     * ts} the time of the fill, both with the table options a governed write under {@code
+     * budgetBytes} sets ({@link PlainSettings#sameAsGoverned}); {@code tmp} holds the lookup files. A benchmark prepares it once and
      * runs each setting on a copy: a fill of millions of keys takes longer than a run.
      */
-    static void prepare(Path warehouse, int keys, long seed, Path tmp) throws Exception {
-        FileStoreTable table = create(warehouse);
+    static void prepare(Path warehouse, int keys, long seed, Path tmp, long budgetBytes) throws Exception {
+        // Written with the table options a governed write under the run's budget sets (its row
+        // groups among them), as that write would have written it: a table of Paimon's default
+        // 128 MB row groups cannot be read within a budget below them, and the governed write
+        // refuses it (a compaction task's lookups hold a whole row group).
+        FileStoreTable created = create(warehouse);
+        FileStoreTable table = created.copy(PlainSettings.sameAsGoverned(created, budgetBytes));
         long ts = System.currentTimeMillis();
         fill(table, keys, seed, ts, tmp);
         age(table, keys, ageRows(keys), seed + 1, ts, tmp);

@@ -145,7 +145,7 @@ public final class ReadLag {
         try {
             progress.accept(String.format(Locale.ROOT, "filling a table with %,d keys and ageing it with %,d updates (load average %.2f)"
                     + " ...", sizes.keys(), LagTable.ageRows(sizes.keys()), load));
-            LagTable.prepare(prepared.resolve("warehouse"), sizes.keys(), SEED + 1, prepared);
+            LagTable.prepare(prepared.resolve("warehouse"), sizes.keys(), SEED + 1, prepared, sizes.budgetBytes());
             return measure(workDir, prepared.resolve("warehouse"), sizes, load, progress);
         } finally {
             BenchTables.deleteTree(prepared);

@@ -26,7 +26,7 @@ class LagRunCommitsTest {
     void theCommitsAccountForTheLevel0RowsTheTableHolds(String line) throws Exception {
         int keys = 2_000;
         Path prepared = dir.resolve("prepared");
-        LagTable.prepare(prepared, keys, 3, dir.resolve("fill"));
+        LagTable.prepare(prepared, keys, 3, dir.resolve("fill"), 16L << 20);
         assertThat(level0Rows(LagTable.table(prepared))).as("the prepared table").isZero();
 
         // Without a staircase: as fast as the writer goes, until 2 s after its first committed compaction (at most 8 s).
@@ -57,7 +57,7 @@ class LagRunCommitsTest {
     @Test
     void aChildThatFailsGivesItsReason() throws Exception {
         Path prepared = dir.resolve("prepared");
-        LagTable.prepare(prepared, 100, 3, dir.resolve("fill"));
+        LagTable.prepare(prepared, 100, 3, dir.resolve("fill"), 16L << 20);
         // A budget of 64 KiB holds no writer: the governed write refuses to open, in the child.
         LagRun.Settings settings = new LagRun.Settings("1", null, 1_000, 2_000, 250, 50, 0, 64L << 10, 100, 7, 1_000);
         LagRun.Result r = LagRun.run(dir.resolve("run"), prepared, settings);
