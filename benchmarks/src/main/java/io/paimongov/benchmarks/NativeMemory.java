@@ -22,7 +22,7 @@ import javax.management.ObjectName;
  * What the JVM's own Native Memory Tracking counts for the category off-heap engines' pages land
  * in ({@value #CATEGORY}): the outside figure the benchmarks judge a native-memory bound by, read
  * from the JVM and never from a write's accounting or the engine's counter. The JVM must run with
- * {@value #FLAG} ({@link ChildJvm}; {@link #tracking()} says whether it does).
+ * {@value #FLAG} (a {@link ChildJvm} given it).
  *
  * <p>Stateless; thread-safe. <b>May throw:</b> {@link IllegalStateException} when the JVM does
  * not track native memory or its report has no {@value #CATEGORY} line.
@@ -44,15 +44,6 @@ public final class NativeMemory {
     public record Reading(long committedBytes, long peakBytes) {}
 
     private NativeMemory() {}
-
-    /** Whether this JVM tracks native memory. */
-    public static boolean tracking() {
-        try {
-            return !report().contains("not enabled");
-        } catch (IllegalStateException e) {
-            return false;
-        }
-    }
 
     /** The category {@value #CATEGORY} now. */
     public static Reading read() {
