@@ -13,6 +13,8 @@ import org.apache.spark.launcher.JavaModuleOptions;
  * P2 on the providers whose pages are not plain heap: does the budget hold, judged from outside the
  * accounting, when the pages come from Arrow's allocator (offheap), Flink's {@code MemoryManager}
  * (flink) or Spark's {@code TaskMemoryManager} (spark)? The heap provider's P2 is {@link HeapDrift}.
+ * Offheap and flink run on the provider's standalone engine (a {@code RootAllocator}, a {@code
+ * MemoryManager}), spark in a task of a local Spark context ({@link ProviderBoundSpark}).
  *
  * <p>How: the same table, rows and budget as the heap provider's P2, one governed spilling write per
  * provider in a child JVM of its own ({@link ProviderBoundChild}: {@code -Xmx} = {@value

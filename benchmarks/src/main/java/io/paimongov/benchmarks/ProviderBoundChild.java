@@ -6,8 +6,10 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.StandaloneEngine;
 import io.paimongov.spi.metrics.MetricsSnapshot;
+import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.spark.memory.TaskMemoryManager;
@@ -15,9 +17,10 @@ import org.apache.spark.memory.TaskMemoryManager;
 /**
  * The child JVM of {@link ProviderBound}: {@code PROVIDER WORK_DIR ROWS BUCKETS VALUE_BYTES
  * BUDGET_BYTES HEAP_SAMPLE_MILLIS COUNTER_MILLIS}. One governed, spilling write on provider {@code
- * PROVIDER}'s standalone engine (the engine's own memory manager: Arrow's root allocator, Flink's
- * {@code MemoryManager}, Spark's {@code TaskMemoryManager} over a {@code UnifiedMemoryManager}) of
- * twice the budget, so the engine's counter shows what the write took and not the engine's limit.
+ * PROVIDER}'s engine: for {@code offheap} and {@code flink} the provider's standalone engine (Arrow's
+ * root allocator, Flink's {@code MemoryManager}, as a slot has it) of twice the budget, so the
+ * engine's counter shows what the write took and not the engine's limit; for {@code spark} a task of
+ * a local Spark context ({@link ProviderBoundSpark}).
  *
  * <p>Order: an untimed warm-up write of a quarter of the rows on the heap provider (Paimon's lazily
  * built classes and caches go into the baseline; the engine's pools, Netty's among them, stay
@@ -29,36 +32,64 @@ import org.apache.spark.memory.TaskMemoryManager;
  */
 public final class ProviderBoundChild {
 
+    /** The child's arguments, shipped to a Spark task as they are (so the directory is a string: a {@link Path} is not serializable). */
+    record Settings(String provider, String workDir, int rows, int buckets, int valueBytes, long budget, long heapSampleMillis,
+            long counterMillis) implements Serializable {
+
+        /** The work directory. */
+        Path dir() {
+            return Path.of(workDir);
+        }
+    }
+
     private ProviderBoundChild() {}
 
     public static void main(String[] args) throws Exception {
-        String name = args[0];
-        Path dir = Path.of(args[1]);
-        int rows = Integer.parseInt(args[2]);
-        int buckets = Integer.parseInt(args[3]);
-        int valueBytes = Integer.parseInt(args[4]);
-        long budget = Long.parseLong(args[5]);
-        long heapSampleMillis = Long.parseLong(args[6]);
-        long counterMillis = Long.parseLong(args[7]);
+        Settings s = new Settings(args[0], args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                Integer.parseInt(args[4]), Long.parseLong(args[5]), Long.parseLong(args[6]), Long.parseLong(args[7]));
+        warmUp(s.dir().resolve("warm-up"), s.rows() / 4, s.buckets(), s.valueBytes(), s.budget());
+        String result = s.provider().equals("spark") ? ProviderBoundSpark.run(s) : standalone(s);
+        BenchTables.deleteTree(s.dir().resolve("sampled"));
+        System.out.println(ProviderBound.RESULT + " " + result);
+        System.out.flush();
+        System.exit(0);
+    }
 
-        warmUp(dir.resolve("warm-up"), rows / 4, buckets, valueBytes, budget);
-        GovernanceProvider provider = Providers.load(name, ProviderBoundChild.class.getClassLoader());
-        StandaloneEngine engine = provider.standalone(2 * budget, dir.resolve("engine"))
-                .orElseThrow(() -> new IllegalStateException("provider '" + name + "' has no standalone engine"));
-        FileStoreTable table = BenchTables.create(dir.resolve("sampled").resolve("warehouse"), BenchTables.Shape.primaryKey(buckets));
-        BenchTables.Rows generator = new BenchTables.Rows(7, rows, valueBytes);
+    private static String standalone(Settings s) throws Exception {
+        GovernanceProvider provider = Providers.load(s.provider(), ProviderBoundChild.class.getClassLoader());
+        StandaloneEngine engine = provider.standalone(2 * s.budget(), s.dir().resolve("engine"))
+                .orElseThrow(() -> new IllegalStateException("provider '" + s.provider() + "' has no standalone engine"));
+        try (engine) {
+            FileStoreTable table = BenchTables.create(warehouse(s), BenchTables.Shape.primaryKey(s.buckets()));
+            return measure(s, table, provider, engine.environment(), engine::engineUsedBytes, () -> ownPeak(engine.environment()));
+        }
+    }
 
+    /** Where the sampled write's table goes. */
+    static Path warehouse(Settings s) {
+        return s.dir().resolve("sampled").resolve("warehouse");
+    }
+
+    /**
+     * Takes the baselines, starts the samplers, runs the write of {@code table} on {@code provider}
+     * over {@code environment} and returns the result's {@code key=value} pairs. {@code engineUsed}
+     * is the engine's counter, {@code ownPeak} the most it ever counted where the engine keeps that
+     * (0 otherwise). Runs on the writing thread.
+     */
+    static String measure(Settings s, FileStoreTable table, GovernanceProvider provider, EngineEnvironment environment,
+            LongSupplier engineUsed, LongSupplier ownPeak) throws Exception {
+        BenchTables.Rows generator = new BenchTables.Rows(7, s.rows(), s.valueBytes());
         long heapBase = LiveHeap.settled();
         long nativeBase = NativeMemory.read().committedBytes();
-        long engineBase = engine.engineUsedBytes();
-        LiveHeapSampler heap = new LiveHeapSampler(heapSampleMillis, budget / 32, null);
-        CounterSampler counters = new CounterSampler(counterMillis, engine::engineUsedBytes);
+        long engineBase = engineUsed.getAsLong();
+        LiveHeapSampler heap = new LiveHeapSampler(s.heapSampleMillis(), s.budget() / 32, null);
+        CounterSampler counters = new CounterSampler(s.counterMillis(), engineUsed);
         heap.start();
         counters.start();
         GovernedTableWrite write = BenchTables.governedWrite(
-                table, "p2-" + name, provider, engine.environment(), budget, dir.resolve("sampled"), Map.of());
+                table, "p2-" + s.provider(), provider, environment, s.budget(), s.dir().resolve("sampled"), Map.of());
         try (write) {
-            for (int i = 0; i < rows; i++) {
+            for (int i = 0; i < s.rows(); i++) {
                 write.write(generator.next());
             }
             heap.sampleNow();
@@ -68,19 +99,14 @@ public final class ProviderBoundChild {
             counters.stop();
         }
         MetricsSnapshot m = write.metrics();
-        long enginePeak = Math.max(counters.enginePeakBytes(), ownPeak(engine.environment()));
-        engine.close();
-        BenchTables.deleteTree(dir.resolve("sampled"));
-        System.out.println(ProviderBound.RESULT
-                + " peakHeapBytes=" + Math.max(0, heap.peakBytes() - heapBase)
+        long enginePeak = Math.max(counters.enginePeakBytes(), ownPeak.getAsLong());
+        return "peakHeapBytes=" + Math.max(0, heap.peakBytes() - heapBase)
                 + " peakNativeBytes=" + Math.max(0, counters.nativePeakBytes() - nativeBase)
                 + " peakEngineBytes=" + Math.max(0, enginePeak - engineBase)
                 + " peakAccountedBytes=" + m.peakReservedBytes()
                 + " heapSamples=" + heap.samples()
                 + " counterSamples=" + counters.samples()
-                + " spillCount=" + m.spillCount());
-        System.out.flush();
-        System.exit(0);
+                + " spillCount=" + m.spillCount();
     }
 
     private static void warmUp(Path dir, int rows, int buckets, int valueBytes, long budget) throws Exception {
@@ -102,8 +128,12 @@ public final class ProviderBoundChild {
      */
     static long ownPeak(EngineEnvironment environment) {
         long arrow = environment.find(BufferAllocator.class).map(BufferAllocator::getPeakMemoryAllocation).orElse(0L);
-        long spark = environment.find(TaskMemoryManager.class)
-                .map(t -> t.getPeakOnHeapExecutionMemory() + t.getPeakOffHeapExecutionMemory()).orElse(0L);
+        long spark = environment.find(TaskMemoryManager.class).map(ProviderBoundChild::sparkPeak).orElse(0L);
         return Math.max(arrow, spark);
+    }
+
+    /** A Spark task's peak execution memory, on and off heap, as its memory manager keeps it. */
+    static long sparkPeak(TaskMemoryManager tmm) {
+        return tmm.getPeakOnHeapExecutionMemory() + tmm.getPeakOffHeapExecutionMemory();
     }
 }
