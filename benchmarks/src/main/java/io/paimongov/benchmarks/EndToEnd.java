@@ -22,8 +22,8 @@ public final class EndToEnd {
      *
      * @param throughput the P1 workload; P4 uses it too, with the spilling budget at {@code spillPercent}%
      * @param spillPercent P4's budget as a percentage of the input bytes
-     * @param driftRows rows of the P2 write
-     * @param driftBudgetBytes the P2 write's budget (the input is several times larger, so it spills)
+     * @param driftRows rows of the P2 write, on the heap provider and on every other ({@link ProviderBound})
+     * @param driftBudgetBytes the P2 writes' budget (the input is several times larger, so they spill)
      * @param driftSampleMillis pause between P2's periodic heap samples
      * @param tightHeap the P3 children
      * @param cancel the P6 samples
