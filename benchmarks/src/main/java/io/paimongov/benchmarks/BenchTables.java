@@ -3,6 +3,7 @@ package io.paimongov.benchmarks;
 import io.paimongov.heap.HeapGovernanceProvider;
 import io.paimongov.runtime.tables.PaimonPaths;
 import io.paimongov.spi.EngineEnvironment;
+import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
@@ -110,11 +111,20 @@ public final class BenchTables {
      * table} over it. The write owns the context.
      */
     public static GovernedTableWrite governedWrite(FileStoreTable table, String name, long budgetBytes, Path spillDir, Map<String, String> more) {
+        return governedWrite(table, name, new HeapGovernanceProvider(), EngineEnvironment.standalone(), budgetBytes, spillDir, more);
+    }
+
+    /**
+     * Opens a context on {@code provider} over the engine objects of {@code environment} (a
+     * standalone engine's, for the other providers), otherwise as {@link #governedWrite(FileStoreTable,
+     * String, long, Path, Map)}. The write owns the context, not the engine.
+     */
+    public static GovernedTableWrite governedWrite(FileStoreTable table, String name, GovernanceProvider provider,
+            EngineEnvironment environment, long budgetBytes, Path spillDir, Map<String, String> more) {
         Map<String, String> values = new HashMap<>(more);
         values.put(GovernanceOptions.MEMORY_BUDGET, Long.toString(budgetBytes));
         values.put(GovernanceOptions.SPILL_DIRS, spillDir.toString());
-        ResourceContext context =
-                ResourceContext.open(name, new HeapGovernanceProvider(), GovernanceOptions.of(values), EngineEnvironment.standalone());
+        ResourceContext context = ResourceContext.open(name, provider, GovernanceOptions.of(values), environment);
         return GovernedTableWrite.batch(table, context);
     }
 

@@ -11,7 +11,8 @@ import java.util.function.Consumer;
  * docs/performance.md says how each is measured). The compaction drain (P5) is {@link
  * CompactionDrain}, run by the caller.
  *
- * <p>Order: P2 first (in a child JVM of its own), then the throughput measures P1 and P4, P6, and
+ * <p>Order: P2 first (in a child JVM of its own; then once per provider whose pages are not plain heap,
+ * {@link ProviderBound}, each in a child JVM of its own), then the throughput measures P1 and P4, P6, and
  * P3 last (it only starts child JVMs). Not thread-safe; one run at a time.
  */
 public final class EndToEnd {
@@ -21,8 +22,8 @@ public final class EndToEnd {
      *
      * @param throughput the P1 workload; P4 uses it too, with the spilling budget at {@code spillPercent}%
      * @param spillPercent P4's budget as a percentage of the input bytes
-     * @param driftRows rows of the P2 write
-     * @param driftBudgetBytes the P2 write's budget (the input is several times larger, so it spills)
+     * @param driftRows rows of the P2 write, on the heap provider and on every other ({@link ProviderBound})
+     * @param driftBudgetBytes the P2 writes' budget (the input is several times larger, so they spill)
      * @param driftSampleMillis pause between P2's periodic heap samples
      * @param tightHeap the P3 children
      * @param cancel the P6 samples
@@ -95,6 +96,15 @@ public final class EndToEnd {
         r.put("p2HeapSamples", p2.samples());
         r.put("p2SpillCount", p2.spillCount());
         r.put("p2HeapLeftAfterCloseBytes", p2.heapLeftAfterCloseBytes());
+        Map<String, Object> providers = new LinkedHashMap<>();
+        for (String provider : ProviderBound.PROVIDERS) {
+            progress.accept(String.format(
+                    "P2 on provider %s, the same write in a child JVM: live heap, native memory and the engine's own counter ...", provider));
+            ProviderBound.Result bound = ProviderBound.run(provider, workDir.resolve("p2-" + provider), sizes.driftRows(), w.buckets(),
+                    w.valueBytes(), sizes.driftBudgetBytes(), sizes.driftSampleMillis());
+            providers.put(provider, bound.report());
+        }
+        r.put("p2Providers", providers);
 
         progress.accept(String.format(
                 "P1 governed vs plain Paimon (its settings, and its defaults), %,d rows into %d buckets, %d MiB, %d repetitions ...",

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bench}: end-to-end measurements, each a ratio or a yes/no from one run: settings measured
  * side by side (medians of alternating repetitions), never a timed pass/fail. P1 governed vs plain
- * throughput, P2 the live heap peak and the accounted peak against the budget, P3 a tight heap in child JVMs, P4 spill throughput
+ * throughput, P2 the live heap peak and the accounted peak against the budget (on every provider), P3 a tight heap in child JVMs, P4 spill throughput
  * and bytes, P6 cancel latency ({@link EndToEnd}), then the compaction drain with 1, 2 and -1
  * threads on 8 buckets ({@link CompactionDrain}). docs/performance.md says how each is measured.
  * The writer-count grid is the subcommand {@code bench scale} ({@link BenchScaleCommand}), the streaming
@@ -137,6 +137,15 @@ final class BenchCommand implements Callable<Integer> {
         out.printf("P2 live heap peak / budget            %s (%s samples); accounted peak / budget %s; heap drift %s (mean %s)%n",
                 r.get("p2HeapPeakOverBudget"), r.get("p2HeapSamples"), r.get("p2AccountedPeakOverBudget"), r.get("p2HeapDrift"),
                 r.get("p2HeapDriftMean"));
+        if (r.get("p2Providers") instanceof Map<?, ?> providers) {
+            providers.forEach((provider, figures) -> {
+                Map<?, ?> f = (Map<?, ?>) figures;
+                out.printf("P2 %-8s (heap + native) / budget %s (%s heap, %s native; %s heap samples, %s counter samples);"
+                        + " engine's counter %s; accounted %s%s%n", provider, f.get("outsidePeakOverBudget"), f.get("heapPeakOverBudget"),
+                        f.get("nativePeakOverBudget"), f.get("heapSamples"), f.get("counterSamples"), f.get("enginePeakOverBudget"),
+                        f.get("accountedPeakOverBudget"), "SURVIVED".equals(f.get("outcome")) ? "" : ": " + f.get("outcome") + " " + f.get("failure"));
+            });
+        }
         out.printf("P3 tight heap: governed %s (live heap peak / budget %s), plain with its settings %s, plain with defaults %s%n",
                 r.get("p3GovernedOutcome"), r.get("p3GovernedHeapPeakOverBudget"), r.get("p3PlainOutcome"), r.get("p3PlainDefaultsOutcome"));
         out.printf("P4 spilling / in-memory throughput    %s; spill bytes written / input bytes %s (counted by the write %s)%n",

@@ -25,7 +25,7 @@ class BenchCommandTest {
             "p1ThroughputRatio", "p1PlainMillis", "p1GovernedMillis", "p1ThroughputRatioDefaults", "p1PlainDefaultsMillis",
             "p1GovernedSpillCount", "p1Rows",
             "p2HeapPeakOverBudget", "p2AccountedPeakOverBudget", "p2HeapDrift", "p2HeapDriftMean", "p2BudgetBytes", "p2PeakAccountedBytes",
-            "p2PeakHeapBytes", "p2HeapSamples", "p2SpillCount", "p2HeapLeftAfterCloseBytes",
+            "p2PeakHeapBytes", "p2HeapSamples", "p2SpillCount", "p2HeapLeftAfterCloseBytes", "p2Providers",
             "p3GovernedSurvived", "p3GovernedHeapPeakOverBudget", "p3GovernedHeapSamples", "p3PlainOom", "p3GovernedOutcome",
             "p3PlainOutcome", "p3PlainHeapPeakOverBudget", "p3PlainDefaultsOom", "p3PlainDefaultsOutcome", "p3HeapBytes", "p3BudgetBytes",
             "p3Rows",
@@ -46,6 +46,25 @@ class BenchCommandTest {
         assertThat(json.get("p2HeapPeakOverBudget").asDouble())
                 .isCloseTo((double) json.get("p2PeakHeapBytes").asLong() / json.get("p2BudgetBytes").asLong(), org.assertj.core.data.Offset.offset(0.005));
         assertThat(json.get("p2HeapSamples").asInt()).isPositive();
+        // P2 on every provider whose pages are not plain heap: each child's figures, numbers when it survived.
+        for (String provider : new String[] {"offheap", "flink", "spark"}) {
+            JsonNode p = json.get("p2Providers").get(provider);
+            assertThat(p).as(provider).isNotNull();
+            assertThat(p.get("outcome").asText()).as(provider + ": " + p.get("failure")).isEqualTo("SURVIVED");
+            for (String number : new String[] {"outsidePeakOverBudget", "heapPeakOverBudget", "nativePeakOverBudget", "enginePeakOverBudget",
+                "accountedPeakOverBudget", "budgetBytes", "peakHeapBytes", "peakNativeBytes", "peakEngineBytes", "peakAccountedBytes",
+                "heapSamples", "counterSamples", "spillCount", "millis"}) {
+                assertThat(p.get(number).isNumber()).as(provider + "." + number).isTrue();
+            }
+            assertThat(p.get("failure").asText()).isEmpty();
+            assertThat(p.get("counterSamples").asInt()).isGreaterThanOrEqualTo(2);
+            assertThat(p.get("accountedPeakOverBudget").asDouble()).isPositive().isLessThanOrEqualTo(1.0);
+            // The judged figure is the heap peak plus the native peak over the budget, as reported beside it.
+            assertThat(p.get("outsidePeakOverBudget").asDouble()).isCloseTo(
+                    (double) (p.get("peakHeapBytes").asLong() + p.get("peakNativeBytes").asLong()) / p.get("budgetBytes").asLong(),
+                    org.assertj.core.data.Offset.offset(0.005));
+        }
+        assertThat(json.get("p2Providers").size()).isEqualTo(3);
         assertThat(json.get("p3GovernedHeapPeakOverBudget").isNumber()).isEqualTo(json.get("p3GovernedSurvived").asBoolean());
         assertThat(json.get("p1ThroughputRatioDefaults").asDouble()).isPositive();
         assertThat(json.get("p2HeapDrift").isNumber()).isTrue();
@@ -81,7 +100,7 @@ class BenchCommandTest {
         for (String provider : new String[] {"heap", "offheap", "flink", "spark"}) {
             assertThat(json.get("p7AllocOverhead").get(provider).asDouble()).as(provider).isPositive();
         }
-        assertThat(run.err()).containsPattern("bench: \\[ *[0-9.]+ s\\] P1 ").contains("] P6 cancel latency").contains("] compaction drain")
+        assertThat(run.err()).containsPattern("bench: \\[ *[0-9.]+ s\\] P1 ").contains("] P2 on provider spark").contains("] P6 cancel latency").contains("] compaction drain")
                 .contains("] allocator overhead");
     }
 
