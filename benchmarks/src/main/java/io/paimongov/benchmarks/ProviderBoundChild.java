@@ -4,7 +4,7 @@ import io.paimongov.runtime.Providers;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.Serializable;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.paimongov.benchmarks;
 
 import io.paimongov.runtime.Providers;
-import io.paimongov.spi.StandaloneEngine;
+import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
