@@ -1,9 +1,6 @@
 package io.paimongov.tck;
 
 import io.paimongov.allocator.support.PagedAllocator;
-import io.paimongov.allocator.support.EnginePagedAllocator;
-import io.paimongov.allocator.support.LeakReport;
-import io.paimongov.allocator.support.PagedAllocator;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -156,7 +153,7 @@ public final class BrokenEdgeProviders {
             List<byte[]> cache = CACHES.computeIfAbsent(engine, e -> new ArrayList<>());
             // An engine kind: it says its page call does the engine's accounting, and charges only
             // the pages it does not take from the cache.
-            return new EnginePagedAllocator<MemorySegment>("reference", "reference pages", pageSize, capacity, null) {
+            return new EngineKind(pageSize, capacity, engine) {
                 /** Pages handed out from the cache, not charged to the engine. */
                 private final Set<MemorySegment> uncharged = Collections.newSetFromMap(new IdentityHashMap<>());
 
@@ -185,11 +182,6 @@ public final class BrokenEdgeProviders {
                     return failure instanceof EngineRefused;
                 }
 
-                @Override
-                protected MemorySegment segment(MemorySegment page) {
-                    return page;
-                }
-
                 /** Charged pages give their bytes back; released arrays go to the cache, not those of a close. */
                 @Override
                 protected void givePages(List<MemorySegment> pages) {
@@ -207,21 +199,6 @@ public final class BrokenEdgeProviders {
                             cache.addAll(back);
                         }
                     }
-                }
-
-                @Override
-                protected boolean reserveBytes(long bytes) {
-                    return engine.take(bytes);
-                }
-
-                @Override
-                protected void unreserveBytes(long bytes) {
-                    engine.give(bytes);
-                }
-
-                @Override
-                protected IllegalStateException closeEngine(LeakReport leak) {
-                    return null;
                 }
             };
         }

@@ -1,7 +1,5 @@
 package io.paimongov.tck;
 
-import io.paimongov.allocator.support.EnginePagedAllocator;
-import io.paimongov.allocator.support.LeakReport;
 import io.paimongov.allocator.support.PagedAllocator;
 import java.util.List;
 import org.apache.paimon.memory.MemorySegment;
@@ -128,7 +126,7 @@ public final class BrokenEngineProviders {
         PagedAllocator<?> allocator(int pageSize, long capacity, Engine engine) {
             // An engine kind, which says its page call does the engine's accounting; its page call
             // is the heap's.
-            return new EnginePagedAllocator<MemorySegment>("reference", "reference pages", pageSize, capacity, null) {
+            return new EngineKind(pageSize, capacity, engine) {
                 @Override
                 protected void takePages(int count, List<MemorySegment> into) {
                     for (int i = 0; i < count; i++) {
@@ -137,27 +135,7 @@ public final class BrokenEngineProviders {
                 }
 
                 @Override
-                protected MemorySegment segment(MemorySegment page) {
-                    return page;
-                }
-
-                @Override
                 protected void givePages(List<MemorySegment> pages) {}
-
-                @Override
-                protected boolean reserveBytes(long bytes) {
-                    return engine.take(bytes);
-                }
-
-                @Override
-                protected void unreserveBytes(long bytes) {
-                    engine.give(bytes);
-                }
-
-                @Override
-                protected IllegalStateException closeEngine(LeakReport leak) {
-                    return null;
-                }
             };
         }
     }

@@ -1,6 +1,7 @@
 package io.paimongov.tck;
 
 import io.paimongov.allocator.support.BoundedCounters;
+import io.paimongov.allocator.support.EnginePagedAllocator;
 import io.paimongov.allocator.support.HeapPagedAllocator;
 import io.paimongov.allocator.support.LeakReport;
 import io.paimongov.allocator.support.PagedAllocator;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.paimon.memory.MemorySegment;
 
 /**
  * A small correct provider, written against the SPI alone, that the kit's own tests verify; the
@@ -123,6 +125,40 @@ public class ReferenceProvider implements GovernanceProvider {
         }
 
         void giveBack(long bytes) {
+            engine.give(bytes);
+        }
+
+        @Override
+        protected IllegalStateException closeEngine(LeakReport leak) {
+            return null;
+        }
+    }
+
+    /**
+     * An engine kind over the same engine, for broken providers whose fault is in their page calls:
+     * pages are the segments themselves, reservations are taken from the engine and given back to
+     * it, and its close never throws, as {@link Allocator}'s.
+     */
+    abstract static class EngineKind extends EnginePagedAllocator<MemorySegment> {
+        final Engine engine;
+
+        EngineKind(int pageSize, long capacity, Engine engine) {
+            super("reference", "reference pages", pageSize, capacity, null);
+            this.engine = engine;
+        }
+
+        @Override
+        protected MemorySegment segment(MemorySegment page) {
+            return page;
+        }
+
+        @Override
+        protected boolean reserveBytes(long bytes) {
+            return engine.take(bytes);
+        }
+
+        @Override
+        protected void unreserveBytes(long bytes) {
             engine.give(bytes);
         }
 
