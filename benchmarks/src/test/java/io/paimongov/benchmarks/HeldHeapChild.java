@@ -6,10 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A child JVM for {@link LiveHeapSamplerTest}: {@code HELD_BYTES EVERY_MILLIS STEP_BYTES}. It takes
+ * A child JVM for {@link LiveHeapSamplerTest}: {@code HELD_BYTES EVERY_MILLIS STEP_BYTES
+ * LEAST_BYTES}. It takes
  * its baseline ({@link LiveHeap#settled}), starts a {@link LiveHeapSampler}, makes garbage, then
  * holds {@code HELD_BYTES} in 1 MiB arrays while it keeps making garbage, until the sampler read a
- * live heap holding at least half of them (or 60 s passed: then it says so and exits 1), drops them and prints {@code HELD peak=P baseline=B samples=N own=O}.
+ * live heap at least {@code LEAST_BYTES} above the baseline (or 60 s passed: then it says so and
+ * exits 1), drops them and prints {@code HELD peak=P baseline=B samples=N own=O}.
  * Which of the sampler's rules takes that collection depends on the arguments: a short period for
  * the periodic one, an endless period and a small step for the one at old-generation highs.
  */
@@ -22,6 +24,7 @@ public final class HeldHeapChild {
         long held = Long.parseLong(args[0]);
         long every = Long.parseLong(args[1]);
         long step = Long.parseLong(args[2]);
+        long least = Long.parseLong(args[3]);
         long baseline = LiveHeap.settled();
         LiveHeapSampler sampler = new LiveHeapSampler(every, step, null);
         // Read before the sampler listens: only this thread allocates in between, too little for a full collection.
@@ -33,12 +36,12 @@ public final class HeldHeapChild {
             block.add(new byte[MIB]);
         }
         long deadline = System.nanoTime() + 60_000_000_000L;
-        // Held until the sampler has read a live heap holding at least half the block (its rule may
-        // collect while the arrays are still being allocated, and then not again: the old
-        // generation grows no further): the test then judges the peak it read against the block. A
-        // sampler whose rule never collects with the block held, or never reads the collection,
-        // times out here.
-        while (sampler.peakBytes() - baseline < held / 2) {
+        // Held until the sampler has read a live heap holding the block: its rule may collect while
+        // the arrays are still being allocated or just after the last one, and a child that waited
+        // for a collection beginning after the block (which it cannot see) could wait forever, as one
+        // that stopped at the first partial reading judged a part of the block. A sampler whose rule
+        // never collects with the block held, or never reads the collection, times out here.
+        while (sampler.peakBytes() - baseline < least) {
             if (System.nanoTime() > deadline) {
                 System.out.println("NOT_SAMPLED no full collection read in 60 s while the block was held: full collections "
                         + (fullCollections() - fullAtStart) + ", read " + sampler.samples() + ", peak above the baseline "
