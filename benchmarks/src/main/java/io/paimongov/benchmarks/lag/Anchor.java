@@ -2,11 +2,11 @@ package io.paimongov.benchmarks.lag;
 
 /**
  * Where the rate search starts: a first estimate of what one governed compaction thread drains, from
- * a run with one thread and no rate limit (the writer as fast as it goes), measured over a fixed
- * span from its first committed compaction on (before it, a fresh child builds its lookup files and
- * compiles its code, which took 15 to 35 s): the rows its compactions moved out of level 0 per
+ * a run with one thread and no rate limit (the writer as fast as it goes), measured over a span from its first committed compaction on (before it, a fresh child builds its
+ * lookup files and compiles its code, which took 15 to 35 s) that lasts a fixed time and, past it,
+ * until another compaction committed (LagRun's anchor run): the rows its compactions moved out of level 0 per
  * second over the span ({@link LagRun.Result#drainedRowsPerSec}); when none committed (a machine too
- * loaded to compact in time), the rows made visible per second over the span, from the first visible
+ * loaded to compact again before the child's time ran out), the rows made visible per second over the span, from the first visible
  * row if later, when that is at least a quarter of the span; else the rate the writer wrote. The
  * anchor decides only which grid rate the {@link Staircase} starts at, never a rate compared.
  *

@@ -328,8 +328,12 @@ final class LagRun {
 
     /**
      * The anchor's run: waits for its first committed compaction (at most until {@code maxMillis}
-     * less the anchor's span), then for the anchor's span, and stops the child; {@code marks} gets
-     * the span's start and end, ms from the run's start.
+     * less the anchor's span), then for the anchor's span and, past it, until another compaction
+     * committed inside the span so far (at most until {@code maxMillis} less a checkpoint), and stops
+     * the child; {@code marks} gets the span's start and end, ms from the run's start. A span with
+     * no compaction of its own would leave only the visible or the written rate (an unlimited writer
+     * floods level 0, so one thread's next compaction can take longer than the span: on 2026-12-06
+     * that anchor read the written 41,011 rows/s, and one thread sustained no stair from it).
      */
     private static void anchor(Settings s, Committer committer, Process child, List<Long> marks) throws InterruptedException {
         long latest = committer.start + s.maxMillis() - s.anchorMillis();
@@ -338,9 +342,17 @@ final class LagRun {
             Thread.sleep(20);
         }
         long from = System.currentTimeMillis() - committer.start;
-        if (waitUntil(committer.start + from + s.anchorMillis(), committer, child)) {
+        if (!waitUntil(committer.start + from + s.anchorMillis(), committer, child)) {
+            return;
+        }
+        long last = committer.start + s.maxMillis() - s.checkpointMillis();
+        while (System.currentTimeMillis() < last && child.isAlive() && committer.failure.get() == null
+                && committer.commits().stream().noneMatch(c -> c.level0RowsCompacted() > 0 && c.millis() > from)) {
+            Thread.sleep(20);
+        }
+        if (child.isAlive() && committer.failure.get() == null) {
             marks.add(from);
-            marks.add(from + s.anchorMillis());
+            marks.add(System.currentTimeMillis() - committer.start);
             tell(child, LagChild.STOP);
         }
     }
