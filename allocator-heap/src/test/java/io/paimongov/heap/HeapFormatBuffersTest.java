@@ -16,7 +16,11 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.format.parquet.ParquetUtil;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.options.Options;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.paimon.shade.org.apache.parquet.hadoop.CodecFactory;
 import org.apache.paimon.shade.org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.paimon.shade.org.apache.parquet.hadoop.codec.ZstandardCodec;
+import org.apache.paimon.shade.org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.paimon.shade.org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.paimon.shade.org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.paimon.table.FileStoreTable;
@@ -79,6 +83,30 @@ class HeapFormatBuffersTest {
     void aTableKeepsItsOwnParquetPage() throws Exception {
         ValuePages pages = valuePages(governed(parquet("own", Map.of("parquet.page.size", "65536")), PARQUET_ROWS));
         assertThat(pages.bytesPerPage()).isBetween(40L << 10, 96L << 10);
+    }
+
+    /**
+     * Parquet keeps one zstd codec per level for the JVM: after a governed write of a table at a
+     * level no other test uses, the one under that level is not Parquet's own, whose streams hold
+     * each page's column chunk until a finalizer runs.
+     */
+    @Test
+    void governedParquetZstdPagesAreNotWrittenByParquetsFinalizingCodec() throws Exception {
+        governed(parquet("zstd", Map.of("file.compression", "zstd", "file.compression.zstd-level", "17")), PARQUET_ROWS);
+        CompressionCodec codec = ParquetCodecs.cache().get(CompressionCodecName.ZSTD.getHadoopCompressionCodecClassName() + ":17");
+        assertThat(codec).isInstanceOf(ZstandardCodec.class);
+        assertThat(codec.getClass()).isNotEqualTo(ZstandardCodec.class);
+    }
+
+    /** Parquet's codec cache, which it keeps for its subclasses. Never instantiated. */
+    private static final class ParquetCodecs extends CodecFactory {
+        private ParquetCodecs() {
+            super(new org.apache.hadoop.conf.Configuration(false), 0);
+        }
+
+        static Map<String, CompressionCodec> cache() {
+            return CODEC_BY_NAME;
+        }
     }
 
     /** A two-bucket primary-key ORC table of 4 MiB stripes and {@code extra}. */

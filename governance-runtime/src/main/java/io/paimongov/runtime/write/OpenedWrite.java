@@ -1,6 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.compaction.CompactionAdmission;
+import io.paimongov.runtime.internal.formats.ParquetZstd;
 import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.memory.MemoryBudget;
 import io.paimongov.runtime.memory.MemoryReservation;
@@ -123,6 +124,8 @@ final class OpenedWrite {
             this.table =
                     FileStoreTableFactory.create(fileIO, table.location(), table.schema(), table.catalogEnvironment())
                             .copy(footprint.tableOptions());
+            // Parquet's zstd streams keep each page's column chunk on the heap until a finalizer runs.
+            ParquetZstd.install(this.table.options());
             checkMinimumBudget();
             fixed.reserve("flush file writer", footprint.flushWriterBytes());
             this.spillIo = fixed.reserve("spill I/O buffers", footprint.spillIoBytes());
