@@ -2,9 +2,9 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.compaction.CompactionAdmission;
 import io.paimongov.runtime.config.Sizes;
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.memory.Reclaimer;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.Reclaimer;
 import io.paimongov.runtime.internal.metrics.PaimonMetricCapture;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException;
