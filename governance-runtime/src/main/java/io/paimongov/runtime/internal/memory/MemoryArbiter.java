@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
  * (docs/memory-sharing.md). Its one subclass is {@code io.paimongov.runtime.memory.SharedMemory},
  * the handle an engine integration makes ({@code SharedMemory.of}) and puts in each write's {@link
  * io.paimongov.spi.EngineEnvironment}; the runtime takes the handle from there as this class, and a
- * write's {@link MemoryBudget} joins it ({@link MemoryBudget#member}). Why a superclass: the handle
- * is public and this accounting is the runtime's own; so that the handle needs no public method to
- * hand its accounting to the runtime, and this package never imports the public one (which would
- * make a package cycle), the handle is this class, and everything but the four accessors is
- * package-private here. The constructor is protected: only the handle extends it.
+ * write's {@link MemoryBudget} joins it ({@link MemoryBudget#member}). Why a superclass rather than
+ * a field of the handle: the handle is public and this accounting is the runtime's own. As a
+ * subclass the handle needs no public method that hands its accounting to the runtime, and this
+ * package never imports the public one (which would make a package cycle). Everything here but the
+ * four accessors is package-private; the constructor is protected: only the handle extends it.
  *
  * <p>How it works (Velox's arbitrator, run at the runtime's safe points). The pool is the sum of
  * the members' shares, at most {@link #limitBytes()}. Each member's {@link MemoryBudget} has a
