@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Flink frees a segment's native memory when it is released, and a Paimon segment over freed
  * memory reads garbage silently: the runtime returns pages in use only after Paimon's write is
- * closed (see {@code GovernedSegmentPool}), and {@link #close()} frees what is left with {@link
+ * closed (its page pool gives them back as the write closes), and {@link #close()} frees what is left with {@link
  * MemoryManager#releaseAll(Object)} and {@link MemoryManager#releaseAllMemory(Object)} for this
  * write's owner (Flink's {@code releaseAll} alone does not undo reservations).
  *

@@ -7,7 +7,7 @@ import io.paimongov.allocator.support.standalone.ManualCancellation;
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.fixtures.Workload;
 import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.write.EngineReservation;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.CancellationSignal;
@@ -40,8 +40,8 @@ class HeapEngineObjectsTest {
         HeapGovernanceProvider provider = new HeapGovernanceProvider();
         try (ResourceContext a = ResourceContext.open("a", provider, options("2m"), env);
                 ResourceContext b = ResourceContext.open("b", provider, options("2m"), env)) {
-            MemoryReservation ra = a.newReservation("a");
-            MemoryReservation rb = b.newReservation("b");
+            EngineReservation ra = a.newReservation("a");
+            EngineReservation rb = b.newReservation("b");
             assertThat(ra.tryGrow(2 << 20)).isTrue();
             assertThat(rb.tryGrow(2 << 20)).as("the pool has 1m left").isFalse();
             assertThat(rb.tryGrow(1 << 20)).isTrue();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.write.EngineReservation;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.EngineEnvironment;
@@ -33,7 +33,7 @@ class HeapResourceContextTest {
             try (var files = Files.list(dir)) {
                 assertThat(files).as("made at open").isEmpty();
             }
-            MemoryReservation r = ctx.newReservation("engine side buffer");
+            EngineReservation r = ctx.newReservation("engine side buffer");
             r.grow(1 << 20);
             assertThat(ctx.engineUsedBytes()).isEqualTo(1 << 20);
         }

@@ -80,7 +80,7 @@ class LayersTest {
         assertThat(packages).contains(
                 "io.paimongov.spi", "io.paimongov.spi.metrics", "io.paimongov.allocator.support",
                 "io.paimongov.allocator.support.standalone", "io.paimongov.runtime", "io.paimongov.runtime.write",
-                "io.paimongov.runtime.internal.compaction",
+                "io.paimongov.runtime.internal.compaction", "io.paimongov.runtime.memory", "io.paimongov.runtime.internal.memory",
                 "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
                 "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark", "io.paimongov.connector.spark.write",
                 "io.paimongov.connector.spark.sql",
@@ -234,6 +234,22 @@ class LayersTest {
         check(noClasses().that().resideOutsideOfPackage(RUNTIME)
                 .should().dependOnClassesThat().resideInAPackage(RUNTIME_INTERNAL)
                 .because("the runtime's public surface is its other packages; internal ones change without notice"));
+    }
+
+    /**
+     * The runtime's memory package holds what an engine integration holds, the shared memory's handle
+     * ({@code SharedMemory}); the budget, its reservations, the page pool and the arbiter's accounting
+     * are under {@code io.paimongov.runtime.internal.memory} (docs/architecture.md, "Memory").
+     */
+    @Test
+    void theMemoryPackageHoldsTheSharedMemoryAlone() {
+        List<String> types = classes.stream()
+                .filter(c -> c.getPackageName().equals("io.paimongov.runtime.memory") && c.isTopLevelClass())
+                .map(JavaClass::getSimpleName)
+                .sorted()
+                .toList();
+        assertThat(types).as("top-level types of io.paimongov.runtime.memory; the runtime's own belong under"
+                + " io.paimongov.runtime.internal.memory").containsExactly("SharedMemory");
     }
 
     @Test

@@ -6,8 +6,6 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.runtime.Providers;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.memory.GovernedSegmentPool;
-import io.paimongov.runtime.memory.MemoryBudget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -57,7 +55,6 @@ public final class PagePair implements AutoCloseable {
     private final EngineResources resources;
     private final SegmentAllocator allocator;
     private final EnginePage enginePage;
-    private final GovernedSegmentPool pool;
 
     private PagePair(String provider, Path tempDir, StandaloneEngine engine, EngineResources resources) {
         this.provider = provider;
@@ -66,7 +63,6 @@ public final class PagePair implements AutoCloseable {
         this.resources = resources;
         this.allocator = resources.memory();
         this.enginePage = EnginePage.of(provider, engine.environment(), allocator.pageSize());
-        this.pool = new GovernedSegmentPool(new MemoryBudget(allocator), () -> {});
     }
 
     /** Opens provider {@code name} on a standalone engine of its own, under a new temp directory. */
@@ -113,21 +109,6 @@ public final class PagePair implements AutoCloseable {
     }
 
     /**
-     * One page through the runtime's page pool ({@code GovernedSegmentPool}) over the provider: taken
-     * from the engine with the pool's accounting and boundary checks (page size, a page live twice),
-     * given back to the engine at once ({@code releaseCached}). Against {@link #providerPage()} it is
-     * what the pool adds per page taken from the engine.
-     *
-     * @return the page (already released)
-     */
-    public Object poolPage() {
-        MemorySegment page = pool.nextSegment();
-        pool.returnAll(List.of(page));
-        pool.releaseCached();
-        return page;
-    }
-
-    /**
      * One page through the engine's own call, given straight back.
      *
      * @return the page (already given back)
@@ -150,7 +131,6 @@ public final class PagePair implements AutoCloseable {
     @Override
     public void close() {
         try {
-            pool.close();
             resources.close();
         } finally {
             try {

@@ -23,7 +23,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * flink, a Spark {@code MemoryConsumer}'s {@code acquireMemory} plus its {@code byte[]} for spark.
  * Both sides run on the provider's standalone engine and the provider side is the call the runtime's
  * page pool makes ({@link PagePair}); divide the two scores of one provider for its overhead, the
- * number {@code AllocOverhead} (P7) measures with alternating rounds.
+ * number {@code AllocOverhead} (P7) measures with alternating rounds. The third side, the page
+ * through the runtime's page pool over the provider, is the runtime's own JMH benchmark ({@code
+ * io.paimongov.runtime.internal.memory.PoolPageBenchmark}, in its test tree as it measures internal
+ * classes), which {@code benchmarks/jmh} runs next to this one on the same engines.
  *
  * <p>Average time per page, in nanoseconds. Each trial opens a fresh engine and closes it after,
  * with the provider's leak check.
@@ -60,12 +63,6 @@ public class PageBenchmark {
     @Benchmark
     public Object providerPage() {
         return pair.providerPage();
-    }
-
-    /** A page through the runtime's page pool over the provider: its accounting and boundary checks on top. */
-    @Benchmark
-    public Object poolPage() {
-        return pair.poolPage();
     }
 
     /** A page through the engine's own call. */

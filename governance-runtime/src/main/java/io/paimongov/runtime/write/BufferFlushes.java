@@ -1,6 +1,6 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.memory.GovernedSegmentPool;
+import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.memory.MemoryOwner;
 import org.apache.paimon.memory.MemoryPoolFactory;

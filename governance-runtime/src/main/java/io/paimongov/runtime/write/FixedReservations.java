@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.metrics.WriterMetrics;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.data.BinaryRow;

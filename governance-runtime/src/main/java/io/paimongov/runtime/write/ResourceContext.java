@@ -4,9 +4,8 @@ import io.paimongov.runtime.Providers;
 import io.paimongov.runtime.internal.cancel.CancellationToken;
 import io.paimongov.runtime.internal.compaction.CompactionExecutor;
 import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.memory.GovernedSegmentPool;
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.metrics.WriterMetrics;
 import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.runtime.memory.SharedMemory;
@@ -141,10 +140,10 @@ public final class ResourceContext implements AutoCloseable {
      * A new reservation of this write's budget, for memory the engine side of the write uses outside
      * Paimon: it counts against the same budget and the engine's memory. The caller owns it and
      * closes it; one still live when the context closes is closed then, and growing it afterwards
-     * throws {@link GovernanceClosedException}. See {@link MemoryReservation} for its contract.
+     * throws {@link GovernanceClosedException}. See {@link EngineReservation} for its contract.
      */
-    public MemoryReservation newReservation(String consumer) {
-        return budget.newReservation(consumer);
+    public EngineReservation newReservation(String consumer) {
+        return new EngineReservation(budget.newReservation(consumer));
     }
 
     /** Live reservations that still hold bytes, largest first; empty once everything was given back. */

@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.memory.GovernedSegmentPool;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.runtime.internal.spill.TieredSortBuffer;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.paimongov.runtime.write;
 
-import io.paimongov.runtime.memory.GovernedSegmentPool;
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.spi.ResourceExhaustedException;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.types.RowType;

@@ -1,7 +1,7 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.metrics.WriterMetrics;
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.paimon.operation.AbstractFileStoreWrite;

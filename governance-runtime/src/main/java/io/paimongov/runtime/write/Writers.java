@@ -1,8 +1,8 @@
 package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.metrics.WriterMetrics;
-import io.paimongov.runtime.memory.GovernedSegmentPool;
-import io.paimongov.runtime.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.operation.AbstractFileStoreWrite;

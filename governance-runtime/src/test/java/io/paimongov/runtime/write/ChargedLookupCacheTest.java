@@ -2,9 +2,9 @@ package io.paimongov.runtime.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.TestAllocators;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -3,8 +3,8 @@ package io.paimongov.runtime.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.TestAllocators;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Path;
 import java.util.ArrayList;

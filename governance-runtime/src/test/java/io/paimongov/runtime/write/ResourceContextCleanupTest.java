@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paimongov.allocator.support.PagedAllocator;
 import io.paimongov.allocator.support.PagedResources;
 import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.runtime.internal.memory.TestAllocators;
 import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.CleanupException;

@@ -2,8 +2,8 @@ package io.paimongov.runtime.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.TestAllocators;
 import io.paimongov.runtime.internal.spill.GovernedIOManager;
 import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.runtime.internal.spill.TieredSortBuffer;

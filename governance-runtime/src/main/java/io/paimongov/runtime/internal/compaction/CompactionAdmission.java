@@ -1,8 +1,8 @@
 package io.paimongov.runtime.internal.compaction;
 
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.memory.Reclaimer;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.Reclaimer;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -1,6 +1,6 @@
 package io.paimongov.runtime.internal.compaction;
 
-import io.paimongov.runtime.memory.Reclaimer;
+import io.paimongov.runtime.internal.memory.Reclaimer;
 import io.paimongov.spi.EngineResources.CompactionThreads;
 import java.util.ArrayList;
 import java.util.List;

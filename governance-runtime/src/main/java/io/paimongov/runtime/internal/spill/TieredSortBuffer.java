@@ -1,6 +1,6 @@
 package io.paimongov.runtime.internal.spill;
 
-import io.paimongov.runtime.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.io.IOException;

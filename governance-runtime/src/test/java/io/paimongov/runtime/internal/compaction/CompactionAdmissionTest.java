@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.WriteCancelledException;
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.TestAllocators;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

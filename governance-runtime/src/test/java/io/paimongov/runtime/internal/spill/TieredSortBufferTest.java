@@ -3,10 +3,10 @@ package io.paimongov.runtime.internal.spill;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.paimongov.runtime.memory.GovernedSegmentPool;
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
-import io.paimongov.runtime.memory.TestAllocators;
+import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
+import io.paimongov.runtime.internal.memory.MemoryBudget;
+import io.paimongov.runtime.internal.memory.MemoryReservation;
+import io.paimongov.runtime.internal.memory.TestAllocators;
 import io.paimongov.runtime.spill.SpillScope;
 import io.paimongov.spi.EngineResources.SpillLocations;
 import io.paimongov.spi.ResourceExhaustedException;

@@ -1,7 +1,8 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paimongov.runtime.memory.SharedMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * governance.reliability.ops} steps per run, spread over the threads.
  */
 @Tag("reliability")
-class SharedMemoryConcurrencyTest {
+class MemoryArbiterConcurrencyTest {
 
     private static final int PAGE = 4096;
     private static final int MEMBERS = 4;

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator.AllocatorContractException;
@@ -41,7 +41,7 @@ import org.apache.paimon.memory.MemorySegmentPool;
  * which fails the write (a page of the wrong size would otherwise have Paimon write past its rows
  * or lose them, and commit the result). Cost: an identity-set insert, and a sorted-set look-up and
  * insert for an off-heap page, per page taken from the engine (cached pages are not checked
- * again), measured in {@code PageBenchmark.poolPage}.
+ * again), measured by {@code PoolPageBenchmark.poolPage} in the runtime's test tree (docs/jmh.md).
  *
  * <p><b>Thread-safety:</b> thread-safe. The pool's lock guards only its own lists; the engine's
  * allocator is never called under it, so an engine that calls back into the runtime to spill while

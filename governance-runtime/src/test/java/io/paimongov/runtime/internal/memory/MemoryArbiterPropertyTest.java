@@ -1,7 +1,8 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paimongov.runtime.memory.SharedMemory;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -27,7 +28,7 @@ import net.jqwik.api.state.Transformer;
  * capacity; only unused capacity is lent; and reclaims take from the largest over-share first, never
  * below a share. Tries: jqwik's default, {@code -Djqwik.tries.default=N} to run deep.
  */
-class SharedMemoryPropertyTest {
+class MemoryArbiterPropertyTest {
 
     private static final int PAGE = 4096;
     private static final long LIMIT = 64L * PAGE * 16;

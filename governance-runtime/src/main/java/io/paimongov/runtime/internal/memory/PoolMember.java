@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -7,9 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One write's place in a {@link SharedMemory}: its share, its ceiling, what it waits with, and what
- * the pool did to it and for it (the metrics of docs/metrics.md, "Shared memory"). Its capacity is
- * its {@link MemoryBudget}'s, which only the pool moves, under the pool's lock.
+ * One write's place in a {@link MemoryArbiter shared memory}: its share, its ceiling, what it
+ * waits with, and what the pool did to it and for it (the metrics of docs/metrics.md, "Shared
+ * memory"). Its capacity is its {@link MemoryBudget}'s, which only the pool moves, under the pool's
+ * lock.
  *
  * <p><b>Thread-safety:</b> fields marked "guarded" are read and written under the pool's lock; the
  * counters are read from any thread.
@@ -18,7 +19,7 @@ final class PoolMember {
 
     private static final Logger LOG = LoggerFactory.getLogger(PoolMember.class);
 
-    final SharedMemory pool;
+    final MemoryArbiter pool;
     final String name;
     /** The capacity the member is guaranteed. */
     final long share;
@@ -38,7 +39,7 @@ final class PoolMember {
     /** Raised each time the pool lowers this member below what it holds; see {@link MemoryBudget#takeReclaimRequest()}. */
     private final AtomicLong reclaimRequests = new AtomicLong();
 
-    PoolMember(SharedMemory pool, String name, long share, long ceiling, MemoryBudget budget, long waitNanos, BooleanSupplier stop) {
+    PoolMember(MemoryArbiter pool, String name, long share, long ceiling, MemoryBudget budget, long waitNanos, BooleanSupplier stop) {
         this.pool = pool;
         this.name = name;
         this.share = share;

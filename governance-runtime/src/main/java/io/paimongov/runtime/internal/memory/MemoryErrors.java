@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.config.Sizes;
@@ -13,7 +13,7 @@ import io.paimongov.spi.ResourceExhaustedException.Resource;
  * its five largest holders and the remedy, which tells a budget that is spent from an engine that
  * refused although the budget had room, where raising {@link GovernanceOptions#MEMORY_BUDGET} does
  * not help, and from a write whose share of a shared memory the other writes hold), and a {@link
- * SharedMemory} that cannot take a write's share.
+ * MemoryArbiter shared memory} that cannot take a write's share.
  *
  * <p>Stateless; reads the numbers once per error; thread-safe.
  */

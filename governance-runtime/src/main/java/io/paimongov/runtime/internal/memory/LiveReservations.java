@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.ResourceExhaustedException.Holder;

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.runtime.internal.counters.BoundedAdd;
 import io.paimongov.spi.CleanupException;
@@ -22,8 +22,8 @@ import java.util.function.BooleanSupplier;
  * leaves the counter where it was.
  *
  * <p>Capacity. A budget made with {@link #MemoryBudget(SegmentAllocator)} has the allocator's
- * capacity for its whole life. A budget of a write in a {@link SharedMemory} ({@link #member}) starts
- * at the write's share and the pool moves it: a request that does not fit asks the pool, which may
+ * capacity for its whole life. A budget of a write in a {@link MemoryArbiter shared memory} ({@link
+ * #member}) starts at the write's share and the pool moves it: a request that does not fit asks the pool, which may
  * lend the write capacity others leave unused, or take capacity back from borrowers for it, on the
  * requesting thread (which may then wait, boundedly, for the borrowers to give memory back). When
  * the pool lowers the capacity below what the budget reserves, the write owes the difference
@@ -58,7 +58,7 @@ public final class MemoryBudget {
         this.member = null;
     }
 
-    private MemoryBudget(SegmentAllocator allocator, SharedMemory pool, String writeName, long shareBytes, long reclaimWaitNanos,
+    private MemoryBudget(SegmentAllocator allocator, MemoryArbiter pool, String writeName, long shareBytes, long reclaimWaitNanos,
             BooleanSupplier cancelled) {
         this.allocator = allocator;
         long ceiling = positiveCapacity(allocator);
@@ -82,7 +82,7 @@ public final class MemoryBudget {
      * @throws ResourceExhaustedException when the pool's limit cannot hold the share next to its
      *     members'; nothing joined
      */
-    public static MemoryBudget member(SegmentAllocator allocator, SharedMemory pool, String writeName, long shareBytes,
+    public static MemoryBudget member(SegmentAllocator allocator, MemoryArbiter pool, String writeName, long shareBytes,
             long reclaimWaitMillis, BooleanSupplier cancelled) {
         return new MemoryBudget(allocator, pool, writeName, shareBytes, TimeUnit.MILLISECONDS.toNanos(reclaimWaitMillis), cancelled);
     }

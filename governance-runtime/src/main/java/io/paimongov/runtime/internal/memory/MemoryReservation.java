@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.ResourceExhaustedException;
@@ -50,9 +50,9 @@ public final class MemoryReservation implements AutoCloseable {
     }
 
     /**
-     * Grows by {@code n} bytes if the budget and the engine allow it. In a {@link SharedMemory} the
-     * budget may first ask the pool for capacity, and wait (at most the write's reclaim wait, not at
-     * all once the write is cancelled) for other writes to give memory back.
+     * Grows by {@code n} bytes if the budget and the engine allow it. In a {@link MemoryArbiter
+     * shared memory} the budget may first ask the pool for capacity, and wait (at most the write's
+     * reclaim wait, not at all once the write is cancelled) for other writes to give memory back.
      *
      * @return whether it grew; false leaves accounting unchanged
      * @throws GovernanceClosedException when closed

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

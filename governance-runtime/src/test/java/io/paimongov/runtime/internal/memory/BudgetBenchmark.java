@@ -1,4 +1,4 @@
-package io.paimongov.benchmarks.jmh;
+package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
@@ -6,8 +6,6 @@ import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.runtime.Providers;
 import io.paimongov.spi.SegmentAllocator;
 import io.paimongov.runtime.config.GovernanceOptions;
-import io.paimongov.runtime.memory.MemoryBudget;
-import io.paimongov.runtime.memory.MemoryReservation;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -39,6 +37,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code engine=none} puts the budget over an allocator that accepts every request, so the score
  * is the runtime's accounting alone; {@code engine=heap} over the heap provider's allocator on its
  * standalone engine, the embedded default. Average time per grow-and-shrink, in nanoseconds.
+ *
+ * <p>A JMH benchmark in the runtime's test tree, as it measures internal classes; {@code
+ * benchmarks/jmh BudgetBenchmark} runs it (docs/jmh.md). The heap provider is found by name at run
+ * time, on the benchmarks module's class path: the runtime's tests do not have it.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.memory;
+package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.allocator.support.PagedAllocator;
 import io.paimongov.spi.SegmentAllocator;
