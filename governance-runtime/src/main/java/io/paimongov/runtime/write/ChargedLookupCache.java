@@ -2,6 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.memory.MemoryReservation;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,10 +33,18 @@ import org.apache.paimon.options.MemorySize;
  * used first, on its own thread, so no callback ever runs for a page another bucket holds. A cache
  * may go past Paimon's size while it holds less than its fair share (the size over the caches that
  * hold pages), so a bucket that comes to a full bound still caches its working pages, and the
- * caches above their share shrink towards it as they load: the pages kept stay below twice
- * Paimon's size and within the budget. A page that still does not fit (the budget is full and the
- * cache holds nothing of that kind) is handed to the caller uncached: the lookup goes on at the
- * cost of reading the page again next time, and the heap holds it only while the caller uses it.
+ * caches above their share shrink towards it as they load; a page larger than the share (a large
+ * lookup file's bloom filter) is kept alone, the cache's other pages of its kind dropped first. The
+ * pages kept stay below twice Paimon's size, plus one such page per cache, and always within the
+ * budget.
+ *
+ * <p>A page that does not fit the budget is handed to the caller uncached: the lookup goes on at
+ * the cost of reading the page again next time. Paimon's readers keep what the cache hands them
+ * until its callback says the page left (a lookup file's block map, its bloom filter), so the cache
+ * tells the callback of an uncached page at its next use, on the same thread, before it loads
+ * another: the heap holds uncached pages only for the lookup that read them, not for the lookup
+ * file's life (in {@code bench lag}'s governed children, whose bloom filters were larger than the
+ * cache's share, lookup files held up to hundreds of MB of such pages outside the budget).
  *
  * <p><b>Thread-safety:</b> thread-safe (its methods hold its monitor); meant to be used by one
  * thread at a time (the bucket's compaction, or the writing thread between compactions), so its
@@ -47,6 +56,8 @@ final class ChargedLookupCache extends CacheManager {
     private static final MemorySize NEVER_FULL = MemorySize.ofBytes(Long.MAX_VALUE / 4);
 
     private final Bound bound;
+    /** Pages handed out uncached whose readers have not been told yet that they left. Guarded by this. */
+    private final ArrayDeque<Uncached> uncached = new ArrayDeque<>();
     /** The pages this cache keeps and their bytes, least recently used first. Guarded by this. */
     private final LinkedHashMap<CacheKey, Long> kept = new LinkedHashMap<>(16, 0.75f, true);
     /** Guarded by this. */
@@ -97,15 +108,17 @@ final class ChargedLookupCache extends CacheManager {
         /**
          * Takes room for a page of {@code bytes} for a cache that holds {@code ownBytes} of the
          * page's kind: within the pool's size, or within the cache's fair share of it (the size over
-         * the caches that hold pages, this one counted), and charged; false, changing nothing, when
-         * it does not fit.
+         * the caches that hold pages, this one counted), or alone (the cache holds nothing of the
+         * kind: a page larger than the share, such as a large lookup file's bloom filter, is kept
+         * by itself rather than handed out uncached), and charged; false, changing nothing, when it
+         * does not fit.
          */
         boolean tryTake(boolean isIndex, long bytes, long ownBytes, boolean holdsAny) {
             AtomicLong pool = pool(isIndex);
             long max = indexPool(isIndex) ? indexMax : dataMax;
             long fairShare = max / Math.max(1, holders.get() + (holdsAny ? 0 : 1));
             for (long held = pool.get(); ; held = pool.get()) {
-                if (held + bytes > max && ownBytes + bytes > fairShare) {
+                if (held + bytes > max && ownBytes + bytes > fairShare && ownBytes > 0) {
                     return false;
                 }
                 if (pool.compareAndSet(held, held + bytes)) {
@@ -146,6 +159,7 @@ final class ChargedLookupCache extends CacheManager {
 
     @Override
     public synchronized MemorySegment getPage(CacheKey key, CacheReader reader, CacheCallback callback) {
+        releaseUncached();
         kept.get(key); // a use: the page becomes the most recently used
         Load load = new Load(reader, key);
         try {
@@ -157,12 +171,22 @@ final class ChargedLookupCache extends CacheManager {
             });
         } catch (RuntimeException e) {
             if (load.uncharged != null) {
-                // Read, but no room to keep it: the caller gets the page uncached.
+                // Read, but no room to keep it: the caller gets the page uncached, until the next use.
+                uncached.add(new Uncached(key, callback));
                 return MemorySegment.wrap(load.uncharged);
             }
             throw e;
         }
     }
+
+    /** Tells the readers of the pages handed out uncached that they left, so that they drop them. */
+    private void releaseUncached() {
+        for (Uncached u = uncached.poll(); u != null; u = uncached.poll()) {
+            u.callback.onRemoval(u.key);
+        }
+    }
+
+    private record Uncached(CacheKey key, CacheCallback callback) {}
 
     /** Makes room for a page of {@code bytes}, dropping this cache's least recently used pages of its kind as needed. */
     private boolean makeRoom(boolean isIndex, long bytes) {
