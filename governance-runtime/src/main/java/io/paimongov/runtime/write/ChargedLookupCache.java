@@ -33,18 +33,18 @@ import org.apache.paimon.options.MemorySize;
  * used first, on its own thread, so no callback ever runs for a page another bucket holds. A cache
  * may go past Paimon's size while it holds less than its fair share (the size over the caches that
  * hold pages), so a bucket that comes to a full bound still caches its working pages, and the
- * caches above their share shrink towards it as they load; a page larger than the share (a large
- * lookup file's bloom filter) is kept alone, the cache's other pages of its kind dropped first. The
- * pages kept stay below twice Paimon's size, plus one such page per cache, and always within the
- * budget.
+ * caches above their share shrink towards it as they load: the pages kept stay below twice
+ * Paimon's size and within the budget.
  *
- * <p>A page that does not fit the budget is handed to the caller uncached: the lookup goes on at
+ * <p>A page that does not fit (the budget is full and the cache holds nothing of its kind, or the
+ * page is larger than the cache's share) is handed to the caller uncached: the lookup goes on at
  * the cost of reading the page again next time. Paimon's readers keep what the cache hands them
  * until its callback says the page left (a lookup file's block map, its bloom filter), so the cache
  * tells the callback of an uncached page at its next use, on the same thread, before it loads
  * another: the heap holds uncached pages only for the lookup that read them, not for the lookup
- * file's life (in {@code bench lag}'s governed children, whose bloom filters were larger than the
- * cache's share, lookup files held up to hundreds of MB of such pages outside the budget).
+ * file's life (in {@code bench lag}'s governed children, whose lookup files' bloom filters were
+ * larger than the cache's share, they held up to hundreds of MB of such pages outside the budget;
+ * the governed write now turns those bloom filters off unless the table sets them, TableMode).
  *
  * <p><b>Thread-safety:</b> thread-safe (its methods hold its monitor); meant to be used by one
  * thread at a time (the bucket's compaction, or the writing thread between compactions), so its
@@ -108,17 +108,15 @@ final class ChargedLookupCache extends CacheManager {
         /**
          * Takes room for a page of {@code bytes} for a cache that holds {@code ownBytes} of the
          * page's kind: within the pool's size, or within the cache's fair share of it (the size over
-         * the caches that hold pages, this one counted), or alone (the cache holds nothing of the
-         * kind: a page larger than the share, such as a large lookup file's bloom filter, is kept
-         * by itself rather than handed out uncached), and charged; false, changing nothing, when it
-         * does not fit.
+         * the caches that hold pages, this one counted), and charged; false, changing nothing, when
+         * it does not fit.
          */
         boolean tryTake(boolean isIndex, long bytes, long ownBytes, boolean holdsAny) {
             AtomicLong pool = pool(isIndex);
             long max = indexPool(isIndex) ? indexMax : dataMax;
             long fairShare = max / Math.max(1, holders.get() + (holdsAny ? 0 : 1));
             for (long held = pool.get(); ; held = pool.get()) {
-                if (held + bytes > max && ownBytes + bytes > fairShare && ownBytes > 0) {
+                if (held + bytes > max && ownBytes + bytes > fairShare) {
                     return false;
                 }
                 if (pool.compareAndSet(held, held + bytes)) {

@@ -61,30 +61,6 @@ class ChargedLookupCacheTest {
         }, removed::add);
     }
 
-    /** A page of {@code pages} times {@link #PAGE} bytes at {@code position} of {@link #FILE}. */
-    private MemorySegment bigPage(ChargedLookupCache cache, int position, int pages) {
-        return cache.getPage(CacheKey.forPosition(FILE, position, pages * PAGE, false), key -> {
-            reads.add(position);
-            byte[] bytes = new byte[pages * PAGE];
-            bytes[0] = (byte) position;
-            return bytes;
-        }, removed::add);
-    }
-
-    @Test
-    void aPageLargerThanTheCacheIsKeptAloneAndCharged() {
-        ChargedLookupCache cache = cache(2 * PAGE);
-        page(cache, 1);
-
-        // Three pages' worth under a bound of two: the cache drops its own page, then keeps this one alone.
-        assertThat(bigPage(cache, 2, 3).get(0)).isEqualTo((byte) 2);
-        assertThat(bigPage(cache, 2, 3).get(0)).isEqualTo((byte) 2);
-
-        assertThat(reads).containsExactly(1, 2);
-        assertThat(removed).containsExactly(CacheKey.forPosition(FILE, 1, PAGE, false));
-        assertThat(charge.bytes()).isEqualTo(3L * PAGE);
-    }
-
     @Test
     void pagesAreChargedWhenKeptAndOnlyOnce() {
         ChargedLookupCache cache = cache(64 * PAGE);

@@ -224,6 +224,25 @@ class WriteFootprintTest {
         assertThat(chosen.buffersInPages()).isTrue();
     }
 
+    /**
+     * A table whose compaction looks keys up gets its lookup files without bloom filters (each one
+     * cache page of about 0.78 bytes per row of the file, more than a bucket's share of a cache cut
+     * from the budget) unless it sets them; a table without lookups is left as it is.
+     */
+    @Test
+    void lookupTablesGetNoLookupBloomFiltersUnlessTheySetThem() throws Exception {
+        String bloom = "lookup.cache.bloom.filter.enabled";
+        WriteFootprint dv = WriteFootprint.plan(table("dv", true, Map.of("deletion-vectors.enabled", "true")), BUDGET, PAGE);
+        assertThat(dv.tableOptions()).containsEntry(bloom, "false");
+
+        WriteFootprint own = WriteFootprint.plan(
+                table("own", true, Map.of("changelog-producer", "lookup", bloom, "true")), BUDGET, PAGE);
+        assertThat(own.tableOptions()).doesNotContainKey(bloom);
+
+        WriteFootprint plain = WriteFootprint.plan(table("nolookup", true, Map.of()), BUDGET, PAGE);
+        assertThat(plain.tableOptions()).doesNotContainKey(bloom);
+    }
+
     private FileStoreTable table(String name, boolean primaryKey, Map<String, String> options) throws Exception {
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new org.apache.paimon.fs.Path(dir.toUri().toString())))) {
             catalog.createDatabase("db", true);
