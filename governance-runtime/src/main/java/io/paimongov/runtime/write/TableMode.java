@@ -145,6 +145,12 @@ public final class TableMode {
             // budget: handed out uncached, it is read again at every lookup after another page.
             set.put(CoreOptions.LOOKUP_CACHE_BLOOM_FILTER_ENABLED.key(), "false");
         }
+        if (lookup && !given.containsKey(CoreOptions.LOOKUP_CACHE_SPILL_COMPRESSION.key())) {
+            // Paimon's zstd block codec reads each lookup block through zstd-jni's finalizing
+            // stream, which keeps the block's compressed bytes on the heap until the finalizer
+            // thread runs (hundreds of streams at once in bench lag); lz4's codec keeps nothing.
+            set.put(CoreOptions.LOOKUP_CACHE_SPILL_COMPRESSION.key(), "lz4");
+        }
         if ((kind == Kind.APPEND || kind == Kind.APPEND_BUCKETED)
                 && !given.containsKey(CoreOptions.WRITE_BUFFER_FOR_APPEND.key())) {
             boolean buffered = WriteFootprint.fillsWithRows(format);

@@ -227,20 +227,22 @@ class WriteFootprintTest {
     /**
      * A table whose compaction looks keys up gets its lookup files without bloom filters (each one
      * cache page of about 0.78 bytes per row of the file, more than a bucket's share of a cache cut
-     * from the budget) unless it sets them; a table without lookups is left as it is.
+     * from the budget) and compressed with lz4 (Paimon's zstd block codec keeps each block's bytes
+     * until a finalizer runs) unless it sets them; a table without lookups is left as it is.
      */
     @Test
-    void lookupTablesGetNoLookupBloomFiltersUnlessTheySetThem() throws Exception {
+    void lookupTablesGetLookupFilesWithoutBloomFiltersAndWithLz4UnlessTheySetThem() throws Exception {
         String bloom = "lookup.cache.bloom.filter.enabled";
+        String codec = "lookup.cache-spill-compression";
         WriteFootprint dv = WriteFootprint.plan(table("dv", true, Map.of("deletion-vectors.enabled", "true")), BUDGET, PAGE);
-        assertThat(dv.tableOptions()).containsEntry(bloom, "false");
+        assertThat(dv.tableOptions()).containsEntry(bloom, "false").containsEntry(codec, "lz4");
 
         WriteFootprint own = WriteFootprint.plan(
-                table("own", true, Map.of("changelog-producer", "lookup", bloom, "true")), BUDGET, PAGE);
-        assertThat(own.tableOptions()).doesNotContainKey(bloom);
+                table("own", true, Map.of("changelog-producer", "lookup", bloom, "true", codec, "zstd")), BUDGET, PAGE);
+        assertThat(own.tableOptions()).doesNotContainKeys(bloom, codec);
 
         WriteFootprint plain = WriteFootprint.plan(table("nolookup", true, Map.of()), BUDGET, PAGE);
-        assertThat(plain.tableOptions()).doesNotContainKey(bloom);
+        assertThat(plain.tableOptions()).doesNotContainKeys(bloom, codec);
     }
 
     private FileStoreTable table(String name, boolean primaryKey, Map<String, String> options) throws Exception {
