@@ -9,7 +9,6 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
-import io.paimongov.runtime.write.RowShape;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Path;
@@ -169,13 +168,20 @@ class HeapBadInputTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"too few fields", "too many fields", "wrong field type", "null primary key", "null partition"})
-    void rowShapeNamesWhatIsWrong(String kind) throws Exception {
+    void aRowThatDoesNotFitTheTableIsRefusedNamingWhatIsWrongAndTheWriteGoesOn(String kind) throws Exception {
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
-        RowShape shape = RowShape.of(table.name(), table.rowType());
-        assertThatThrownBy(() -> shape.check(bad(kind))).isInstanceOf(IllegalArgumentException.class).hasMessage(message(kind));
-        for (InternalRow row : rows(0, 10)) {
-            shape.check(row);
+        WriteHarness h = new WriteHarness(dir.resolve("harness"));
+        List<InternalRow> good = rows(0, 10);
+        try (GovernedTableWrite write = h.batch(table, h.options("16m"))) {
+            assertThatThrownBy(() -> write.write(bad(kind))).isInstanceOf(IllegalArgumentException.class).hasMessage(message(kind));
+            for (InternalRow row : good) {
+                write.write(row);
+            }
+            write.prepareCommit().commit();
         }
+        Map<List<Integer>, String> expected = new java.util.HashMap<>();
+        good.forEach(r -> expected.put(List.of(r.getInt(0), r.getInt(1)), r.getString(2).toString()));
+        assertThat(TestTables.read(table)).isEqualTo(expected);
     }
 
     private static String message(String kind) {

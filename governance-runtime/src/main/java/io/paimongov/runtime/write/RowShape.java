@@ -27,7 +27,7 @@ import org.apache.paimon.types.RowType;
  *
  * <p>Immutable; thread-safe. {@link #check} does not allocate for valid rows.
  */
-public final class RowShape {
+final class RowShape {
 
     private final String table;
     private final List<DataField> fields;
@@ -48,7 +48,7 @@ public final class RowShape {
     }
 
     /** The shape of rows of {@code table} (its name is only used in messages). */
-    public static RowShape of(String table, RowType rowType) {
+    static RowShape of(String table, RowType rowType) {
         return new RowShape(Objects.requireNonNull(table, "table"), Objects.requireNonNull(rowType, "rowType"));
     }
 
@@ -56,7 +56,7 @@ public final class RowShape {
      * @throws IllegalArgumentException naming the field and what is wrong when {@code row} does not
      *     fit; {@link NullPointerException} for a null row
      */
-    public void check(InternalRow row) {
+    void check(InternalRow row) {
         if (row == null) {
             throw new NullPointerException("row is null; table '" + table + "' takes rows of " + describe());
         }
