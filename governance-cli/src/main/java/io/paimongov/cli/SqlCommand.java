@@ -1,6 +1,7 @@
 package io.paimongov.cli;
 
 import io.paimongov.runtime.config.GovernanceOptions;
+import io.paimongov.runtime.tables.DamagedTableException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine.Command;
@@ -123,6 +125,12 @@ final class SqlCommand implements Callable<Integer> {
                 number++;
                 SqlEngine.Result result;
                 try {
+                    // Checked before it runs: a Flink read of a table whose data file is missing has
+                    // been seen to wait for ever, its fetcher's error never reaching the task.
+                    Optional<DamagedTableException> damaged = DamagedTables.named(dir, statement);
+                    if (damaged.isPresent()) {
+                        throw damaged.get();
+                    }
                     result = sql.execute(statement);
                 } catch (Exception e) {
                     RootCause.Diagnosis why = diagnose(e, statement, dir);
