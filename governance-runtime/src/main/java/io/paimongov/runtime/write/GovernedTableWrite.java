@@ -151,7 +151,8 @@ public final class GovernedTableWrite implements AutoCloseable {
      *
      * @throws NullPointerException for a null row, {@link IllegalArgumentException} for a row that
      *     does not fit the table (wrong arity, null in a NOT NULL field, a value of the wrong class;
-     *     the message names the field, its type and what the row holds); the row is refused before it reaches Paimon and the write stays usable
+     *     the message names the field, its type and what the row holds); the row is refused before
+     *     it reaches Paimon and the write stays usable
      * @throws WriteCancelledException when the write was cancelled (everything already undone)
      * @throws ResourceExhaustedException when a new writer cannot be admitted even after making room
      *     (everything already undone)
