@@ -18,7 +18,11 @@ class OverlapRaceTest {
         TckReport report = TckRunner.runDiscovered("broken-unlocked-page-list", getClass().getClassLoader(), Set.of(Rule.MEM_16), null);
         TckReport.RuleResult result = report.rule(Rule.MEM_16.id());
         assertEquals(TckReport.Status.FAILED, result.status(), result.toString());
-        assertTrue(result.message().contains("a release was lost"), result.message());
+        // A plain ArrayList changed by two threads at once either loses a page or throws from its
+        // own copying (an ArrayIndexOutOfBoundsException, seen in a fresh clone's verify): both fail
+        // the rule, each with its own message, and a worker's exception names the worker.
+        assertTrue(result.message().contains("a release was lost")
+                || result.message().matches("(?s).*tck-mem16-\\d+ threw java\\.lang\\.\\w+Exception.*"), result.message());
     }
 
     @Test
