@@ -1,5 +1,6 @@
 package io.paimongov.runtime.internal.formats;
 
+import java.util.Locale;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.compress.CompressionCodec;
@@ -53,7 +54,7 @@ public final class ParquetZstd {
     private static Configuration conf(Map<String, String> tableOptions) {
         Configuration conf = new Configuration(false);
         tableOptions.forEach((k, v) -> {
-            if (k.toLowerCase(java.util.Locale.ROOT).startsWith(PREFIX)) {
+            if (k.toLowerCase(Locale.ROOT).startsWith(PREFIX)) {
                 conf.set(PREFIX + k.substring(PREFIX.length()), v);
             }
         });
