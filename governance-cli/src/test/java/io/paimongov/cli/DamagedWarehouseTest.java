@@ -142,6 +142,22 @@ class DamagedWarehouseTest {
         assertNoHintNorBytes(error);
     }
 
+    /** A statement naming a damaged table is refused before it runs: an insert commits nothing over the damage. */
+    @Test
+    void anInsertIntoATableWithADeletedDataFileIsRefusedBeforeItRuns() throws Exception {
+        Path data = files(table, "data-").get(0);
+        Files.delete(data);
+        List<String> snapshots = files(table.resolve("snapshot"), "snapshot-").stream().map(p -> p.getFileName().toString()).toList();
+
+        CliRun insert = CliRun.of("sql", "--engine", "flink", "--warehouse", warehouse.toString(), "--json", "-e",
+                "INSERT INTO demo.kv VALUES (0, 1, 'after the damage')");
+
+        assertThat(insert.exitCode()).as(insert.err()).isEqualTo(GovernanceCli.EXIT_ENVIRONMENT);
+        assertThat(insert.json().get("error").asText()).contains("table demo.kv is damaged: its data file " + data);
+        assertThat(files(table.resolve("snapshot"), "snapshot-")).as("nothing committed over the damage")
+                .extracting(p -> p.getFileName().toString()).containsExactlyInAnyOrderElementsOf(snapshots);
+    }
+
     @Test
     void aGarbageSchemaIsNamedAndReplaceIsTheWayOut() throws Exception {
         Path schema = table.resolve("schema").resolve("schema-0");
