@@ -78,9 +78,13 @@ public record LagReport(ReadLag.Sizes sizes, double loadAverage, double loadAver
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    /** The highest rate a run sustained, as a figure of {@link #ratios}. */
+    /**
+     * The highest rate a run sustained, as a figure of {@link #ratios}; null when the run sustained
+     * every stair ({@link Run#ceilingReached}): its rate is then only a lower bound, and a ratio of a
+     * lower bound is none.
+     */
     static Double maxSteady(Run r) {
-        return r.maxSteadyRowsPerSec();
+        return r.ceilingReached() ? null : r.maxSteadyRowsPerSec();
     }
 
     /** The lag at the common stair, as a figure of {@link #ratios}. */

@@ -56,7 +56,9 @@ class LagReportTest {
         assertThat(r.commonRowsPerSec()).isEqualTo(10_000.0);
         Map<String, Object> m = r.toMap();
         assertThat(m.get("maxSteadyRowsPerSec")).isEqualTo(Map.of("1", 11_250L, "2", 17_578L, "-1", 14_063L, "plain", 11_250L));
-        // 2 / 1: 19,531 / 12,500 and 15,625 / 10,000, both 1.5625; -1 / 1: 1.0 and 1.5625.
+        // 2 / 1: 19,531 / 12,500 is no ratio ("2" sustained every stair: a lower bound), 15,625 /
+        // 10,000 = 1.5625; -1 / 1: 1.0 and 1.5625.
+        assertThat(r.ratios("2", "1", LagReport::maxSteady)).isEqualTo(java.util.Arrays.asList(null, 1.5625));
         assertThat((Double) m.get("maxSteadyRatio2")).isCloseTo(1.56, within(1e-9));
         assertThat((Double) m.get("maxSteadyRatioAll")).isCloseTo(1.28, within(1e-9));
         // Over plain: "1" 12,500 / 10,000 and 10,000 / 12,500: median 1.025.
@@ -72,6 +74,24 @@ class LagReportTest {
         assertThat(r.accountedPeakOverBudget()).isCloseTo(1.0, within(1e-9));
         assertThat(((Map<?, ?>) ((Map<?, ?>) m.get("liveHeap")).get("plain")).get("peakBytes")).isEqualTo(200L << 20);
         assertThat(m.get("failures")).isEqualTo(List.of());
+    }
+
+    @Test
+    void aRunThatSustainedEveryStairGivesNoRatio() {
+        // Every setting sustained all four stairs: each rate is only a lower bound of what the
+        // setting sustains, so no ratio can be read from them, while the rates stay reported.
+        LagReport r = report(List.of(
+                run("1", 0, "ssss", 3_000, 1L, 1L), run("2", 0, "ssss", 1_800, 1L, 1L), run("-1", 0, "ssss", 1_900, 1L, 1L),
+                run("plain", 0, "ssss", 2_500, 1L, null)), 1);
+        Map<String, Object> m = r.toMap();
+        assertThat(m.get("maxSteadyRatio2")).isNull();
+        assertThat(m.get("maxSteadyRatioAll")).isNull();
+        assertThat(((Map<?, ?>) m.get("maxSteadyOverPlain")).get("2")).isNull();
+        assertThat(m.get("ceilingReached")).isEqualTo(Map.of("1", true, "2", true, "-1", true, "plain", true));
+        assertThat(((Map<?, ?>) m.get("maxSteadyRowsPerSec")).get("1")).isEqualTo(19_531L);
+        // The lags at the common stair (the top one, the fourth) are still steady lags, and
+        // compared: "2" 1,800 + 300 over "1" 3,000 + 300.
+        assertThat((Double) m.get("commonLagRatio2")).isCloseTo(0.64, within(1e-9));
     }
 
     @Test
