@@ -1,5 +1,6 @@
 package io.paimongov.benchmarks;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -11,6 +12,10 @@ import java.lang.management.MemoryUsage;
  * Allocation counters and heap used without a collection count garbage; this does not. Either the
  * caller runs the collection ({@code System.gc()}) and decides how long to let cleaners settle
  * first ({@link #afterLastCollection}), or {@link #settled} does both until the reading is stable.
+ *
+ * <p>Only a JVM started with {@link ChildJvm#MEASURING_COLLECTOR} is read ({@link
+ * #requireMeasuringCollector}): other collectors may leave dead objects in place after a full
+ * collection.
  *
  * <p>Stateless; thread-safe. Nothing else should run in the JVM meanwhile: its live objects count.
  */
@@ -34,6 +39,7 @@ public final class LiveHeap {
      * @throws InterruptedException when the calling thread is interrupted while it waits
      */
     public static long settled() throws InterruptedException {
+        requireMeasuringCollector();
         long last = -1;
         for (int i = 0; i < MAX_COLLECTIONS; i++) {
             System.gc();
@@ -47,6 +53,23 @@ public final class LiveHeap {
             last = sum;
         }
         return last;
+    }
+
+    /**
+     * Refuses a JVM whose full collections may leave dead objects counted as used: the readings of
+     * this class and of {@link LiveHeapSampler} are the live set only under {@link
+     * ChildJvm#MEASURING_COLLECTOR}.
+     *
+     * @throws IllegalStateException naming the flags this JVM runs with, when they are not those
+     */
+    public static void requireMeasuringCollector() {
+        HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        String serial = vm.getVMOption("UseSerialGC").getValue();
+        String deadRatio = vm.getVMOption("MarkSweepDeadRatio").getValue();
+        if (!"true".equals(serial) || !"0".equals(deadRatio)) {
+            throw new IllegalStateException("a live-heap reading needs a JVM started with " + String.join(" ", ChildJvm.MEASURING_COLLECTOR)
+                    + " (ChildJvm.MEASURING_COLLECTOR); this one runs with UseSerialGC=" + serial + ", MarkSweepDeadRatio=" + deadRatio);
+        }
     }
 
     /** Bytes the heap pools held right after their last collection. */

@@ -22,8 +22,9 @@ import javax.management.openmbean.CompositeData;
 
 /*
  * How: every full collection while the sampler runs is read through the collector's own
- * notification (the heap pools' usage after the collection, summed: under the serial collector a
- * full collection compacts the whole heap, so that is the live set). Three kinds of full
+ * notification (the heap pools' usage after the collection, summed: under the serial collector with
+ * no dead space allowed, ChildJvm.MEASURING_COLLECTOR, a full collection compacts the whole heap, so
+ * that is the live set). Three kinds of full
  * collection feed it:
  *
  * - those the JVM runs by itself: a heap near its limit collects often, which is when a peak
@@ -96,8 +97,14 @@ public final class LiveHeapSampler {
         this.onSample = onSample == null ? b -> {} : onSample;
     }
 
-    /** Starts listening to full collections and the sampler's thread; the first periodic collection comes at once. */
+    /**
+     * Starts listening to full collections and the sampler's thread; the first periodic collection
+     * comes at once.
+     *
+     * @throws IllegalStateException when this JVM does not run {@link ChildJvm#MEASURING_COLLECTOR}
+     */
     public void start() {
+        LiveHeap.requireMeasuringCollector();
         running.set(true);
         for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (bean instanceof NotificationEmitter emitter) {

@@ -146,8 +146,9 @@ public final class ProviderBound {
      */
     public static Result run(String provider, Path workDir, int rows, int buckets, int valueBytes, long budgetBytes,
             long heapSampleMillis) throws Exception {
-        List<String> jvm = new ArrayList<>(List.of("-Xmx" + HEAP_BYTES, "-Xms" + HEAP_BYTES, "-XX:+UseSerialGC",
-                "-XX:+ExitOnOutOfMemoryError", NativeMemory.FLAG));
+        List<String> jvm = new ArrayList<>(List.of("-Xmx" + HEAP_BYTES, "-Xms" + HEAP_BYTES));
+        jvm.addAll(ChildJvm.MEASURING_COLLECTOR);
+        jvm.addAll(List.of("-XX:+ExitOnOutOfMemoryError", NativeMemory.FLAG));
         jvm.addAll(Arrays.asList(JavaModuleOptions.defaultModuleOptionArray()));
         ChildJvm.Ended ended = ChildJvm.run(workDir, jvm, TIMEOUT_SECONDS, ProviderBoundChild.class, List.of(
                 provider, workDir.resolve("child").toString(), Integer.toString(rows), Integer.toString(buckets),

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * rule that never collects with the block held, or reads less, leaves the child waiting until it
  * gives up (exit 1, and the test fails); the upper end is judged on the peak it printed. Each rule is
  * tested alone: the periodic collections with an old-generation step too large to be reached, the
- * collections at old-generation highs with a period too long to come.
+ * collections at old-generation highs with a period too long to come. A JVM without {@link
+ * ChildJvm#MEASURING_COLLECTOR} is refused.
  */
 class LiveHeapSamplerTest {
 
@@ -40,6 +41,17 @@ class LiveHeapSamplerTest {
         // or the rest grows the old generation by a step and is read.
         Map<String, Long> r = held(3_600_000, 2 * MIB);
         assertThat(r.get("peak") - r.get("baseline")).isBetween(HELD - tolerance(), HELD + tolerance());
+    }
+
+    @Test
+    void aJvmWhoseFullCollectionsMayLeaveDeadObjectsIsNotRead() throws Exception {
+        // The serial collector with HotSpot's default dead ratio: three full collections in four
+        // may count dead objects as used, so the child refuses to take its baseline.
+        ChildJvm.Ended ended = ChildJvm.run(dir.resolve("defaults"), List.of("-Xmx128m", "-Xms128m", "-XX:+UseSerialGC"), 120,
+                HeldHeapChild.class, List.of(Long.toString(HELD), "50", Long.toString(Long.MAX_VALUE / 4), Long.toString(HELD - tolerance())));
+        assertThat(ended.exitCode()).as(ended.output()).isNotZero();
+        assertThat(ended.output()).contains("IllegalStateException", "-XX:MarkSweepDeadRatio=0", "MarkSweepDeadRatio=5")
+                .doesNotContain("HELD ");
     }
 
     @Test

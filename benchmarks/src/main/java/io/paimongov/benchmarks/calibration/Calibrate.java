@@ -1,6 +1,7 @@
 package io.paimongov.benchmarks.calibration;
 
 import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.ChildJvm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -244,7 +245,7 @@ public final class Calibrate {
                 + SpillChannelProbe.class.getName() + ")");
         h.put("command", command);
         h.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                + ", children " + ChildRuns.CHILD_HEAP + " -XX:+UseSerialGC");
+                + ", children " + ChildRuns.CHILD_HEAP + " " + String.join(" ", ChildJvm.MEASURING_COLLECTOR));
         h.put("paimon", paimonVersion());
         h.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
         long memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())

@@ -1,6 +1,7 @@
 package io.paimongov.benchmarks.calibration;
 
 import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +54,9 @@ final class ChildRuns {
         Path log = dir.resolve("child.log");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                CHILD_HEAP, "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError",
+                CHILD_HEAP));
+        command.addAll(ChildJvm.MEASURING_COLLECTOR);
+        command.addAll(List.of("-XX:+ExitOnOutOfMemoryError",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=error",
                 "-cp", System.getProperty("java.class.path"),
                 main.getName()));
