@@ -12,6 +12,7 @@ import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.paimon.data.BinaryString;
@@ -145,7 +146,7 @@ class HeapBadInputTest {
         WriteHarness h = new WriteHarness(dir);
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 2, "parquet");
         h.writeAndCommit(table, h.options("8m"), rows(0, 500));
-        Map<List<Integer>, String> expected = new java.util.HashMap<>(TestTables.read(table));
+        Map<List<Integer>, String> expected = new HashMap<>(TestTables.read(table));
         rows(1000, 20_000).forEach(r -> expected.put(List.of(r.getInt(0), r.getInt(1)), r.getString(2).toString()));
 
         try (GovernedTableWrite write = h.batch(table, h.options("3m", GovernanceOptions.PAGE_SIZE, "16k"))) {
@@ -179,7 +180,7 @@ class HeapBadInputTest {
             }
             write.prepareCommit().commit();
         }
-        Map<List<Integer>, String> expected = new java.util.HashMap<>();
+        Map<List<Integer>, String> expected = new HashMap<>();
         good.forEach(r -> expected.put(List.of(r.getInt(0), r.getInt(1)), r.getString(2).toString()));
         assertThat(TestTables.read(table)).isEqualTo(expected);
     }

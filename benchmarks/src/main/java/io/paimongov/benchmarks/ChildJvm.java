@@ -74,10 +74,19 @@ public final class ChildJvm {
      * caller).
      */
     public static Ended run(Path dir, long heapBytes, long timeoutSeconds, Class<?> mainClass, List<String> args) throws Exception {
+        return run(dir, measuringOptions(heapBytes), timeoutSeconds, mainClass, args);
+    }
+
+    /**
+     * The JVM options of a child whose live heap is measured: {@code -Xmx} = {@code -Xms} = {@code
+     * heapBytes}, {@link #MEASURING_COLLECTOR} and {@code -XX:+ExitOnOutOfMemoryError}; a new
+     * mutable list, for callers that add options of their own.
+     */
+    public static List<String> measuringOptions(long heapBytes) {
         List<String> options = new ArrayList<>(List.of("-Xmx" + heapBytes, "-Xms" + heapBytes));
         options.addAll(MEASURING_COLLECTOR);
         options.add("-XX:+ExitOnOutOfMemoryError");
-        return run(dir, options, timeoutSeconds, mainClass, args);
+        return options;
     }
 
     /**

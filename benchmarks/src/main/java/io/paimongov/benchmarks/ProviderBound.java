@@ -1,7 +1,6 @@
 package io.paimongov.benchmarks;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -146,9 +145,8 @@ public final class ProviderBound {
      */
     public static Result run(String provider, Path workDir, int rows, int buckets, int valueBytes, long budgetBytes,
             long heapSampleMillis) throws Exception {
-        List<String> jvm = new ArrayList<>(List.of("-Xmx" + HEAP_BYTES, "-Xms" + HEAP_BYTES));
-        jvm.addAll(ChildJvm.MEASURING_COLLECTOR);
-        jvm.addAll(List.of("-XX:+ExitOnOutOfMemoryError", NativeMemory.FLAG));
+        List<String> jvm = ChildJvm.measuringOptions(HEAP_BYTES);
+        jvm.add(NativeMemory.FLAG);
         jvm.addAll(Arrays.asList(JavaModuleOptions.defaultModuleOptionArray()));
         ChildJvm.Ended ended = ChildJvm.run(workDir, jvm, TIMEOUT_SECONDS, ProviderBoundChild.class, List.of(
                 provider, workDir.resolve("child").toString(), Integer.toString(rows), Integer.toString(buckets),

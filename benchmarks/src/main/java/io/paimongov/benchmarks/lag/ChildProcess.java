@@ -37,10 +37,9 @@ final class ChildProcess {
 
     static Process start(List<String> args, long budgetBytes, Path log) throws IOException {
         long heap = heapBytes(budgetBytes);
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + heap, "-Xms" + heap));
-        command.addAll(ChildJvm.MEASURING_COLLECTOR);
-        command.addAll(List.of("-XX:+ExitOnOutOfMemoryError",
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(ChildJvm.measuringOptions(heap));
+        command.addAll(List.of(
                 // stdout carries the frames: what the JVM itself prints (its warnings, the out-of-memory exit) goes to stderr.
                 "-XX:+DisplayVMOutputToStderr", "-Xlog:disable", "-Xlog:all=warning:stderr",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", System.getProperty("java.class.path"), LagChild.class.getName()));
