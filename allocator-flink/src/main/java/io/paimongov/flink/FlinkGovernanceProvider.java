@@ -29,7 +29,7 @@ import org.apache.flink.runtime.memory.MemoryManager;
  * without it {@link #open} fails saying what to add), a {@link FlinkSlot} (the write's share of
  * managed memory and the spill roots; without it what the manager has free at open and {@code
  * governance.spill.dirs}), a {@link CancellationSignal}, a Flink {@link MetricGroup} and a {@link
- * MetricsReporter} (each optional). {@link GovernedPaimonSink} supplies all of them.
+ * MetricsReporter} (each optional). {@code GovernedPaimonSink} supplies all of them.
  *
  * <p>A budget larger than Flink's memory for the write (the slot's share, or the manager's size
  * without a {@link FlinkSlot}) is refused at open with {@link IllegalArgumentException} (PROV.7).
@@ -50,7 +50,7 @@ public final class FlinkGovernanceProvider implements GovernanceProvider {
     public static final String NAME = "flink";
 
     /**
-     * The managed-memory weight {@link GovernedPaimonSink} declares for its writer operator; the
+     * The managed-memory weight {@code GovernedPaimonSink} declares for its writer operator; the
      * provider itself only validates it.
      */
     public static final String MANAGED_MEMORY_WEIGHT = "governance.flink.managed-memory-weight";

@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * What a Flink slot gives one governed write, put in the {@link io.paimongov.spi.EngineEnvironment}
  * next to the slot's {@link org.apache.flink.runtime.memory.MemoryManager}: the write's share of the
- * slot's managed memory and the task manager's spilling directories. The writer operator of {@link
+ * slot's managed memory and the task manager's spilling directories. The writer operator of {@code
  * GovernedPaimonSink} builds one in {@code open()} from {@code computeMemorySize(fraction)} and
  * {@code IOManager.getSpillingDirectoriesPaths()}; engines that embed the provider elsewhere may
  * build their own.

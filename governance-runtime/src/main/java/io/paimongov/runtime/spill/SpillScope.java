@@ -84,8 +84,8 @@ public final class SpillScope {
      * lies under the first root that is an existing directory this process may write; the directory
      * is made by {@link #make()}.
      *
-     * @throws UncheckedIOException when no root passes; the message names {@value
-     *     GovernanceOptions#SPILL_DIRS} and why each root refused
+     * @throws UncheckedIOException when no root passes; the message names {@code
+     *     governance.spill.dirs} and why each root refused
      */
     public static SpillScope open(SpillLocations locations, String writeName) {
         List<String> refusals = new ArrayList<>();
@@ -138,8 +138,8 @@ public final class SpillScope {
      * the first later root that accepts it. Idempotent.
      *
      * @return the scope's directory
-     * @throws UncheckedIOException when no root can hold it (the message names {@value
-     *     GovernanceOptions#SPILL_DIRS} and why each root refused, as {@link #open}), or once the
+     * @throws UncheckedIOException when no root can hold it (the message names {@code
+     *     governance.spill.dirs} and why each root refused, as {@link #open}), or once the
      *     scope was deleted
      */
     public Path make() {

@@ -174,8 +174,8 @@ public final class GovernedTableWrite implements AutoCloseable {
      *
      * @throws IllegalStateException when this write picks buckets itself (other table modes, or one
      *     channel); the write stays usable
-     * @throws WriteCancelledException, ResourceExhaustedException, GovernanceClosedException as
-     *     {@link #write(InternalRow)}
+     * @throws Exception {@link WriteCancelledException}, {@link ResourceExhaustedException} or {@link
+     *     GovernanceClosedException}, as {@link #write(InternalRow)}
      */
     public void write(InternalRow row, int bucket) throws Exception {
         path.write(row, bucket);

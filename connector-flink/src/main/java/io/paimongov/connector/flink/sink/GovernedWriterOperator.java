@@ -28,9 +28,9 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
  * GovernedTableWrite} through the {@code flink} provider.
  *
  * <p>Shared memory: with {@code governance.memory.sharing=fair} (the default) the write joins the
- * slot's {@link SharedMemory} ({@link SlotMemories}) with its share as its guaranteed budget and may
- * borrow what the slot's other governed writers leave unused; with {@code none} its budget is its
- * share, fixed (docs/memory-sharing.md).
+ * slot's {@link io.paimongov.runtime.memory.SharedMemory} ({@link SlotMemories}) with its share as
+ * its guaranteed budget and may borrow what the slot's other governed writers leave unused; with
+ * {@code none} its budget is its share, fixed (docs/memory-sharing.md).
  *
  * <p>State: only the commit user ({@link CommitUserState}); a restored subtask writes for the user
  * the job had. The write itself keeps no state, so any parallelism can restore.

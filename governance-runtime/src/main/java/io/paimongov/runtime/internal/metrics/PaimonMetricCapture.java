@@ -13,7 +13,7 @@ import org.apache.paimon.metrics.MetricRegistry;
 
 /**
  * Captures the metric groups Paimon registers on a write ({@code writerBuffer}, {@code
- * compaction}) so they can be read into {@link MetricsSnapshot#paimon()}.
+ * compaction}) so they can be read into {@link io.paimongov.spi.metrics.MetricsSnapshot#paimon()}.
  *
  * <p>Paimon's compaction gauges iterate maps the writer mutates, so {@link #read()} must run while
  * no write call is under way: the runtime calls it inside the write's call lock, at each {@code
