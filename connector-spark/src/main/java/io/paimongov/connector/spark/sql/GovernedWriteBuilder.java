@@ -1,5 +1,6 @@
 package io.paimongov.connector.spark.sql;
 
+import io.paimongov.connector.spark.write.GovernedStreamingWriter;
 import io.paimongov.runtime.write.TableMode;
 import io.paimongov.spark.SparkWriteAccumulators;
 import java.math.BigDecimal;
@@ -15,7 +16,6 @@ import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
 import org.apache.spark.sql.connector.write.SupportsOverwrite;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
-import org.apache.spark.sql.execution.streaming.StreamExecution;
 import org.apache.spark.sql.sources.AlwaysTrue;
 import org.apache.spark.sql.sources.And;
 import org.apache.spark.sql.sources.EqualNullSafe;
@@ -115,7 +115,7 @@ final class GovernedWriteBuilder implements SupportsOverwrite, SupportsDynamicOv
         SparkWriteAccumulators accumulators = SparkWriteAccumulators.register(spark.sparkContext());
         // A micro-batch's write has its streaming query's id (a batch write a random one), which Spark
         // sets as a local property of the query's thread, where micro-batches are planned.
-        boolean microBatch = info.queryId().equals(spark.sparkContext().getLocalProperty(StreamExecution.QUERY_ID_KEY()));
+        boolean microBatch = info.queryId().equals(spark.sparkContext().getLocalProperty(GovernedStreamingWriter.QUERY_ID_PROPERTY));
         return new GovernedWrite(table, settings, channels, overwrite, info.queryId(), accumulators, microBatch);
     }
 

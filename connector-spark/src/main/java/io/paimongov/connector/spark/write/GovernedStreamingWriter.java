@@ -67,8 +67,12 @@ public final class GovernedStreamingWriter {
      */
     public static final String WRITE_PARALLELISM = "streaming.write-parallelism";
 
-    /** The Spark local property that holds the query id on the stream-execution thread ({@code StreamExecution.QUERY_ID_KEY}). */
-    static final String QUERY_ID_PROPERTY = "sql.streaming.queryId";
+    /**
+     * The Spark local property that holds the query id on the stream-execution thread: Spark's {@code
+     * StreamExecution.QUERY_ID_KEY}, written out because that class moved between Spark 4.0 and 4.1
+     * (to {@code org.apache.spark.sql.execution.streaming.runtime}); a test pins it to Spark's.
+     */
+    public static final String QUERY_ID_PROPERTY = "sql.streaming.queryId";
 
     private GovernedStreamingWriter() {}
 
