@@ -39,7 +39,6 @@ class VendorExampleTest {
 
     private static Path build;
     private static Path repository;
-    private static String buildLog;
 
     @BeforeAll
     static void buildTheExample() throws Exception {
@@ -62,8 +61,8 @@ class VendorExampleTest {
         if (!ended) {
             maven.destroyForcibly().waitFor();
         }
-        buildLog = Files.readString(log);
-        assertThat(ended ? maven.exitValue() : -1).as("the example's build (%s), ending:%n%s", command, tail(buildLog)).isZero();
+        assertThat(ended ? maven.exitValue() : -1).as("the example's build (%s), ending:%n%s", command, tail(Files.readString(log)))
+                .isZero();
     }
 
     @Test
