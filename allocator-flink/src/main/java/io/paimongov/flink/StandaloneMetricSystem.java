@@ -19,7 +19,6 @@ import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.metrics.MetricRegistryConfiguration;
 import org.apache.flink.runtime.metrics.MetricRegistryImpl;
 import org.apache.flink.runtime.metrics.ReporterSetup;
-import org.apache.flink.runtime.metrics.filter.ReporterFilter;
 import org.apache.flink.runtime.metrics.groups.TaskManagerMetricGroup;
 
 /**
@@ -42,10 +41,30 @@ final class StandaloneMetricSystem implements AutoCloseable {
 
     StandaloneMetricSystem(Configuration flinkConfig) {
         registry = new MetricRegistryImpl(
-                MetricRegistryConfiguration.fromConfiguration(flinkConfig, Long.MAX_VALUE),
-                List.of(new ReporterSetup("paimon-gov-standalone", new MetricConfig(), received, ReporterFilter.getNoOpFilter(), Map.of())));
+                MetricRegistryConfiguration.fromConfiguration(flinkConfig, Long.MAX_VALUE), List.of(reporterSetup(received)));
         taskManager = TaskManagerMetricGroup.createTaskManagerMetricGroup(registry, "localhost", ResourceID.generate());
         writer = taskManager.addGroup("paimon-gov-writer");
+    }
+
+    /**
+     * Flink's setup of {@code reporter} with no filter. Built reflectively because the filter's type
+     * differs between Flink lines ({@code MetricFilter} in 1.20, {@code ReporterFilter<Metric>} in 2.x),
+     * while both take it fourth in the same constructor and name their no-op filter {@code
+     * NO_OP_FILTER}; so one jar serves both (docs/compatibility.md).
+     */
+    private static ReporterSetup reporterSetup(MetricReporter reporter) {
+        for (Constructor<?> constructor : ReporterSetup.class.getConstructors()) {
+            Class<?>[] parameters = constructor.getParameterTypes();
+            if (parameters.length == 5 && parameters[2] == MetricReporter.class && parameters[4] == Map.class) {
+                try {
+                    Object noFilter = parameters[3].getField("NO_OP_FILTER").get(null);
+                    return (ReporterSetup) constructor.newInstance("paimon-gov-standalone", new MetricConfig(), reporter, noFilter, Map.of());
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException("cannot set up a metric reporter on this Flink: " + e, e);
+                }
+            }
+        }
+        throw new IllegalStateException("this Flink's ReporterSetup has no (name, config, reporter, filter, variables) constructor");
     }
 
     /** The group the provider reports into, as the writer operator's group is in a job. */
