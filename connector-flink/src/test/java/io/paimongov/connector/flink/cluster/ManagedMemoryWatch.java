@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 /**
@@ -16,8 +17,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
  * metrics.fetcher.update-interval}), so a peak between two fetches is not seen: the tests hold the
  * job at a known point to see the writer's pages, and check every sample against the total.
  *
- * <p>Thread-safe: the sampling thread writes, the test thread reads; both collections are
- * concurrent.
+ * <p>Thread-safe: the sampling thread writes, the test thread reads; the collections are concurrent,
+ * the counters atomic.
  */
 final class ManagedMemoryWatch implements AutoCloseable {
 
@@ -29,7 +30,8 @@ final class ManagedMemoryWatch implements AutoCloseable {
     private final ClusterRest rest;
     private final Map<String, Long> maxUsed = new ConcurrentHashMap<>();
     private final List<Sample> overTotal = new CopyOnWriteArrayList<>();
-    private final List<Sample> samples = new CopyOnWriteArrayList<>();
+    private final AtomicLong samples = new AtomicLong();
+    private final AtomicLong maxTotal = new AtomicLong(-1);
     private final Thread thread;
     private volatile boolean stopped;
 
@@ -68,7 +70,8 @@ final class ManagedMemoryWatch implements AutoCloseable {
             }
             if (used != null && total != null) {
                 Sample sample = new Sample(id, used, total);
-                samples.add(sample);
+                samples.incrementAndGet();
+                maxTotal.accumulateAndGet(total, Math::max);
                 maxUsed.merge(id, used, Math::max);
                 if (used > total) {
                     overTotal.add(sample);
@@ -88,13 +91,13 @@ final class ManagedMemoryWatch implements AutoCloseable {
     }
 
     /** How many samples were read (with both figures). */
-    int sampleCount() {
-        return samples.size();
+    long sampleCount() {
+        return samples.get();
     }
 
     /** The largest {@code Managed.Total} seen over all TaskManagers. */
     long maxTotal() {
-        return samples.stream().mapToLong(Sample::total).max().orElse(-1);
+        return maxTotal.get();
     }
 
     @Override
