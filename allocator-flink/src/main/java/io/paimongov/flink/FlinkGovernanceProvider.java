@@ -22,7 +22,7 @@ import org.apache.flink.runtime.memory.MemoryManager;
 /**
  * Provider {@code flink}: write-buffer pages and estimates from a Flink slot's managed memory
  * ({@link MemoryManager}, off-heap pages wrapped zero-copy as Paimon segments), spill under the task
- * manager's spilling directories, cancellation by the task, and every snapshot field as a gauge on
+ * manager's temp directories, cancellation by the task, and every snapshot field as a gauge on
  * the operator's metric group.
  *
  * <p>Engine objects it takes from the {@link EngineEnvironment}: a {@link MemoryManager} (required;

@@ -7,10 +7,11 @@ import java.util.List;
 /**
  * What a Flink slot gives one governed write, put in the {@link io.paimongov.spi.EngineEnvironment}
  * next to the slot's {@link org.apache.flink.runtime.memory.MemoryManager}: the write's share of the
- * slot's managed memory and the task manager's spilling directories. The writer operator of {@code
+ * slot's managed memory and the task manager's temp directories. The writer operator of {@code
  * GovernedPaimonSink} builds one in {@code open()} from {@code computeMemorySize(fraction)} and
- * {@code IOManager.getSpillingDirectoriesPaths()}; engines that embed the provider elsewhere may
- * build their own.
+ * {@code TaskManagerRuntimeInfo.getTmpDirectories()} ({@code io.tmp.dirs}, the same directories for
+ * every task manager process, so a new one sweeps what a killed one left); engines that embed the
+ * provider elsewhere may build their own.
  *
  * <p>Without one the provider takes what the manager has free when the write opens and the spill
  * roots of {@code governance.spill.dirs}.
@@ -32,7 +33,7 @@ public record FlinkSlot(long managedBytes, List<Path> spillDirs) {
         spillDirs = List.copyOf(spillDirs);
     }
 
-    /** A slot share over the paths Flink's {@code IOManager.getSpillingDirectoriesPaths()} returns. */
+    /** A slot share over spill roots given as Flink gives paths ({@code TaskManagerRuntimeInfo.getTmpDirectories()}). */
     public static FlinkSlot of(long managedBytes, String[] spillDirs) {
         return new FlinkSlot(managedBytes, Arrays.stream(spillDirs).map(Path::of).toList());
     }

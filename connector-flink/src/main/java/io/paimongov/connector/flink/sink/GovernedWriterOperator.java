@@ -23,7 +23,7 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
 /**
  * One governed stream write per subtask. In {@code open()} it takes the slot's memory manager, its
  * share of managed memory (the fraction Flink computed for this operator's declared use case; no
- * declaration fails with a message saying what to add), the task manager's spilling directories,
+ * declaration fails with a message saying what to add), the task manager's temp directories,
  * the task's cancel flag and the operator's metric group ({@link SlotMemory}), and opens a {@link
  * GovernedTableWrite} through the {@code flink} provider.
  *

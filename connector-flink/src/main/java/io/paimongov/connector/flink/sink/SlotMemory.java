@@ -20,7 +20,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 /**
  * What a governed operator (writer or assigner) takes from its slot: its share of the slot's managed
  * memory, from the fraction Flink computed for the operator's declared use case, the task manager's
- * spilling directories, the task's cancel flag and the operator's metric group, opened as one
+ * temp directories ({@code io.tmp.dirs}) as spill roots, the task's cancel flag and the operator's metric group, opened as one
  * {@link ResourceContext} on the {@code flink} provider; with {@code governance.memory.sharing} =
  * {@code fair} (the default) it joins its slot's shared memory ({@link SlotMemories}): guaranteed
  * its share, it may borrow what the slot's other governed operators do not use
@@ -61,7 +61,10 @@ final class SlotMemory {
                         .with(MemoryManager.class, manager)
                         .with(CancellationSignal.class, cancellation)
                         .with(MetricGroup.class, operator.getMetricGroup());
-        String[] spillDirs = task.getIOManager().getSpillingDirectoriesPaths();
+        // io.tmp.dirs themselves, not the IOManager's spilling dirs under them: those are
+        // <io.tmp.dirs>/flink-io-<uuid>, new in every task manager process, so the scope of a killed
+        // task manager would sit where no later write sweeps (SPILL.1, SPILL.7).
+        String[] spillDirs = task.getTaskManagerInfo().getTmpDirectories();
         if (governance.memorySharing() == MemorySharing.FAIR) {
             // Guaranteed its share, it may borrow up to the slot's memory from the other governed operators.
             checkBudget(governance.budgetBytes(), share);

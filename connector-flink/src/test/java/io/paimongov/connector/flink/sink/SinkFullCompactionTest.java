@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
-import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.paimon.data.BinaryString;
@@ -82,10 +81,10 @@ class SinkFullCompactionTest {
         }
     }
 
-    private static OneInputStreamOperatorTestHarness<InternalRow, Committable> writer(FileStoreTable table)
+    private OneInputStreamOperatorTestHarness<InternalRow, Committable> writer(FileStoreTable table)
             throws Exception {
         RowConverter<InternalRow> identity = row -> row;
-        MockEnvironment env = new MockEnvironmentBuilder().setManagedMemorySize(8L << 20).build();
+        MockEnvironment env = HarnessEnvironment.of(dir);
         OneInputStreamOperatorTestHarness<InternalRow, Committable> harness =
                 new OneInputStreamOperatorTestHarness<>(new GovernedWriterOperator<>(table, Map.of(), GovernedWriterOperator.Feeder.rows(identity), "job-user", null), env);
         harness.getStreamConfig().setManagedMemoryFractionOperatorOfUseCase(ManagedMemoryUseCase.OPERATOR, 1.0);

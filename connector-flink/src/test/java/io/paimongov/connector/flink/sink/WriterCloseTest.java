@@ -16,7 +16,6 @@ import jdk.jfr.consumer.RecordingFile;
 import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.runtime.memory.MemoryManager;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
-import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.paimon.data.BinaryString;
@@ -29,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A writer closed before its input finished (its task was cancelled or failed) gives the write back
  * on the thread that closes it, before close returns: the slot's managed memory (Flink's own memory
- * manager says so), with no spill scope ever made under the task manager's spilling dirs (the write
+ * manager says so), with no spill scope ever made under the task manager's temp dirs (the write
  * never spilled, so it never touched the disk) and no thread of
  * the runtime's started for the cleanup (the JVM's own record of thread starts, a JFR recording,
  * says so). On a busy task manager such a thread first has to be scheduled while the task thread
@@ -42,7 +41,7 @@ class WriterCloseTest {
     @Test
     void aWriterClosedBeforeItsInputFinishedGivesTheWriteBackOnTheClosingThread() throws Exception {
         FileStoreTable table = TestTables.primaryKeyTable(dir.resolve("wh"), "t", 4, "avro");
-        MockEnvironment env = new MockEnvironmentBuilder().setManagedMemorySize(8L << 20).build();
+        MockEnvironment env = HarnessEnvironment.of(dir);
         MemoryManager memory = env.getMemoryManager();
         RowConverter<InternalRow> identity = row -> row;
         OneInputStreamOperatorTestHarness<InternalRow, Committable> writer =
@@ -79,10 +78,10 @@ class WriterCloseTest {
         env.close();
     }
 
-    /** Governed spill scopes under the task manager's spilling directories. */
+    /** Governed spill scopes under the task manager's temp directories, the writer's spill roots. */
     private static List<Path> scopes(MockEnvironment env) throws IOException {
         List<Path> scopes = new ArrayList<>();
-        for (String root : env.getIOManager().getSpillingDirectoriesPaths()) {
+        for (String root : env.getTaskManagerInfo().getTmpDirectories()) {
             try (Stream<Path> children = Files.list(Path.of(root))) {
                 children.filter(p -> p.getFileName().toString().startsWith("paimon-gov-")).forEach(scopes::add);
             }
