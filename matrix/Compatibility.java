@@ -69,10 +69,9 @@ public final class Compatibility {
         doc.append("""
                 ## Not in the matrix yet
 
-                - Flink 1.20 (LTS): its metric reporter setup takes a `MetricFilter` where Flink 2.x takes a
-                  `ReporterFilter` (allocator-flink's standalone metric system), and Paimon 1.4.2 publishes no
-                  Flink 1.20 connector here (only `paimon-flink-2.0`), which connector-flink's SQL path links to.
-                  It needs an artifact of its own.
+                - connector-flink on Flink 1.20 (LTS): Paimon 1.4.2 publishes no Flink 1.20 connector here (only
+                  `paimon-flink-2.0`, built on Flink 2.0), and connector-flink's SQL path links to Paimon's Flink
+                  classes. The provider (allocator-flink) and the kit do run on 1.20: cell flink-1.20.
                 - Spark 3.5 (Scala 2.12 and 2.13): DataSource V2 lacks `Write.reportDriverMetrics` and requires
                   the `createTable(StructType)` overload; Scala 2.12 lacks `scala.jdk.javaapi.CollectionConverters`,
                   and Java code on Scala collections is binary-specific to the Scala version. It needs an artifact
