@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -33,9 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Governed {@code INSERT}s through the catalog on a Spark cluster whose executors are their own JVMs
- * ({@link LocalCluster}: 2 Workers of one core, 2 executors of 1 GiB), into an append table
- * ({@code 'bucket' = '-1'}: no shuffle, each of the 2 input partitions is written by the task that
- * reads it), with a budget of 1 MiB, far below the data:
+ * ({@link LocalCluster}: 2 Workers of one core, 2 executors of 1 GiB), into append tables ({@code
+ * 'bucket' = '-1'}: no shuffle, each of the 2 input partitions is written by the task that reads
+ * it), with a budget of 1 MiB, far below the data:
  *
  * <ul>
  *   <li>the table holds exactly the rows of the input;
@@ -46,15 +47,18 @@ import org.junit.jupiter.api.io.TempDir;
  *       holds its pages there;
  *   <li>one executor killed with {@code SIGKILL} while its write task holds (after writing half its
  *       rows, until the test lets go): Spark loses that attempt ({@code ExecutorLostFailure}) and runs
- *       it again, the {@code INSERT} completes and the table is exact, no row missing or twice. The
- *       dead attempt's files stay in the table's directory unreferenced until the next governed write
- *       with {@code governance.orphans.older-than = 0s} opens, which removes them; its spill scope
- *       stays under the dead executor's Spark local dir while the application runs (no live write
- *       sweeps another executor's dirs) and is gone once the application has ended.
+ *       it again, the {@code INSERT} completes and the table is exact, no row missing or twice;
+ *   <li>what the dead attempt leaves: a buffered write (the default for Parquet) had all its rows in
+ *       pages and its spill scope, so no file of the table is unreferenced; the scope stays under the
+ *       dead executor's Spark local dir while the application runs (no live write sweeps another
+ *       executor's dirs), and on shared {@code governance.spill.dirs} the retried write's opening
+ *       sweep removes it. An unbuffered write leaves its open data file, which the next write with
+ *       {@code governance.orphans.older-than = 0s} removes.
  * </ul>
  *
  * <p>Runs only in the surefire execution {@code local-cluster} ({@link LocalCluster#NEEDS}). Sizes:
- * {@code governance.test.spark.cluster-rows} rows (default 40,000) of about 100 bytes.
+ * {@code governance.test.spark.cluster-rows} rows (default 40,000, a multiple of 4, at least 40,000)
+ * of about 100 bytes.
  */
 @EnabledIf(value = "io.paimongov.connector.spark.cluster.LocalCluster#available",
         disabledReason = "needs " + LocalCluster.NEEDS)
@@ -74,6 +78,10 @@ class ClusterInsertTest {
 
     @BeforeAll
     static void startCluster() throws IOException {
+        if (ROWS < 40_000 || ROWS % 4 != 0) {
+            throw new IllegalArgumentException("governance.test.spark.cluster-rows = " + ROWS + " must be a multiple of 4"
+                    + " and at least 40000 (each write task spills before it is held at half its rows)");
+        }
         warehouse = Files.createDirectories(dir.resolve("warehouse"));
         localDir = Files.createDirectories(dir.resolve("spark-local"));
         cluster = LocalCluster.start(EXECUTORS, EXECUTOR_MB, localDir);
@@ -95,6 +103,7 @@ class ClusterInsertTest {
     @Test
     void anInsertOnTheClusterIsExactAndEachWriteTaskStaysInItsExecutorsMemory() throws Exception {
         spark.sql("CREATE TABLE c.db.plain (id BIGINT, v STRING) TBLPROPERTIES ('bucket' = '-1', 'file.format' = 'parquet')");
+        cluster.awaitExecutors(EXECUTORS);
         int mark = cluster.taskEnds().size();
         spark.sql("INSERT INTO c.db.plain SELECT id, " + VALUE + " FROM range(0, " + ROWS + ", 1, 2)");
         cluster.awaitListeners();
@@ -119,10 +128,13 @@ class ClusterInsertTest {
 
     @Test
     void anExecutorKilledMidWriteLeavesItsSpillScopeInItsSparkLocalDirWhileTheApplicationRuns() throws Exception {
-        List<Path> victimScopes = killMidWrite("c", "killed", localDir);
+        Killed killed = killMidWrite("c", "killed", localDir, "");
+        assertThat(killed.scopes()).as("the spill scope of the write held in the killed executor (%d rows written"
+                + " into a budget of %d bytes must have spilled)", ROWS / 4, BUDGET).isNotEmpty();
+        assertThat(TableFiles.unreferenced(killed.table())).as("files of the table no snapshot references").isEmpty();
         assertThat(spillScopes(localDir)).as("spill scopes under Spark's local dirs after the INSERT: the dead"
                 + " executor's only (no live write sweeps another executor's blockmgr dir)")
-                .containsExactlyInAnyOrderElementsOf(victimScopes);
+                .containsExactlyInAnyOrderElementsOf(killed.scopes());
     }
 
     @Test
@@ -130,19 +142,47 @@ class ClusterInsertTest {
         Path spill = Files.createDirectories(dir.resolve("spill"));
         Tables.register(spark, "shared", warehouse, Map.of("governance.memory.budget", Long.toString(BUDGET),
                 "governance.memory.page-size", "16k", "governance.spill.dirs", spill.toString()));
-        killMidWrite("shared", "killed_shared", spill);
+        Killed killed = killMidWrite("shared", "killed_shared", spill, "");
+        assertThat(killed.scopes()).as("the spill scope of the write held in the killed executor").isNotEmpty();
+        assertThat(TableFiles.unreferenced(killed.table())).as("files of the table no snapshot references").isEmpty();
         assertThat(spillScopes(spill)).as("spill scopes under governance.spill.dirs after the INSERT").isEmpty();
     }
 
     /**
+     * An unbuffered append write ({@code write-buffer-for-append = false}) writes its rows straight
+     * into an open data file of the table, so the killed attempt leaves that file: no snapshot
+     * references it (Paimon leaves such files to its orphan clean), and the next governed write with
+     * {@code governance.orphans.older-than = 0s} removes it when it opens.
+     */
+    @Test
+    void anUnbufferedWriteKilledMidWriteLeavesADataFileTheNextWritesOrphanSweepRemoves() throws Exception {
+        Killed killed = killMidWrite("c", "killed_unbuffered", localDir, "'write-buffer-for-append' = 'false', ");
+        Set<String> orphans = TableFiles.unreferenced(killed.table());
+        System.err.println("unreferenced after the INSERT: " + orphans);
+        assertThat(orphans).as("files of the table no snapshot references: the killed attempt's").isNotEmpty()
+                .allMatch(f -> f.contains("/data-")).allMatch(killed.filesAtKill()::contains);
+
+        Tables.register(spark, "sweeping", warehouse, Map.of("governance.memory.budget", Long.toString(BUDGET),
+                "governance.memory.page-size", "16k", "governance.orphans.older-than", "0s"));
+        spark.sql("INSERT INTO sweeping.db.killed_unbuffered SELECT id, " + VALUE + " FROM range(" + ROWS + ", "
+                + (ROWS + 1) + ", 1, 1)");
+        FileStoreTable table = Tables.paimon(warehouse, "db", "killed_unbuffered");
+        assertThat(TableFiles.unreferenced(table)).as("files no snapshot references after the next write").isEmpty();
+        assertThat(Tables.readPaimon(table)).isEqualTo(model(0, ROWS + 1));
+    }
+
+    /** What {@link #killMidWrite} leaves to check: the table, and at the kill its files and the dead write's spill scopes. */
+    private record Killed(FileStoreTable table, Set<String> filesAtKill, List<Path> scopes) {}
+
+    /**
      * Writes {@code ROWS} rows into a new append table {@code db.name} through {@code catalog}, both
      * write tasks held at half their rows, kills the executor process of partition 0's task, lets go;
-     * checks Spark's view of the loss and retry, the table against the input and that no file of it
-     * is unreferenced. Returns the killed write's spill scopes (under {@code spillRoot}, at the kill).
+     * checks Spark's view of the loss and retry and the table against the input. {@code options}
+     * (empty, or {@code 'key' = 'value', } ...) are added to the table's.
      */
-    private static List<Path> killMidWrite(String catalog, String name, Path spillRoot) throws Exception {
+    private static Killed killMidWrite(String catalog, String name, Path spillRoot, String options) throws Exception {
         spark.sql("CREATE TABLE " + catalog + ".db." + name
-                + " (id BIGINT, v STRING) TBLPROPERTIES ('bucket' = '-1', 'file.format' = 'parquet')");
+                + " (id BIGINT, v STRING) TBLPROPERTIES (" + options + "'bucket' = '-1', 'file.format' = 'parquet')");
         cluster.awaitExecutors(EXECUTORS);
         Path markers = Files.createDirectories(dir.resolve("markers-" + name));
         long perPartition = ROWS / 2;
@@ -170,11 +210,8 @@ class ClusterInsertTest {
             long victimPid = Long.parseLong(victim[0]);
             List<Path> victimScopes = spillScopes(spillRoot).stream()
                     .filter(p -> p.getFileName().toString().startsWith("paimon-gov-" + victimPid + "-")).toList();
-            System.err.println("at the kill: table files " + TableFiles.files(Tables.paimon(warehouse, "db", name))
-                    + "; spill scopes " + spillScopes(spillRoot));
-            assertThat(victimScopes).as("the spill scope of the write held in executor process %d (%d rows"
-                    + " written into a budget of %d bytes must have spilled)", victimPid, perPartition / 2, BUDGET)
-                    .isNotEmpty();
+            Set<String> filesAtKill = TableFiles.files(Tables.paimon(warehouse, "db", name));
+            System.err.println("at the kill: table files " + filesAtKill + "; spill scopes " + spillScopes(spillRoot));
             cluster.kill(victimPid);
             Files.createFile(markers.resolve("release"));
             insert.get(HOLD_WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -200,8 +237,7 @@ class ClusterInsertTest {
 
             FileStoreTable table = Tables.paimon(warehouse, "db", name);
             assertThat(Tables.readPaimon(table)).as("the table after the kill").isEqualTo(model(0, 2 * (int) perPartition));
-            assertThat(TableFiles.unreferenced(table)).as("files of the table no snapshot references").isEmpty();
-            return victimScopes;
+            return new Killed(table, filesAtKill, victimScopes);
         } finally {
             if (!Files.exists(markers.resolve("release"))) {
                 Files.createFile(markers.resolve("release"));
