@@ -128,7 +128,7 @@ public final class LocalCluster implements AutoCloseable {
      *
      * @throws UncheckedIOException if the request fails or the answer is not JSON
      */
-    public JsonNode rest(String path) {
+    private JsonNode rest(String path) {
         SparkContext context = session.sparkContext();
         String ui = context.uiWebUrl().getOrElse(() -> {
             throw new IllegalStateException("the Spark UI is off; the REST API needs it");
@@ -142,7 +142,7 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** The executors (not the driver) that are active now, as {@code /executors} lists them. */
-    public List<JsonNode> activeExecutors() {
+    private List<JsonNode> activeExecutors() {
         List<JsonNode> active = new ArrayList<>();
         for (JsonNode executor : rest("executors")) {
             if (!"driver".equals(executor.path("id").asText()) && executor.path("isActive").asBoolean()) {
@@ -192,15 +192,15 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Stops the session, then waits until every executor process this JVM started is gone; one that
-     * outlives 60 s is killed and reported.
+     * Stops the session, then waits until every executor process this JVM started is gone; those
+     * still alive 60 s after the stop are killed and reported.
      *
      * @throws IllegalStateException if an executor process had to be killed
      */
     @Override
     public void close() {
-        executorProcesses();
         try {
+            executorProcesses();
             session.stop();
         } finally {
             SparkSession.clearActiveSession();
@@ -211,11 +211,13 @@ public final class LocalCluster implements AutoCloseable {
                 all = new ArrayList<>(seen.values());
             }
             all.addAll(ProcessHandle.current().descendants().filter(LocalCluster::isExecutor).toList());
+            long deadline = System.nanoTime() + EXIT_WAIT.toNanos();
             for (ProcessHandle process : all) {
                 try {
-                    process.onExit().get(EXIT_WAIT.toSeconds(), TimeUnit.SECONDS);
+                    process.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (Exception e) {
                     process.destroyForcibly();
+                    process.onExit().join();
                     killed.add(process.pid());
                 }
             }
