@@ -28,6 +28,7 @@ import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,10 +57,12 @@ import org.junit.jupiter.api.io.TempDir;
  *       {@code governance.orphans.older-than = 0s} removes.
  * </ul>
  *
- * <p>Runs only in the surefire execution {@code local-cluster} ({@link LocalCluster#NEEDS}). Sizes:
+ * <p>Runs only in the surefire execution {@code local-cluster} (tag {@code local-cluster}; elsewhere
+ * skipped: {@link LocalCluster#NEEDS}). Sizes:
  * {@code governance.test.spark.cluster-rows} rows (default 40,000, a multiple of 4, at least 40,000)
  * of about 100 bytes.
  */
+@Tag("local-cluster")
 @EnabledIf(value = "io.paimongov.connector.spark.cluster.LocalCluster#available",
         disabledReason = "needs " + LocalCluster.NEEDS)
 class ClusterInsertTest {
