@@ -16,8 +16,10 @@ import org.apache.spark.storage.DiskBlockManager;
  * directories of Spark's {@link DiskBlockManager} (the environment's, or the executor's through
  * {@code SparkEnv.get().blockManager().diskBlockManager().localDirs()}, {@code private[spark]} but
  * callable from Java): the {@code blockmgr-*} directories under {@code spark.local.dir} / {@code
- * SPARK_LOCAL_DIRS}, which Spark spreads over its disks and deletes when the executor stops, so even
- * a crashed write's scope goes with them. Outside Spark without either, the option's default.
+ * SPARK_LOCAL_DIRS}, which Spark spreads over its disks and deletes when the executor stops. A killed
+ * executor deletes nothing, and the writes of other executors sweep only their own dirs: its scopes
+ * stay until the cluster manager removes the application's local dirs (a standalone Worker does when
+ * the application ends). Outside Spark without either, the option's default.
  *
  * <p>Stateless; thread-safe.
  */
