@@ -20,13 +20,13 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 /**
  * What a governed operator (writer or assigner) takes from its slot: its share of the slot's managed
  * memory, from the fraction Flink computed for the operator's declared use case, the task manager's
- * temp directories ({@code io.tmp.dirs}) as spill roots, the task's cancel flag and the operator's metric group, opened as one
- * {@link ResourceContext} on the {@code flink} provider; with {@code governance.memory.sharing} =
- * {@code fair} (the default) it joins its slot's shared memory ({@link SlotMemories}): guaranteed
- * its share, it may borrow what the slot's other governed operators do not use
- * (docs/memory-sharing.md). Flink gives an operator that declared
- * nothing the fraction 0, and {@link MemoryManager#computeMemorySize(double)} then throws a message
- * that does not say what is missing; this says it.
+ * temp directories ({@code io.tmp.dirs}) as spill roots, the task's cancel flag and the operator's
+ * metric group, opened as one {@link ResourceContext} on the {@code flink} provider; with {@code
+ * governance.memory.sharing} = {@code fair} (the default) it joins its slot's shared memory ({@link
+ * SlotMemories}): guaranteed its share, it may borrow what the slot's other governed operators do
+ * not use (docs/memory-sharing.md). Flink gives an operator that declared nothing the fraction 0,
+ * and {@link MemoryManager#computeMemorySize(double)} then throws a message that does not say what
+ * is missing; this says it.
  *
  * <p>Stateless; called on the task thread in {@code open()}.
  */
