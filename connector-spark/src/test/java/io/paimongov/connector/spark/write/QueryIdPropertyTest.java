@@ -31,6 +31,7 @@ class QueryIdPropertyTest {
             Object module = companion.getField("MODULE$").get(null);
             keys.add((String) companion.getMethod("QUERY_ID_KEY").invoke(module));
         }
-        assertThat(keys).as("StreamExecution.QUERY_ID_KEY of the Spark on the class path").containsExactly(GovernedStreamingWriter.QUERY_ID_PROPERTY);
+        assertThat(keys).as("StreamExecution.QUERY_ID_KEY of the Spark on the class path")
+                .containsExactly(GovernedStreamingWriter.QUERY_ID_PROPERTY);
     }
 }
