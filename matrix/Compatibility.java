@@ -73,10 +73,12 @@ public final class Compatibility {
                 - connector-flink on Flink 1.20 (LTS): Paimon 1.4.2 publishes no Flink 1.20 connector here (only
                   `paimon-flink-2.0`, built on Flink 2.0), and connector-flink's SQL path links to Paimon's Flink
                   classes. The provider (allocator-flink), with the whole kit, has a cell of its own on 1.20: flink-1.20.
-                - Spark 3.5 (Scala 2.12 and 2.13): DataSource V2 lacks `Write.reportDriverMetrics` and requires
-                  the `createTable(StructType)` overload; Scala 2.12 lacks `scala.jdk.javaapi.CollectionConverters`,
-                  and Java code on Scala collections is binary-specific to the Scala version. It needs an artifact
-                  per Scala version.
+                - connector-spark on Spark 3.5: it is built on Spark 4.0's DataSource V2 (`Write.reportDriverMetrics`,
+                  `createTable` with `Column[]` where 3.5 requires the `StructType` overload), and its tests read
+                  4.0's task metrics (`peakOnHeapExecutionMemory`) and `org.apache.spark.sql.classic`. It needs an
+                  artifact of its own. The provider (allocator-spark), with the whole kit, has a cell on 3.5: spark-3.5.
+                - Scala 2.12 (Spark 3.5): Java code on Scala collections is binary-specific to the Scala version,
+                  and `scala.jdk.javaapi.CollectionConverters` is 2.13 only. Every Spark artifact needs a 2.12 build.
                 """);
         System.out.print(doc);
     }
