@@ -255,6 +255,7 @@ final class DemoCommand implements Callable<Integer> {
         if (timeline == null) {
             return null;
         }
+        require(LabTool.present(), "--timeline", LabTool.missing("--timeline (a chart drawn with JFreeChart)"));
         Path file = timeline.toAbsolutePath().normalize();
         Path name = file.getFileName();
         require(name != null && name.toString().toLowerCase(Locale.ROOT).endsWith(".svg"), "--timeline",
@@ -272,7 +273,9 @@ final class DemoCommand implements Callable<Integer> {
         try {
             return Providers.load(provider, GovernanceCli.class.getClassLoader());
         } catch (IllegalArgumentException e) {
-            throw invalid("--provider", e.getMessage());
+            // Not found: if an engine add-on brings it, name the archive rather than list the others.
+            Optional<AddOn> addOn = AddOn.named(provider).filter(a -> !a.present());
+            throw invalid("--provider", addOn.map(a -> a.missing("provider '" + provider + "'")).orElse(e.getMessage()));
         }
     }
 

@@ -47,12 +47,12 @@ final class FlinkSqlEngine implements SqlEngine {
 
     /**
      * @param catalogOptions more options of the governed catalog ({@code governance.*} defaults)
-     * @param managedMemory the task manager's managed memory
+     * @param managedMemory the task manager's managed memory in bytes
      * @throws IllegalArgumentException naming the option when the catalog refuses {@code catalogOptions}
      */
-    FlinkSqlEngine(Path warehouse, Map<String, String> catalogOptions, MemorySize managedMemory) {
+    FlinkSqlEngine(Path warehouse, Map<String, String> catalogOptions, long managedMemory) {
         Configuration cluster = new Configuration();
-        cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, managedMemory);
+        cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, new MemorySize(managedMemory));
         cluster.set(CoreOptions.DEFAULT_PARALLELISM, PARALLELISM);
         FlinkGauges.configure(cluster);
         this.session = new FlinkSession(cluster);

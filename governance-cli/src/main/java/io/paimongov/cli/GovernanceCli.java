@@ -50,8 +50,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             GovernanceCli.EXIT_SIGINT + ":stopped by SIGINT (Ctrl-C), after the cleanup",
             GovernanceCli.EXIT_SIGTERM + ":stopped by SIGTERM, after the cleanup"
         },
-        subcommands = {ProvidersCommand.class, DemoCommand.class, SqlCommand.class, TckCommand.class, BenchCommand.class, CleanCommand.class,
-            HelpCommand.class})
+        subcommands = {ProvidersCommand.class, DemoCommand.class, SqlCommand.class, TckCommand.class})
 public final class GovernanceCli implements Callable<Integer> {
 
     public static final int EXIT_OK = 0;
@@ -88,7 +87,11 @@ public final class GovernanceCli implements Callable<Integer> {
 
     /** The configured command: exit codes and error printing as documented above. */
     public static CommandLine commandLine() {
+        // bench's classes name the benchmarks' types, which only the lab tool has (LabTool).
         return new CommandLine(new GovernanceCli())
+                .addSubcommand(LabTool.present() ? BenchCommand.class : BenchElsewhere.class)
+                .addSubcommand(CleanCommand.class)
+                .addSubcommand(HelpCommand.class)
                 .registerConverter(Path.class, GovernanceCli::path)
                 .setParameterExceptionHandler(GovernanceCli::badArguments)
                 .setExecutionExceptionHandler(GovernanceCli::failed);

@@ -102,7 +102,7 @@ final class SqlCommand implements Callable<Integer> {
         List<String> parsed = parse(script);
         Map<String, String> catalog = catalogOptions();
         checkProvider();
-        MemorySize memory = managedMemory();
+        long memory = managedMemory();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Path dir = warehouse;
@@ -160,7 +160,7 @@ final class SqlCommand implements Callable<Integer> {
     }
 
     /** The engine with its catalog registered; a catalog that refuses its options is a bad argument. */
-    private SqlEngine open(Path dir, Map<String, String> catalog, MemorySize memory) {
+    private SqlEngine open(Path dir, Map<String, String> catalog, long memory) {
         try {
             return switch (engine) {
                 case "flink" -> new FlinkSqlEngine(dir, catalog, memory);
@@ -176,6 +176,10 @@ final class SqlCommand implements Callable<Integer> {
     private String script() {
         if (!engine.equals("flink") && !engine.equals("spark")) {
             throw invalid("--engine", "must be flink or spark but was '" + engine + "'");
+        }
+        AddOn addOn = AddOn.named(engine).orElseThrow();
+        if (!addOn.present()) {
+            throw invalid("--engine", addOn.missing("engine '" + engine + "'"));
         }
         if ((statements == null) == (file == null)) {
             throw invalid("-e", "give the statements with exactly one of -e STATEMENTS and -f FILE");
@@ -236,17 +240,20 @@ final class SqlCommand implements Callable<Integer> {
                 .orElse(why);
     }
 
-    /** Flink's managed memory; refused with Spark, whose writes take the tasks' execution memory. */
-    private MemorySize managedMemory() {
+    /**
+     * Flink's managed memory in bytes; refused with Spark, whose writes take the tasks' execution
+     * memory. Parsed by Flink, so it is called only once the Flink add-on is known to be present.
+     */
+    private long managedMemory() {
         if (managedMemory == null) {
-            return MemorySize.parse(DEFAULT_MANAGED_MEMORY);
+            return engine.equals("flink") ? MemorySize.parse(DEFAULT_MANAGED_MEMORY).getBytes() : 0;
         }
         if (!engine.equals("flink")) {
             throw invalid("--managed-memory", "applies to --engine flink only; Spark's governed writes take the local"
                     + " session's execution memory, a share of the JVM's heap (JAVA_OPTS=-Xmx...)");
         }
         try {
-            return MemorySize.parse(managedMemory);
+            return MemorySize.parse(managedMemory).getBytes();
         } catch (IllegalArgumentException e) {
             throw invalid("--managed-memory", "'" + managedMemory + "' is not a size; use bytes or a unit such as 128m, 1g");
         }

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -217,7 +218,9 @@ final class TckCommand implements Callable<Integer> {
         try {
             Providers.load(provider, loader);
         } catch (IllegalArgumentException e) {
-            throw invalid("--provider", e.getMessage());
+            // Not found: if an engine add-on brings it, name the archive rather than list the others.
+            Optional<AddOn> addOn = AddOn.named(provider).filter(a -> !a.present());
+            throw invalid("--provider", addOn.map(a -> a.missing("provider '" + provider + "'")).orElse(e.getMessage()));
         }
     }
 
