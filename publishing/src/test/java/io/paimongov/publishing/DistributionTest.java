@@ -40,6 +40,7 @@ class DistributionTest {
     @TempDir static Path dir;
 
     private static Distribution core;
+    private static Distribution withBoth;
 
     @BeforeAll
     static void unpackTheCore() throws Exception {
@@ -103,8 +104,7 @@ class DistributionTest {
 
     @Test
     void withTheAddOnsTheEnginesRunOnOneClassPath() throws Exception {
-        Distribution all = Distribution.unpack(Files.createDirectories(dir.resolve("all")),
-                Distribution.CORE, Distribution.addOn("flink"), Distribution.addOn("spark"));
+        Distribution all = withBothAddOns();
 
         assertThat(providers(all)).containsExactly("flink", "heap", "offheap", "spark");
         Result sql = all.launch("sql", "--engine", "flink", "-e",
@@ -148,6 +148,48 @@ class DistributionTest {
             Files.delete(stale);
             Files.delete(core.home().resolve("addons"));
         }
+    }
+
+    @Test
+    void theDocumentedSizesAndJarCountsAreTheBuilds() throws Exception {
+        Map<String, Path> archives = Map.of(
+                "paimon-governance-VERSION.tar.gz", Distribution.CORE,
+                "paimon-governance-flink-VERSION.tar.gz", Distribution.addOn("flink"),
+                "paimon-governance-spark-VERSION.tar.gz", Distribution.addOn("spark"));
+        Map<String, Path> libs = Map.of(
+                "paimon-governance-VERSION.tar.gz", Path.of("lib"),
+                "paimon-governance-flink-VERSION.tar.gz", Path.of("addons/flink/lib"),
+                "paimon-governance-spark-VERSION.tar.gz", Path.of("addons/spark/lib"));
+        Pattern row = Pattern.compile("\\| `(paimon-governance[a-z-]*-VERSION\\.tar\\.gz)` \\|.*\\| ([0-9.]+) MB \\| ([0-9]+) \\|");
+        Distribution all = withBothAddOns();
+        Map<String, Matcher> documented = new HashMap<>();
+        for (String line : Files.readAllLines(Distribution.ROOT.resolve("docs/distribution.md"))) {
+            Matcher m = row.matcher(line);
+            if (m.matches()) {
+                documented.put(m.group(1), m);
+            }
+        }
+        assertThat(documented).as("rows of docs/distribution.md's table of archives").containsOnlyKeys(archives.keySet());
+        for (Map.Entry<String, Path> archive : archives.entrySet()) {
+            Matcher m = documented.get(archive.getKey());
+            double megabytes = Files.size(archive.getValue()) / 1e6;
+            long jars;
+            try (Stream<Path> files = Files.list(all.home().resolve(libs.get(archive.getKey())))) {
+                jars = files.filter(f -> f.getFileName().toString().endsWith(".jar")).count();
+            }
+            assertThat(Double.parseDouble(m.group(2))).as("documented size of %s; built: %.1f MB", archive.getKey(), megabytes)
+                    .isBetween(megabytes * 0.9, megabytes * 1.1);
+            assertThat(Long.parseLong(m.group(3))).as("documented jars of %s", archive.getKey()).isEqualTo(jars);
+        }
+    }
+
+    /** The core with both add-ons, unpacked once for the tests that read it. */
+    private static Distribution withBothAddOns() throws Exception {
+        if (withBoth == null) {
+            withBoth = Distribution.unpack(Files.createDirectories(dir.resolve("all")),
+                    Distribution.CORE, Distribution.addOn("flink"), Distribution.addOn("spark"));
+        }
+        return withBoth;
     }
 
     private static List<String> providers(Distribution d) throws Exception {
