@@ -43,15 +43,7 @@ enum AddOn {
 
     /** Whether the engine, our provider on it and our connector for it are all on the class path. */
     boolean present() {
-        ClassLoader loader = AddOn.class.getClassLoader();
-        for (String c : classes) {
-            try {
-                Class.forName(c, false, loader);
-            } catch (ClassNotFoundException | LinkageError e) {
-                return false;
-            }
-        }
-        return true;
+        return OptionalClasses.present(classes);
     }
 
     /**

@@ -20,15 +20,7 @@ final class LabTool {
 
     /** Whether the benchmarks and the charts are on the class path. */
     static boolean present() {
-        ClassLoader loader = LabTool.class.getClassLoader();
-        for (String c : CLASSES) {
-            try {
-                Class.forName(c, false, loader);
-            } catch (ClassNotFoundException | LinkageError e) {
-                return false;
-            }
-        }
-        return true;
+        return OptionalClasses.present(CLASSES);
     }
 
     /** Why {@code what} cannot run here and where it can. */
