@@ -26,6 +26,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -34,6 +36,7 @@ import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.TableWriteImpl;
 
 /**
  * The writing task of one lag run, in a JVM of its own ({@link LagRun} starts it): the only caller
@@ -190,6 +193,12 @@ public final class LagChild {
         IOManager io = IOManager.create(spill.toString());
         StreamTableWrite write = plain.newStreamWriteBuilder().withCommitUser(user).newWrite();
         write.withIOManager(io);
+        // Paimon's own compaction thread, as Paimon would make it (one per write), but ended before the
+        // IOManager deletes its directories: Paimon's close interrupts the thread without waiting, and a
+        // compaction still spilling then makes that delete fail ("failed to properly clean up temp file
+        // directory"), which ended a run of LagRunCommitsTest with nothing wrong in the measurement.
+        ExecutorService compactions = Executors.newSingleThreadExecutor(r -> new Thread(r, "lag-plain-compaction"));
+        ((TableWriteImpl<?>) write).withCompactExecutor(compactions);
         return new Write() {
             public void write(org.apache.paimon.data.InternalRow row) throws Exception {
                 write.write(row);
@@ -205,7 +214,14 @@ public final class LagChild {
 
             public void close() throws Exception {
                 try (io) {
-                    write.close();
+                    try {
+                        write.close();
+                    } finally {
+                        compactions.shutdownNow();
+                        if (!compactions.awaitTermination(1, TimeUnit.MINUTES)) {
+                            throw new IllegalStateException("Paimon's compaction thread did not end within a minute of the close");
+                        }
+                    }
                 }
             }
         };
