@@ -29,6 +29,12 @@ final class CliProcess implements AutoCloseable {
     /** Starts {@code args} with {@code tmpDir} as the child's {@code java.io.tmpdir}; logs go to {@code logDir}. */
     static CliProcess start(Path tmpDir, Path logDir, List<String> jvmOptions, String... args) throws IOException {
         List<String> command = new ArrayList<>();
+        if (sigintIgnoredHere()) {
+            // A build started in the background by a non-interactive shell ignores SIGINT, and so would
+            // the CLI it starts (an ignored signal stays ignored across exec); an operator's Ctrl-C
+            // reaches a process that does not. GNU env gives the child SIGINT's default back.
+            command.addAll(List.of("env", "--default-signal=INT"));
+        }
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Djava.io.tmpdir=" + tmpDir);
         // No hsperfdata file and no crash log in a directory the test inspects.
@@ -47,6 +53,20 @@ final class CliProcess implements AutoCloseable {
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                 .start();
         return new CliProcess(process, out, err);
+    }
+
+    /** Whether this process ignores SIGINT (bit 2 of the {@code SigIgn} mask in /proc/self/status). */
+    private static boolean sigintIgnoredHere() throws IOException {
+        Path status = Path.of("/proc/self/status");
+        if (!Files.exists(status)) {
+            return false;
+        }
+        for (String line : Files.readAllLines(status)) {
+            if (line.startsWith("SigIgn:")) {
+                return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16) & 0x2L) != 0;
+            }
+        }
+        return false;
     }
 
     long pid() {
