@@ -25,7 +25,6 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The provider's reporter adds a write's final snapshot to the accumulators the environment
@@ -138,7 +137,10 @@ class SparkWriteAccumulatorsTest {
         @Override
         public void onTaskEnd(SparkListenerTaskEnd end) {
             EnumMap<Field, Long> updates = new EnumMap<>(Field.class);
-            for (AccumulableInfo info : CollectionConverters.asJava(end.taskInfo().accumulables())) {
+            // Through Scala's iterator, which Scala 2.12 and 2.13 share (2.12 has no scala.jdk.javaapi).
+            scala.collection.Iterator<AccumulableInfo> infos = end.taskInfo().accumulables().iterator();
+            while (infos.hasNext()) {
+                AccumulableInfo info = infos.next();
                 for (Field field : Field.values()) {
                     if (info.name().isDefined() && info.name().get().equals(field.accumulatorName()) && info.update().isDefined()) {
                         updates.put(field, (Long) info.update().get());

@@ -109,8 +109,12 @@ public final class LocalSpark {
                 memoryBytesSpilled.addAndGet(end.taskMetrics().memoryBytesSpilled());
                 diskBytesSpilled.addAndGet(end.taskMetrics().diskBytesSpilled());
                 peakExecutionMemory.accumulateAndGet(end.taskMetrics().peakExecutionMemory(), Math::max);
-                peakOnHeapExecutionMemory.accumulateAndGet(end.taskMetrics().peakOnHeapExecutionMemory(), Math::max);
-                if ("ResultTask".equals(end.taskType()) && end.taskMetrics().peakOnHeapExecutionMemory() > 0) {
+                long peakOnHeap = SparkLines.peakOnHeapExecutionMemory(end.taskMetrics()).orElse(0);
+                peakOnHeapExecutionMemory.accumulateAndGet(peakOnHeap, Math::max);
+                // Spark 3.5 keeps no peak of its memory manager: there, the peak a governed write
+                // reported into peakExecutionMemory (SparkTaskMetricsReporter) says it took memory.
+                long took = SparkLines.PEAK_ON_HEAP ? peakOnHeap : end.taskMetrics().peakExecutionMemory();
+                if ("ResultTask".equals(end.taskType()) && took > 0) {
                     resultTasksWithMemory.incrementAndGet();
                 }
             }

@@ -29,6 +29,7 @@ import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
@@ -204,9 +205,24 @@ public final class GovernedSparkCatalog implements TableCatalog, SupportsNamespa
     @Override
     public Table createTable(Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
             throws TableAlreadyExistsException, NoSuchNamespaceException {
+        return create(ident, CatalogV2Util.v2ColumnsToStructType(columns), partitions, properties);
+    }
+
+    /**
+     * The same table from a schema: what Spark 3.5, where this overload is the one a catalog must
+     * have, may call (Spark 4 calls the one with columns above). One jar serves both lines.
+     */
+    @Override
+    @SuppressWarnings("deprecation")
+    public Table createTable(Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+            throws TableAlreadyExistsException, NoSuchNamespaceException {
+        return create(ident, schema, partitions, properties);
+    }
+
+    private Table create(Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+            throws TableAlreadyExistsException, NoSuchNamespaceException {
         try {
-            catalog.createTable(paimon(ident), TableDefinitions.schema(CatalogV2Util.v2ColumnsToStructType(columns), partitions,
-                    properties), false);
+            catalog.createTable(paimon(ident), TableDefinitions.schema(schema, partitions, properties), false);
         } catch (Catalog.TableAlreadyExistException e) {
             throw new TableAlreadyExistsException(ident);
         } catch (Catalog.DatabaseNotExistException e) {

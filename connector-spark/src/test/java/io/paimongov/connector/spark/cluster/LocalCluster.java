@@ -1,6 +1,7 @@
 package io.paimongov.connector.spark.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.paimongov.connector.spark.SparkLines;
 import io.paimongov.fixtures.Json;
 import java.io.IOException;
 import java.io.InputStream;
@@ -272,7 +273,7 @@ public final class LocalCluster implements AutoCloseable {
 
         @Override
         public void onTaskEnd(SparkListenerTaskEnd end) {
-            long peak = end.taskMetrics() == null ? 0 : end.taskMetrics().peakOnHeapExecutionMemory();
+            long peak = end.taskMetrics() == null ? 0 : SparkLines.peakOnHeapExecutionMemory(end.taskMetrics()).orElse(-1);
             ends.add(new TaskEnd(end.stageId(), end.taskInfo().index(), end.taskInfo().attemptNumber(),
                     end.taskInfo().executorId(), end.taskInfo().successful(), String.valueOf(end.reason()),
                     end.taskType(), peak));

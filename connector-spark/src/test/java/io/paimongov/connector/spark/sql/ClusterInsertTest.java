@@ -3,6 +3,7 @@ package io.paimongov.connector.spark.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.paimongov.connector.spark.SparkLines;
 import io.paimongov.connector.spark.cluster.LocalCluster;
 import io.paimongov.connector.spark.cluster.LocalCluster.TaskEnd;
 import io.paimongov.fixtures.TableFiles;
@@ -121,8 +122,10 @@ class ClusterInsertTest {
             System.err.printf("executor %s: maxMemory %d, peakMemoryMetrics.OnHeapExecutionMemory %d;"
                     + " its task's peakOnHeapExecutionMemory %d%n", task.executorId(), maxMemory, executorPeak,
                     task.peakOnHeapExecutionMemory());
-            assertThat(task.peakOnHeapExecutionMemory()).as("task %s's peak in Spark's memory manager", task)
-                    .isPositive().isLessThanOrEqualTo(BUDGET).isLessThanOrEqualTo(maxMemory);
+            if (SparkLines.PEAK_ON_HEAP) { // Spark 3.5 keeps no task peak of its memory manager
+                assertThat(task.peakOnHeapExecutionMemory()).as("task %s's peak in Spark's memory manager", task)
+                        .isPositive().isLessThanOrEqualTo(BUDGET).isLessThanOrEqualTo(maxMemory);
+            }
             assertThat(executorPeak).as("executor %s's peak execution memory", task.executorId())
                     .isLessThanOrEqualTo(maxMemory);
         }
@@ -235,8 +238,11 @@ class ClusterInsertTest {
             assertThat(tasks.stream().filter(TaskEnd::successful).toList()).as("the successful attempts")
                     .hasSize(2).anySatisfy(t -> assertThat(t.index()).isZero())
                     .anySatisfy(t -> assertThat(t.index()).isOne())
-                    .allSatisfy(t -> assertThat(t.peakOnHeapExecutionMemory()).as("%s's peak", t)
-                            .isPositive().isLessThanOrEqualTo(BUDGET));
+                    .allSatisfy(t -> {
+                        if (SparkLines.PEAK_ON_HEAP) {
+                            assertThat(t.peakOnHeapExecutionMemory()).as("%s's peak", t).isPositive().isLessThanOrEqualTo(BUDGET);
+                        }
+                    });
 
             FileStoreTable table = Tables.paimon(warehouse, "db", name);
             assertThat(Tables.readPaimon(table)).as("the table after the kill").isEqualTo(model(0, 2 * (int) perPartition));

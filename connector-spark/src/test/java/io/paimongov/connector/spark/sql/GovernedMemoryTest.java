@@ -3,6 +3,7 @@ package io.paimongov.connector.spark.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.paimongov.connector.spark.LocalSpark;
+import io.paimongov.connector.spark.SparkLines;
 import io.paimongov.spark.SparkGovernanceProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,8 +52,10 @@ class GovernedMemoryTest {
                 metrics.memoryBytesSpilled(), metrics.peakOnHeapExecutionMemory(), metrics.peakExecutionMemory());
 
         assertThat(metrics.diskBytesSpilled()).as("diskBytesSpilled of the write tasks").isPositive();
-        assertThat(metrics.peakOnHeapExecutionMemory()).as("a write task's peak in Spark's memory manager")
-                .isPositive().isLessThanOrEqualTo(BUDGET);
+        if (SparkLines.PEAK_ON_HEAP) { // Spark 3.5 keeps no task peak of its memory manager
+            assertThat(metrics.peakOnHeapExecutionMemory()).as("a write task's peak in Spark's memory manager")
+                    .isPositive().isLessThanOrEqualTo(BUDGET);
+        }
         assertThat(metrics.peakExecutionMemory()).as("peakExecutionMemory the writes reported").isPositive();
         assertThat(SparkGovernanceProvider.heldBytes()).isZero();
         assertThat(LocalSpark.spillScopesInSparkLocalDirs()).isEmpty();

@@ -3,6 +3,7 @@ package io.paimongov.connector.spark.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.paimongov.connector.spark.LocalSpark;
+import io.paimongov.connector.spark.SparkLines;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ class SparkDocsTest {
             }
             Block next = i + 1 < blocks.size() ? blocks.get(i + 1) : null;
             if (next != null && next.language().equals("text") && next.followsDirectly()) {
-                String shown = ((org.apache.spark.sql.classic.Dataset<Row>) last).showString(20, 20, false);
+                String shown = SparkLines.showString(last, 20, 20);
                 assertThat(shown.strip()).as("the rows of the sql block at line %d", block.line()).isEqualTo(next.text().strip());
                 checked++;
             }
