@@ -17,7 +17,6 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.SparkSession;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The governance report of the Spark jobs an application runs in-process (a CLI running statements,
@@ -131,8 +130,9 @@ public final class GovernedWriteReports extends SparkListener implements AutoClo
         lastJobId = Math.max(lastJobId, id);
         String group = start.properties() == null ? null : start.properties().getProperty(JOB_GROUP);
         jobs.put(id, new Job(id, group));
-        for (Object stage : CollectionConverters.asJava(start.stageIds())) {
-            jobOfStage.putIfAbsent((Integer) stage, id);
+        // Iterated, not converted: the collection converters differ between Scala 2.12 and 2.13.
+        for (scala.collection.Iterator<Object> stages = start.stageIds().iterator(); stages.hasNext(); ) {
+            jobOfStage.putIfAbsent((Integer) stages.next(), id);
         }
     }
 
@@ -140,7 +140,8 @@ public final class GovernedWriteReports extends SparkListener implements AutoClo
     public void onTaskEnd(SparkListenerTaskEnd end) {
         long[] update = new long[Field.values().length];
         boolean reported = false;
-        for (AccumulableInfo info : CollectionConverters.asJava(end.taskInfo().accumulables())) {
+        for (scala.collection.Iterator<AccumulableInfo> infos = end.taskInfo().accumulables().iterator(); infos.hasNext(); ) {
+            AccumulableInfo info = infos.next();
             Field field = info.name().isDefined() ? FIELDS.get(info.name().get()) : null;
             if (field != null && info.update().isDefined()) {
                 update[field.ordinal()] = Long.parseLong(String.valueOf(info.update().get()));

@@ -16,7 +16,6 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.util.TaskCompletionListener;
 import scala.Tuple2;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag$;
 import scala.runtime.AbstractFunction2;
 
@@ -79,7 +78,7 @@ final class AssignStep<T>
     @Override
     public scala.collection.Iterator<Tuple2<Integer, Row>> apply(Object partition, scala.collection.Iterator<T> input) {
         try {
-            return CollectionConverters.asScala(assign(CollectionConverters.asJava(input)));
+            return ScalaIterators.asScala(assign(ScalaIterators.asJava(input)));
         } catch (Exception e) {
             throw ChannelJob.<RuntimeException>sneaky(e);
         }

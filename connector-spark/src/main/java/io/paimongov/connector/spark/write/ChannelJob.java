@@ -25,7 +25,6 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.PairFlatMapFunction;
 import org.apache.spark.rdd.RDD;
 import scala.Tuple2;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag$;
 import scala.runtime.AbstractFunction2;
 import scala.runtime.BoxedUnit;
@@ -283,7 +282,7 @@ public final class ChannelJob<T> implements Serializable {
         public Written apply(TaskContext task, scala.collection.Iterator<Object> input) {
             try {
                 hook.beforeWrite(task);
-                Iterator<Object> source = CollectionConverters.asJava(input);
+                Iterator<Object> source = ScalaIterators.asJava(input);
                 if (!source.hasNext()) {
                     return new Written(task.stageAttemptNumber(), GovernedPaimonWriter.serialize(List.of()));
                 }

@@ -33,7 +33,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The {@code paimonGovernance.*} accumulators of the catalog's writes, as {@link
@@ -238,8 +237,8 @@ class GovernedWriteReportsTest {
 
     private static long lastExecution() {
         long last = -1;
-        for (SQLExecutionUIData e : CollectionConverters.asJava(sqlStatus().executionsList())) {
-            last = Math.max(last, e.executionId());
+        for (scala.collection.Iterator<SQLExecutionUIData> e = sqlStatus().executionsList().iterator(); e.hasNext(); ) {
+            last = Math.max(last, e.next().executionId());
         }
         return last;
     }
@@ -248,15 +247,18 @@ class GovernedWriteReportsTest {
     private static Map<String, String> sqlTabMetrics(long afterExecution) {
         Map<String, String> shown = new TreeMap<>();
         SQLAppStatusStore store = sqlStatus();
-        for (SQLExecutionUIData e : CollectionConverters.asJava(store.executionsList())) {
+        // Iterated, not converted: the collection converters differ between Scala 2.12 and 2.13.
+        for (scala.collection.Iterator<SQLExecutionUIData> executions = store.executionsList().iterator(); executions.hasNext(); ) {
+            SQLExecutionUIData e = executions.next();
             if (e.executionId() <= afterExecution) {
                 continue;
             }
-            Map<Object, String> values = CollectionConverters.asJava(store.executionMetrics(e.executionId()));
-            for (SparkPlanGraphNode node : CollectionConverters.asJava(store.planGraph(e.executionId()).allNodes())) {
-                for (SQLPlanMetric metric : CollectionConverters.asJava(node.metrics())) {
-                    if (metric.name().startsWith("paimonGovernance.") && values.containsKey(metric.accumulatorId())) {
-                        shown.put(metric.name(), values.get(metric.accumulatorId()));
+            scala.collection.Map<Object, String> values = store.executionMetrics(e.executionId());
+            for (scala.collection.Iterator<SparkPlanGraphNode> nodes = store.planGraph(e.executionId()).allNodes().iterator(); nodes.hasNext(); ) {
+                for (scala.collection.Iterator<SQLPlanMetric> metrics = nodes.next().metrics().iterator(); metrics.hasNext(); ) {
+                    SQLPlanMetric metric = metrics.next();
+                    if (metric.name().startsWith("paimonGovernance.") && values.contains(metric.accumulatorId())) {
+                        shown.put(metric.name(), values.apply(metric.accumulatorId()));
                     }
                 }
             }

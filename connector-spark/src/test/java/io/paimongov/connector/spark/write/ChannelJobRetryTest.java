@@ -46,7 +46,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Stage retries of the two-shuffle write of a dynamic-bucket table ({@link ChannelJob}: route,
@@ -99,8 +98,8 @@ class ChannelJobRetryTest {
         @Override
         public void onStageSubmitted(SparkListenerStageSubmitted submitted) {
             boolean assigners = false;
-            for (RDDInfo rdd : CollectionConverters.asJava(submitted.stageInfo().rddInfos())) {
-                assigners |= rdd.id() == assignRdd;
+            for (scala.collection.Iterator<RDDInfo> rdds = submitted.stageInfo().rddInfos().iterator(); rdds.hasNext(); ) {
+                assigners |= rdds.next().id() == assignRdd;
             }
             if (assigners) {
                 assignStage = submitted.stageInfo().stageId();
