@@ -138,8 +138,11 @@ final class GovernedWrite implements V1Write, RequiresDistributionAndOrdering {
         return microBatch ? new CustomMetric[0] : SqlWriteMetrics.metrics();
     }
 
-    /** Spark reads these once the batch write's job ended (committed or not), on the driver. */
-    @Override
+    /**
+     * Spark reads these once the batch write's job ended (committed or not), on the driver. Write's
+     * method since Spark 4.0, hence no {@code @Override}: the same source also compiles against Spark
+     * 3.5 (connector-spark_2.12), which has no driver metrics and never calls it.
+     */
     public CustomTaskMetric[] reportDriverMetrics() {
         return SqlWriteMetrics.values(accumulators);
     }
