@@ -17,7 +17,7 @@ final class DemoEngines {
 
     /** Whether provider {@code name} runs the demo as an engine's SQL job (flink, spark) rather than one write here. */
     static boolean isEngine(String name) {
-        return name.equals("flink") || name.equals("spark");
+        return AddOn.named(name).isPresent();
     }
 
     /** The options as {@code key -> value}. */

@@ -174,10 +174,8 @@ final class SqlCommand implements Callable<Integer> {
 
     /** The statements given: {@code -e} or {@code -f}, exactly one. */
     private String script() {
-        if (!engine.equals("flink") && !engine.equals("spark")) {
-            throw invalid("--engine", "must be flink or spark but was '" + engine + "'");
-        }
-        AddOn addOn = AddOn.named(engine).orElseThrow();
+        AddOn addOn = AddOn.named(engine)
+                .orElseThrow(() -> invalid("--engine", "must be flink or spark but was '" + engine + "'"));
         if (!addOn.present()) {
             throw invalid("--engine", addOn.missing("engine '" + engine + "'"));
         }
