@@ -8,7 +8,7 @@ import org.apache.paimon.memory.MemorySegment;
  * The engine's memory manager as the writer sees it: fixed-size pages for Paimon's write buffer
  * and byte reservations for memory the writer uses outside pages (format encoders, spill I/O
  * buffers, compaction). Both count against one engine budget of {@link #capacityBytes()}.
- * Contract: docs/spi.md, clauses ALLOC.1-ALLOC.15 (checked by the TCK's MEM-* rules). Sizes are
+ * Contract: docs/spi.md, clauses ALLOC.1-ALLOC.16 (checked by the TCK's MEM-* rules). Sizes are
  * {@code long} over their whole range (ALLOC.12).
  *
  * <p><b>Thread-safety:</b> every method, from any thread, concurrently (ALLOC.6, ALLOC.14). <b>Who calls:</b>
@@ -67,6 +67,23 @@ public interface SegmentAllocator {
      * close it does nothing (ALLOC.10).
      */
     void release(long bytes);
+
+    /**
+     * {@link #tryReserve(long)} for memory of one kind (ALLOC.16): the runtime calls this one, naming
+     * what the bytes are for. An allocator whose engine tracks memory by consumer overrides both this
+     * and {@link #release(long, MemoryConsumer)}; the default forgets the kind.
+     */
+    default boolean tryReserve(long bytes, MemoryConsumer consumer) {
+        return tryReserve(bytes);
+    }
+
+    /**
+     * {@link #release(long)} of bytes reserved for {@code consumer} (ALLOC.16); the runtime releases
+     * bytes under the kind it reserved them under. The default forgets the kind.
+     */
+    default void release(long bytes, MemoryConsumer consumer) {
+        release(bytes);
+    }
 
     /** Receives, once, how to ask the write for memory back (ALLOC.9); the default ignores it. */
     default void bindRelief(MemoryRelief relief) {}

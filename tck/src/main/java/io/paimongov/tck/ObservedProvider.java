@@ -2,6 +2,7 @@ package io.paimongov.tck;
 
 import io.paimongov.spi.EngineResources.CompactionThreads;
 import io.paimongov.spi.EngineResources.SpillLocations;
+import io.paimongov.spi.MemoryConsumer;
 import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
@@ -291,7 +292,16 @@ final class ObservedProvider implements GovernanceProvider {
 
         @Override
         public boolean tryReserve(long bytes) {
-            boolean granted = vendor.tryReserve(bytes);
+            return observeReserve(bytes, vendor.tryReserve(bytes));
+        }
+
+        /** Passed through with its kind, so an engine that tracks memory by consumer sees it under the kit too. */
+        @Override
+        public boolean tryReserve(long bytes, MemoryConsumer consumer) {
+            return observeReserve(bytes, vendor.tryReserve(bytes, consumer));
+        }
+
+        private boolean observeReserve(long bytes, boolean granted) {
             if (granted) {
                 held.bytesReserved(bytes);
                 checkCapacity();
@@ -304,6 +314,12 @@ final class ObservedProvider implements GovernanceProvider {
         @Override
         public void release(long bytes) {
             vendor.release(bytes);
+            held.bytesReleased(bytes);
+        }
+
+        @Override
+        public void release(long bytes, MemoryConsumer consumer) {
+            vendor.release(bytes, consumer);
             held.bytesReleased(bytes);
         }
 

@@ -2,6 +2,7 @@ package io.paimongov.allocator.support;
 
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.MemoryConsumer;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.ArrayList;
@@ -74,6 +75,25 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
      * #close()} gives them back again.
      */
     protected abstract void unreserveBytes(long bytes);
+
+    /**
+     * {@link #reserveBytes(long)} for memory of one kind (ALLOC.16 of docs/spi.md), for an engine that
+     * tracks memory by consumer; the default forgets the kind. Pages are admitted through {@link
+     * #reserveBytes(long)} (heap kind) or the engine's own page calls, never through this.
+     */
+    protected boolean reserveBytes(long bytes, MemoryConsumer consumer) {
+        return reserveBytes(bytes);
+    }
+
+    /**
+     * {@link #unreserveBytes(long)} of bytes reserved for {@code consumer}; throws as it does. The
+     * allocator's counters do not keep kinds: {@link #release(long)} without a kind and {@link
+     * #close()} give back through {@link #unreserveBytes(long)}, so an engine that tracks kinds keeps
+     * its own count of each to know which to give back. The default forgets the kind.
+     */
+    protected void unreserveBytes(long bytes, MemoryConsumer consumer) {
+        unreserveBytes(bytes);
+    }
 
     /**
      * Called by {@link #close()} under {@link #lock} after it gave back what it knows of: gives back
@@ -293,12 +313,18 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
 
     @Override
     public boolean tryReserve(long bytes) {
+        return tryReserve(bytes, null);
+    }
+
+    /** As {@link #tryReserve(long)}, through {@link #reserveBytes(long, MemoryConsumer)}. */
+    @Override
+    public boolean tryReserve(long bytes, MemoryConsumer consumer) {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must not be negative: " + bytes);
         }
         synchronized (lock) {
             ensureOpen();
-            if (bytes > 0 && (!ledger.fits(bytes) || !reserveBytes(bytes))) {
+            if (bytes > 0 && (!ledger.fits(bytes) || !(consumer == null ? reserveBytes(bytes) : reserveBytes(bytes, consumer)))) {
                 return false;
             }
             ledger.reserved(bytes);
@@ -309,13 +335,23 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     /** Returns up to {@code bytes} of reservations; more than is reserved returns all of it. */
     @Override
     public void release(long bytes) {
+        release(bytes, null);
+    }
+
+    /** As {@link #release(long)}, through {@link #unreserveBytes(long, MemoryConsumer)}. */
+    @Override
+    public void release(long bytes, MemoryConsumer consumer) {
         synchronized (lock) {
             long given = Math.min(Math.max(bytes, 0), ledger.reservedBytes());
             if (given == 0) {
                 return;
             }
             try {
-                unreserveBytes(given);
+                if (consumer == null) {
+                    unreserveBytes(given);
+                } else {
+                    unreserveBytes(given, consumer);
+                }
             } catch (RuntimeException | Error e) {
                 ledger.releaseFailed(e);
                 return;

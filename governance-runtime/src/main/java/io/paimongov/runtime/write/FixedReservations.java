@@ -3,6 +3,7 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.spi.CleanupException;
+import io.paimongov.spi.MemoryConsumer;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,14 +24,14 @@ final class FixedReservations {
     }
 
     /**
-     * Reserves {@code bytes} for {@code consumer}; the reservation stays here (a caller that grows it
+     * Reserves {@code bytes} of {@code kind} for {@code consumer}; the reservation stays here (a caller that grows it
      * later holds it too).
      *
      * @throws ResourceExhaustedException naming the budget too small for it; the reservation is kept
      *     here, empty, for {@link #giveBack} to close
      */
-    MemoryReservation reserve(String consumer, long bytes) {
-        MemoryReservation r = budget.newReservation(consumer);
+    MemoryReservation reserve(MemoryConsumer kind, String consumer, long bytes) {
+        MemoryReservation r = budget.newReservation(kind, consumer);
         reservations.add(r);
         if (!r.tryGrow(bytes)) {
             throw budget.tooSmall(consumer, bytes);

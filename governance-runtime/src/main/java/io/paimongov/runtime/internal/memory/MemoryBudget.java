@@ -2,6 +2,7 @@ package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.runtime.internal.counters.BoundedAdd;
 import io.paimongov.spi.CleanupException;
+import io.paimongov.spi.MemoryConsumer;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
@@ -104,15 +105,20 @@ public final class MemoryBudget {
 
     /**
      * A reservation for {@code consumer} whose bytes are reserved from the engine with {@link
-     * SegmentAllocator#tryReserve}: for memory used outside pages (encoders, I/O buffers).
+     * SegmentAllocator#tryReserve}, as {@code kind}: for memory used outside pages (encoders, I/O buffers).
      */
+    public MemoryReservation newReservation(MemoryConsumer kind, String consumer) {
+        return register(new MemoryReservation(this, kind, consumer, true));
+    }
+
+    /** {@link #newReservation(MemoryConsumer, String)} of kind {@link MemoryConsumer#OTHER}. */
     public MemoryReservation newReservation(String consumer) {
-        return register(new MemoryReservation(this, consumer, true));
+        return newReservation(MemoryConsumer.OTHER, consumer);
     }
 
     /** A reservation that only accounts; its holder takes pages from the allocator itself. */
     MemoryReservation newPageReservation(String consumer) {
-        return register(new MemoryReservation(this, consumer, false));
+        return register(new MemoryReservation(this, MemoryConsumer.WRITE_BUFFER, consumer, false));
     }
 
     private MemoryReservation register(MemoryReservation reservation) {

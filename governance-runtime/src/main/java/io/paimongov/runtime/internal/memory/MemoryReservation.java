@@ -1,6 +1,7 @@
 package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.spi.GovernanceClosedException;
+import io.paimongov.spi.MemoryConsumer;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MemoryReservation implements AutoCloseable {
 
     private final MemoryBudget budget;
+    private final MemoryConsumer kind;
     private final String consumer;
     private final boolean reserveFromEngine;
     /** {@link #state} once closed; held bytes are never negative. */
@@ -33,8 +35,9 @@ public final class MemoryReservation implements AutoCloseable {
     private final AtomicLong state = new AtomicLong();
     private volatile boolean keptAtClose;
 
-    MemoryReservation(MemoryBudget budget, String consumer, boolean reserveFromEngine) {
+    MemoryReservation(MemoryBudget budget, MemoryConsumer kind, String consumer, boolean reserveFromEngine) {
         this.budget = budget;
+        this.kind = kind;
         this.consumer = consumer;
         this.reserveFromEngine = reserveFromEngine;
     }
@@ -42,6 +45,11 @@ public final class MemoryReservation implements AutoCloseable {
     /** Who holds this reservation, as shown in {@link ResourceExhaustedException}. */
     public String consumer() {
         return consumer;
+    }
+
+    /** What the bytes are for, as the allocator is told (ALLOC.16). */
+    public MemoryConsumer kind() {
+        return kind;
     }
 
     /** Bytes held now. */
@@ -66,7 +74,7 @@ public final class MemoryReservation implements AutoCloseable {
         if (!budget.tryAccount(n)) {
             return false;
         }
-        if (reserveFromEngine && !budget.allocator().tryReserve(n)) {
+        if (reserveFromEngine && !budget.allocator().tryReserve(n, kind)) {
             budget.unaccount(n);
             return false;
         }
@@ -155,7 +163,7 @@ public final class MemoryReservation implements AutoCloseable {
             return;
         }
         if (reserveFromEngine) {
-            budget.allocator().release(n);
+            budget.allocator().release(n, kind);
         }
         budget.unaccount(n);
     }
