@@ -1,0 +1,129 @@
+package io.paimongov.nativehost;
+
+import io.paimongov.spi.CancellationSignal;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A host's cancel, heard by one poller thread per host ({@code paimon-gov-native-<host>-cancel})
+ * that calls {@code is_cancelled} every {@code cancel_poll_ms} while writes are open on the host,
+ * and runs the writes' listeners once it answers 1. The writes read the last answer: asking a
+ * write whether it is cancelled never calls the host.
+ *
+ * <p>A poll that fails, answers other than 0 or 1, or overruns the callback timeout fails the host
+ * ({@link NativeHost#fail}); polling stops there, and the host's writes stop at their next request
+ * for memory.
+ *
+ * <p>Thread-safe.
+ */
+final class HostCancel {
+
+    private final NativeHost host;
+    private final AtomicReference<String> reason = new AtomicReference<>();
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private final Object pollerLock = new Object();
+    private Thread poller;
+    private boolean stopped;
+
+    HostCancel(NativeHost host) {
+        this.host = host;
+    }
+
+    /** The signal one write reads: this host's cancel. */
+    CancellationSignal signal() {
+        return new CancellationSignal() {
+            @Override
+            public Optional<String> cancelReason() {
+                return Optional.ofNullable(reason.get());
+            }
+
+            @Override
+            public AutoCloseable onCancel(Runnable listener) {
+                listeners.add(listener);
+                if (reason.get() != null && listeners.remove(listener)) {
+                    listener.run();
+                }
+                return () -> listeners.remove(listener);
+            }
+        };
+    }
+
+    /** Listeners of open writes, registered and not removed: what the kit counts (RES.5). */
+    int listenerCount() {
+        return listeners.size();
+    }
+
+    /** Starts the poller when it does not run. */
+    void writeOpened() {
+        synchronized (pollerLock) {
+            if (poller == null && !stopped) {
+                poller = new Thread(this::poll, "paimon-gov-native-" + host.name() + "-cancel");
+                poller.setDaemon(true);
+                poller.start();
+            }
+        }
+    }
+
+    /** Cancels every write, as a host's cancel would, with {@code why}. */
+    void detaching(String why) {
+        fire(why);
+    }
+
+    /** Ends the poller; called once no write is open any more. */
+    void stop() {
+        Thread t;
+        synchronized (pollerLock) {
+            stopped = true;
+            t = poller;
+        }
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    private void fire(String why) {
+        if (!reason.compareAndSet(null, why)) {
+            return;
+        }
+        for (Runnable listener : listeners) {
+            if (listeners.remove(listener)) {
+                listener.run();
+            }
+        }
+    }
+
+    private void poll() {
+        long pause = host.description().cancelPollMillis();
+        while (true) {
+            synchronized (pollerLock) {
+                if (stopped || host.openWrites() == 0) {
+                    poller = null;
+                    return;
+                }
+            }
+            if (reason.get() == null && host.failure().isEmpty()) {
+                try {
+                    long answer = host.calls().call("is_cancelled", () -> HostAbi.isCancelled(host.address()), null);
+                    if (answer == 1) {
+                        fire("cancelled by the native host '" + host.name() + "'");
+                    } else if (answer != 0) {
+                        host.fail("is_cancelled", answer < 0 ? "returned the error " + answer : "answered " + answer + " (it must answer 0 or 1)");
+                    }
+                } catch (NativeCallbackException e) {
+                    host.fail(e);
+                }
+            }
+            host.metrics().tick();
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                synchronized (pollerLock) {
+                    poller = null;
+                }
+                return;
+            }
+        }
+    }
+}

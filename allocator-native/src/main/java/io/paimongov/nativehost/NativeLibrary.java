@@ -1,0 +1,119 @@
+package io.paimongov.nativehost;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
+
+/**
+ * Finds and loads the provider's JNI library, {@code lib}{@value #NAME}: the file named by the
+ * system property {@value #PATH_PROPERTY}, else the one the build put beside this class for the
+ * platform ({@code io/paimongov/nativehost/<os>-<arch>/}). From a jar it is copied once into
+ * {@code java.io.tmpdir/paimon-governance-native-<hash>/}, named by the hash of its bytes, so that
+ * processes share one copy and a changed library gets a new one.
+ *
+ * <p>Loaded at most once per class loader; thread-safe (class initialization).
+ */
+final class NativeLibrary {
+
+    static final String NAME = "paimon_governance_jni";
+    static final String PATH_PROPERTY = "paimon.governance.native.jni-library";
+
+    private static final String FAILURE = load();
+
+    private NativeLibrary() {}
+
+    /**
+     * @throws IllegalStateException naming the platform and what is missing when the library could
+     *     not be loaded (a build without a C compiler, a platform the build did not compile for)
+     */
+    static void require() {
+        if (FAILURE != null) {
+            throw new IllegalStateException(FAILURE);
+        }
+    }
+
+    /** Whether the library is loaded. */
+    static boolean available() {
+        return FAILURE == null;
+    }
+
+    /** Why the library is not loaded, or null when it is. */
+    static String failure() {
+        return FAILURE;
+    }
+
+    /** {@code linux-x86_64}, {@code darwin-aarch64}, ...: the directory the build writes to (src/build/cc.sh). */
+    static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        String o = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "darwin" : os.replace(' ', '_');
+        String a = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("arm64") ? "aarch64" : arch;
+        return o + "-" + a;
+    }
+
+    private static String load() {
+        String explicit = System.getProperty(PATH_PROPERTY);
+        try {
+            if (explicit != null && !explicit.isBlank()) {
+                System.load(Path.of(explicit).toAbsolutePath().toString());
+                return null;
+            }
+            String resource = platform() + "/" + System.mapLibraryName(NAME);
+            URL url = NativeLibrary.class.getResource(resource);
+            if (url == null) {
+                return "the native provider has no JNI library for " + platform() + " (resource io/paimongov/nativehost/"
+                        + resource + " is not in allocator-native's jar: the jar was built without a C compiler, or for"
+                        + " another platform); build allocator-native on this platform with a C compiler (cc) on PATH,"
+                        + " or name a built library with -D" + PATH_PROPERTY + "=PATH (docs/native.md)";
+            }
+            System.load(url.getProtocol().equals("file") ? Path.of(url.toURI()).toString() : copied(url).toString());
+            return null;
+        } catch (IOException | URISyntaxException | RuntimeException | UnsatisfiedLinkError e) {
+            return "the native provider could not load its JNI library "
+                    + (explicit != null ? "'" + explicit + "' (-D" + PATH_PROPERTY + ")" : "for " + platform()) + ": " + e;
+        }
+    }
+
+    /** The library's bytes in a file of their own, named by their hash; written once, by an atomic move. */
+    private static Path copied(URL url) throws IOException {
+        byte[] bytes;
+        try (InputStream in = url.openStream()) {
+            bytes = in.readAllBytes();
+        }
+        String hash;
+        try {
+            hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)).substring(0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new UncheckedIOException(new IOException(e));
+        }
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "paimon-governance-native-" + hash);
+        Path file = dir.resolve(System.mapLibraryName(NAME));
+        if (Files.isRegularFile(file) && Files.size(file) == bytes.length) {
+            return file;
+        }
+        Files.createDirectories(dir);
+        Path part = Files.createTempFile(dir, "lib", ".part");
+        try {
+            Files.write(part, bytes);
+            try {
+                Files.setPosixFilePermissions(part, PosixFilePermissions.fromString("r-xr-xr-x"));
+            } catch (UnsupportedOperationException notPosix) {
+                // Loadable as written.
+            }
+            Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(part);
+        }
+        return file;
+    }
+}
