@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -155,7 +157,7 @@ public final class NativeHost {
      */
     boolean tryReserve(long bytes, MemoryConsumer kind) {
         ensureUsable();
-        long answer = calls.call("try_reserve", () -> HostAbi.tryReserve(address, bytes, kind.code()), late -> {
+        long answer = required("try_reserve", () -> HostAbi.tryReserve(address, bytes, kind.code()), late -> {
             if (late > 0) {
                 // The caller stopped waiting and took nothing: what the host granted after all goes back.
                 releaseQuietly(late, kind);
@@ -185,7 +187,7 @@ public final class NativeHost {
         if (state.get() == State.DETACHED) {
             return;
         }
-        long answer = calls.call("release", () -> HostAbi.release(address, bytes, kind.code()), null);
+        long answer = required("release", () -> HostAbi.release(address, bytes, kind.code()), null);
         if (answer == bytes) {
             held.addAndGet(-bytes);
             return;
@@ -197,6 +199,15 @@ public final class NativeHost {
         held.addAndGet(-bytes);
         fail("release", "answered " + answer + " when given back " + bytes + " bytes of " + kind.label()
                 + " (it must answer what it took back: " + bytes + "); the host's count is wrong now");
+    }
+
+    /** A call of a required callback: one that fails or does not answer in time fails the host. */
+    private long required(String callback, LongSupplier call, LongConsumer late) {
+        try {
+            return calls.call(callback, call, late);
+        } catch (NativeCallbackException e) {
+            throw fail(e);
+        }
     }
 
     private void releaseQuietly(long bytes, MemoryConsumer kind) {

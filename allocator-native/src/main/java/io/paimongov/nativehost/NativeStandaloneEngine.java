@@ -4,6 +4,8 @@ import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.GovernanceProvider.StandaloneEngine;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A native host on its own, for the kit and the CLI: the host's own {@code used_bytes} is the
@@ -14,6 +16,8 @@ import java.util.Optional;
  * <p>Thread-safe.
  */
 final class NativeStandaloneEngine implements StandaloneEngine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NativeStandaloneEngine.class);
 
     private final NativeHost host;
     private final EngineEnvironment environment;
@@ -50,10 +54,19 @@ final class NativeStandaloneEngine implements StandaloneEngine {
         return Optional.of(Map.of("cancel listeners", host.cancel().listenerCount(), "metric sources", host.metrics().openSources()));
     }
 
+    /**
+     * Detaches the host. When a callback is still in the host past its timeout (a host that hangs),
+     * the host stays attached and is left to its library, logged: the engine is closed either way.
+     */
     @Override
     public void close() {
-        if (!host.detached()) {
+        if (host.detached()) {
+            return;
+        }
+        try {
             NativeHosts.detach(host.name());
+        } catch (IllegalStateException stuck) {
+            LOG.warn("{}", stuck.getMessage());
         }
     }
 }
