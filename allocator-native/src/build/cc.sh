@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Builds a shared library of this module's C sources with the system C compiler and the JDK's JNI
-# headers, for the platform the build runs on. Called by the module's pom (maven-antrun-plugin):
+# Builds C sources against paimon_governance.h with the system C compiler and the JDK's JNI
+# headers, for the platform the build runs on. Called by the poms of allocator-native and of
+# examples/native-host (maven-antrun-plugin):
 #
-#   cc.sh OUT_DIR LIBRARY_NAME JAVA_HOME SOURCE...
+#   cc.sh lib OUT_DIR NAME JAVA_HOME SOURCE...   writes OUT_DIR/<os>-<arch>/lib<NAME>.so (.dylib on macOS)
+#   cc.sh exe OUT_DIR NAME JAVA_HOME SOURCE...   writes OUT_DIR/<NAME>, linked with the JDK's libjvm
 #
-# writes OUT_DIR/<os>-<arch>/lib<LIBRARY_NAME>.so (.dylib on macOS). Without a C compiler (CC, else
-# cc on PATH) it builds nothing and says so: the provider then refuses to open, naming what is
-# missing, and the tests that need the library are skipped with that reason (docs/native.md).
+# Without a C compiler (CC, else cc on PATH) it builds nothing and says so: the provider then
+# refuses to open, naming what is missing, and the tests that need the build are skipped with that
+# reason (docs/native.md).
 set -euo pipefail
-out="$1"; name="$2"; jdk="$3"; shift 3
+kind="$1"; out="$2"; name="$3"; jdk="$4"; shift 4
 cc="${CC:-cc}"
 if ! command -v "$cc" >/dev/null 2>&1; then
   echo "[WARNING] allocator-native: no C compiler ('$cc' is not on PATH): lib$name is not built; the native provider and its tests are skipped (docs/native.md)" >&2
@@ -25,8 +27,16 @@ case "$(uname -m)" in
   *) arch="$(uname -m)" ;;
 esac
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mkdir -p "$out/$os-$arch"
-"$cc" -std=c11 -O2 -fPIC -Wall -Wextra -Werror -Wno-unused-parameter "${flags[@]}" \
-  -I"$here/main/c/include" -I"$jdk/include" -I"$jdk/include/$jni_os" \
-  -o "$out/$os-$arch/lib$name.$ext" "$@"
-echo "allocator-native: built $out/$os-$arch/lib$name.$ext" >&2
+common=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$here/main/c/include" -I"$jdk/include" -I"$jdk/include/$jni_os")
+case "$kind" in
+  lib)
+    target="$out/$os-$arch/lib$name.$ext"
+    mkdir -p "$out/$os-$arch"
+    "$cc" "${common[@]}" -fPIC "${flags[@]}" -o "$target" "$@" ;;
+  exe)
+    target="$out/$name"
+    mkdir -p "$out"
+    "$cc" "${common[@]}" -o "$target" "$@" -L"$jdk/lib/server" -Wl,-rpath,"$jdk/lib/server" -ljvm -lpthread ;;
+  *) echo "cc.sh: the first argument is 'lib' or 'exe', not '$kind'" >&2; exit 2 ;;
+esac
+echo "allocator-native: built $target" >&2

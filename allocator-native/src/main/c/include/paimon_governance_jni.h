@@ -44,14 +44,18 @@ static inline int pg_attach(JNIEnv *env, const char *name, const pg_host *host) 
         pg_jni_failed_(env);
         return -1;
     }
-    jmethodID attach = PG_JNI_(env)->GetStaticMethodID(env, hosts, "attach", "(Ljava/lang/String;J)V");
+    jmethodID attach = PG_JNI_(env)->GetStaticMethodID(env, hosts, "attach",
+                                                       "(Ljava/lang/String;J)Lio/paimongov/nativehost/NativeHost;");
     jstring jname = attach == NULL ? NULL : PG_JNI_(env)->NewStringUTF(env, name);
     if (jname == NULL || pg_jni_failed_(env)) {
         pg_jni_failed_(env);
         return -1;
     }
-    PG_JNI_(env)->CallStaticVoidMethod(env, hosts, attach, jname, (jlong)(intptr_t)host);
+    jobject attached = PG_JNI_(env)->CallStaticObjectMethod(env, hosts, attach, jname, (jlong)(intptr_t)host);
     PG_JNI_(env)->DeleteLocalRef(env, jname);
+    if (attached != NULL) {
+        PG_JNI_(env)->DeleteLocalRef(env, attached);
+    }
     return pg_jni_failed_(env) ? -1 : 0;
 }
 
