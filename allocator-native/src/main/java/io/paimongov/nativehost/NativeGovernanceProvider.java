@@ -20,7 +20,8 @@ import java.util.Optional;
  * under {@code governance.spill.dirs}.
  *
  * <p>Which host: the {@link NativeHost} in the {@link EngineEnvironment} if there is one (the
- * standalone engine puts it there), else the one attached under {@value #HOST_KEY}.
+ * standalone engine puts it there), else the one attached under {@value #HOST_KEY}, or a reference
+ * host of the write's own when that key is {@value #REFERENCE_HOST}.
  *
  * <p>Stateless apart from the process-wide leak counter; thread-safe.
  */
@@ -30,6 +31,14 @@ public final class NativeGovernanceProvider implements GovernanceProvider {
 
     /** The name of the attached host a write uses (pg_attach's name). */
     public static final String HOST_KEY = "governance.native.host";
+
+    /**
+     * The value of {@value #HOST_KEY} that gives each write a reference host of its own (the correct
+     * host built into the provider's JNI library) with a hard limit of the write's budget, given
+     * back when the write closes: to try the native path with no host of one's own, as {@code demo
+     * --provider native} does. An attached host may not take this name.
+     */
+    public static final String REFERENCE_HOST = "reference";
 
     /** The host library {@link #standalone} opens; unset: the reference host built into the provider. */
     public static final String LIBRARY_PROPERTY = "paimon.governance.native.library";
@@ -59,10 +68,21 @@ public final class NativeGovernanceProvider implements GovernanceProvider {
     @Override
     public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         options.rejectUnknownKeys(NAME, List.of(HOST_KEY));
-        NativeHost host = environment.find(NativeHost.class).orElseGet(() -> attached(options));
-        long writeId = host.writeOpened();
+        NativeHost given = environment.find(NativeHost.class).orElse(null);
+        boolean own = given == null && options.raw(HOST_KEY).filter(REFERENCE_HOST::equals).isPresent();
+        NativeHost host = given != null ? given
+                : own ? NativeHosts.open(REFERENCE_HOST, null, null, options.budgetBytes(), "") : attached(options);
+        long writeId;
         try {
-            NativeSegmentAllocator allocator = new NativeSegmentAllocator(host, options.pageSize(), options.budgetBytes(), LEAKS);
+            writeId = host.writeOpened();
+        } catch (RuntimeException e) {
+            if (own) {
+                NativeHosts.detach(host.name());
+            }
+            throw e;
+        }
+        try {
+            NativeSegmentAllocator allocator = new NativeSegmentAllocator(host, own, options.pageSize(), options.budgetBytes(), LEAKS);
             return new PagedResources(
                     allocator,
                     SpillLocations.of(options.spillDirs(), options.spillMaxBytes()),
@@ -71,6 +91,9 @@ public final class NativeGovernanceProvider implements GovernanceProvider {
                     CompactionThreads.daemons("paimon-gov-compaction-", MAX_COMPACTION_THREADS));
         } catch (RuntimeException | Error e) {
             host.writeClosed();
+            if (own) {
+                NativeHosts.detach(host.name());
+            }
             throw e;
         }
     }

@@ -36,6 +36,9 @@ public final class NativeHosts {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("a native host needs a name (pg_attach's name argument)");
         }
+        if (name.equals(NativeGovernanceProvider.REFERENCE_HOST)) {
+            throw new IllegalArgumentException("'" + name + "' is the name of the provider's own reference host; attach under another name");
+        }
         NativeHost host = new NativeHost(name, address);
         if (ATTACHED.putIfAbsent(name, host) != null) {
             throw new IllegalArgumentException("a native host named '" + name + "' is attached already; detach it first or pick another name");

@@ -20,11 +20,14 @@ import io.paimongov.spi.MemoryConsumer;
 final class NativeSegmentAllocator extends HeapPagedAllocator {
 
     private final NativeHost host;
+    private final boolean ownsHost;
     private final long[] heldByKind = new long[MemoryConsumer.values().length];
 
-    NativeSegmentAllocator(NativeHost host, int pageSize, long capacity, LeakCounter leaks) {
+    /** @param ownsHost whether the host is this write's alone: it is detached when the write closes */
+    NativeSegmentAllocator(NativeHost host, boolean ownsHost, int pageSize, long capacity, LeakCounter leaks) {
         super("native", "native host '" + host.name() + "' pages", pageSize, capacity, null, leaks);
         this.host = host;
+        this.ownsHost = ownsHost;
     }
 
     /** A reservation without a kind: {@link MemoryConsumer#OTHER}. */
@@ -74,11 +77,21 @@ final class NativeSegmentAllocator extends HeapPagedAllocator {
         return bytes - n;
     }
 
-    /** Also tells the host the write closed; a failure of the host while the write ran is what close throws. */
+    /**
+     * Also tells the host the write closed, and detaches a host of the write's own; a failure of the
+     * host while the write ran is what close throws.
+     */
     @Override
     protected IllegalStateException closeEngine(LeakReport leak) {
         IllegalStateException error = super.closeEngine(leak);
         host.writeClosed();
+        if (ownsHost) {
+            try {
+                NativeHosts.detach(host.name());
+            } catch (IllegalStateException stuck) {
+                error = error != null ? error : stuck;
+            }
+        }
         NativeCallbackException failed = host.failure().orElse(null);
         if (failed != null && error == null) {
             return new NativeCallbackException(failed, "the write closed on a failed host");

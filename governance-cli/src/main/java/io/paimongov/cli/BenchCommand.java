@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
  * threads on 8 buckets ({@link CompactionDrain}). docs/performance.md says how each is measured.
  * The writer-count grid is the subcommand {@code bench scale} ({@link BenchScaleCommand}), the streaming
  * read-lag scenario {@code bench lag} ({@link BenchLagCommand}), jobs cancelled mid-write beside Paimon's own writers
- * {@code bench cancel} ({@link BenchCancelCommand}).
+ * {@code bench cancel} ({@link BenchCancelCommand}), the cost of the C ABI {@code bench native} ({@link BenchNativeCommand}).
  *
  * <p>{@code --quick} keeps the whole run to about three minutes on two idle cores; the full run takes
  * several. With {@code --json} stdout is exactly one JSON object whose keys docs/cli.md lists, and
@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        subcommands = {BenchScaleCommand.class, BenchLagCommand.class, BenchCancelCommand.class},
+        subcommands = {BenchScaleCommand.class, BenchLagCommand.class, BenchCancelCommand.class, BenchNativeCommand.class},
         description = "Measures governed writes side by side in one run: throughput vs plain Paimon, budget and heap,"
                 + " a tight heap, spilling, cancel latency, compaction drain speedup, allocator overhead.")
 final class BenchCommand implements Callable<Integer> {

@@ -3,6 +3,7 @@ package io.paimongov.cli;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.tck.TableModes;
 import io.paimongov.runtime.Providers;
+import io.paimongov.nativehost.NativeGovernanceProvider;
 import io.paimongov.runtime.config.GovernanceOptions;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -194,7 +195,7 @@ final class DemoCommand implements Callable<Integer> {
         checkExistingTable(mode);
         GovernanceProvider chosen = provider();
         checkEngine(chosen.name());
-        return new DemoSettings(chosen, options(), rows, keys, partitions, mode, buckets, valueBytes, format,
+        return new DemoSettings(chosen, options(chosen.name()), rows, keys, partitions, mode, buckets, valueBytes, format,
                 warehouse == null ? null : warehouse.toAbsolutePath(), replace, keep, cancelAt, seed, timelineFile());
     }
 
@@ -283,8 +284,15 @@ final class DemoCommand implements Callable<Integer> {
      * Sets one key at a time, each validated with those before it, so a failure names the option
      * that caused it (the budget's minimum depends on the page size, so the page size goes first).
      */
-    private GovernanceOptions options() {
+    /**
+     * The governance options of the flags. The native provider gets a reference host of the write's
+     * own ({@code governance.native.host=reference}): the demo runs in no native host.
+     */
+    private GovernanceOptions options(String providerName) {
         GovernanceOptions options = GovernanceOptions.defaults();
+        if (providerName.equals(NativeGovernanceProvider.NAME)) {
+            options = options.with(NativeGovernanceProvider.HOST_KEY, NativeGovernanceProvider.REFERENCE_HOST);
+        }
         options = with(options, GovernanceOptions.PAGE_SIZE, pageSize, "--page-size");
         options = with(options, GovernanceOptions.MEMORY_BUDGET, budget, "--budget");
         String tooLarge = SizeBounds.budget(options.budgetBytes(), SizeBounds.machineMemoryBytes());

@@ -1,0 +1,91 @@
+package io.paimongov.cli;
+
+import io.paimongov.benchmarks.BenchTables;
+import io.paimongov.benchmarks.NativeOverhead;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bench native}: what governing through the C ABI costs ({@link NativeOverhead}): the same
+ * governed write on the native provider over its reference host and on the heap provider, side by
+ * side, and one reservation round trip on each. docs/performance.md says how it is measured; like
+ * {@code bench}, it only reports and exits 0 whatever the ratios.
+ *
+ * <p>With {@code --json} stdout is exactly one JSON object whose keys docs/cli.md lists, and
+ * progress goes to stderr. Picocli creates one instance per execution; not thread-safe.
+ */
+@Command(
+        name = "native",
+        mixinStandardHelpOptions = true,
+        description = "The cost of governing through the C ABI: a governed write on the native provider (reference host)"
+                + " against the same write on the heap provider, and one reservation round trip on each.")
+final class BenchNativeCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--quick", description = "150,000 rows and 3 repetitions instead of 400,000 and 7 (under a minute on two cores).")
+    boolean quick;
+
+    /** Seconds-long sizes for the project's own tests; the values mean little. */
+    @Option(names = "--tiny", hidden = true)
+    boolean tiny;
+
+    @Option(names = "--json", description = "Print one JSON object with the measured values.")
+    boolean json;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the tables go (default: a temporary directory, removed after).")
+    Path workDir;
+
+    @Override
+    public Integer call() throws Exception {
+        NativeOverhead.Sizes sizes = tiny ? NativeOverhead.Sizes.tiny() : quick ? NativeOverhead.Sizes.quick() : NativeOverhead.Sizes.full();
+        DirOption.require(spec, "--work-dir", workDir);
+        Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-native-");
+        PrintWriter err = spec.commandLine().getErr();
+        long start = System.nanoTime();
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("quick", quick);
+        report.put("cores", Runtime.getRuntime().availableProcessors());
+        report.put("loadAverage", BenchTables.round2(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
+        try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
+            if (workDir == null) {
+                shutdown.removeOnShutdown(dir);
+            }
+            try {
+                report.putAll(NativeOverhead.run(dir, sizes, line -> {
+                    err.printf(Locale.ROOT, "bench native: [%6.1f s] %s%n", (System.nanoTime() - start) / 1e9, line);
+                    err.flush();
+                }));
+            } finally {
+                if (workDir == null) {
+                    BenchTables.deleteTree(dir);
+                }
+            }
+            report.put("elapsedMillis", (System.nanoTime() - start) / 1_000_000);
+            PrintWriter out = spec.commandLine().getOut();
+            shutdown.report(() -> {
+                if (json) {
+                    out.println(Json.write(report));
+                } else {
+                    out.printf("native over heap throughput, budget that holds the input: %s (median ms heap %s, native %s)%n",
+                            report.get("throughputRatio"), report.get("heapFitsMedianMillis"), report.get("nativeFitsMedianMillis"));
+                    out.printf("native over heap throughput, spilling budget: %s (median ms heap %s, native %s)%n",
+                            report.get("throughputRatioSpilling"), report.get("heapSpillsMedianMillis"), report.get("nativeSpillsMedianMillis"));
+                    out.printf("tryReserve + release of 4 KiB: heap %s ns, native %s ns%n", report.get("heapCallNanos"), report.get("nativeCallNanos"));
+                }
+                out.flush();
+            });
+        }
+        return GovernanceCli.EXIT_OK;
+    }
+}
