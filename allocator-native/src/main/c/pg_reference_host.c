@@ -2,11 +2,13 @@
  * The reference host: a correct pg_host (paimon_governance.h) with a hard limit, one counter per
  * consumer and a cancel flag, built into the provider's JNI library. The kit and the CLI use it
  * when no host library is named (docs/native.md); it is also the model a host's tracker can follow.
- * Lock-free: a compare-and-swap on the total keeps the limit under concurrent calls.
+ * Lock-free: a compare-and-swap on the total keeps the limit under concurrent calls. Its args:
+ * "" for the provider's default callback timeout, "timeout=none" for PG_NO_TIMEOUT (it never blocks).
  */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "paimon_governance.h"
 
 #define CONSUMERS 8
@@ -61,7 +63,6 @@ static void on_detach(void *ctx) {
 }
 
 const pg_host *pg_reference_host_open(int64_t limit_bytes, const char *args) {
-    (void)args;
     if (limit_bytes <= 0) {
         return NULL;
     }
@@ -73,6 +74,7 @@ const pg_host *pg_reference_host_open(int64_t limit_bytes, const char *args) {
     r->host.abi_version = PG_ABI_VERSION;
     r->host.struct_size = sizeof(pg_host);
     r->host.ctx = r;
+    r->host.callback_timeout_ms = args != NULL && strstr(args, "timeout=none") != NULL ? PG_NO_TIMEOUT : 0;
     r->host.try_reserve = try_reserve;
     r->host.release = release;
     r->host.is_cancelled = is_cancelled;

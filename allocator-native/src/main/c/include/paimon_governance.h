@@ -21,8 +21,9 @@
  * JVM's threads, never by the thread that called pg_attach unless it writes itself): the host makes
  * them thread-safe. The provider calls each callback on a thread of its own and waits for it at
  * most callback_timeout_ms: a callback that blocks longer fails the host (below), it does not hang
- * the writer. Callbacks must not call into the JVM (no JNI calls back into paimon-governance) and
- * should return within microseconds: try_reserve is called for every write-buffer page.
+ * the writer. A host that promises never to block sets PG_NO_TIMEOUT and is called directly.
+ * Callbacks must not call into the JVM (no JNI calls back into paimon-governance) and should return
+ * within microseconds: try_reserve is called for every write-buffer page.
  *
  * FAILURES. A required callback that returns an error (a negative value), answers nonsense (grants
  * other than all or nothing, takes back other than what was released, is_cancelled other than 0
@@ -54,6 +55,12 @@ extern "C" {
 
 /** The ABI's major version; a pg_host states the one it was built against in abi_version. */
 #define PG_ABI_VERSION 1
+
+/** callback_timeout_ms of a host whose callbacks never block: the provider calls them on its own
+ * threads directly, without the hand-over to a thread of the host's that bounds a call (a round trip
+ * of about 0.1 us instead of tens of us; docs/performance.md, bench native). A callback of such a
+ * host that blocks blocks the writer; one that fails or answers nonsense still fails the host. */
+#define PG_NO_TIMEOUT 0xFFFFFFFFu
 
 /** What memory is for: the consumer argument of try_reserve and release (MemoryConsumer in Java).
  * Codes are never reused; a later version may add codes, which a host treats as PG_CONSUMER_OTHER. */
@@ -111,7 +118,7 @@ typedef struct pg_host {
     uint32_t abi_version;          /* PG_ABI_VERSION the host was built against */
     uint32_t struct_size;          /* sizeof(pg_host) the host was built with */
     void *ctx;                     /* opaque; passed back to every callback */
-    uint32_t callback_timeout_ms;  /* how long a callback may take; 0: 10000 */
+    uint32_t callback_timeout_ms;  /* how long a callback may take; 0: 10000; PG_NO_TIMEOUT: no bound */
     uint32_t cancel_poll_ms;       /* how often is_cancelled is polled while a write is open; 0: 10 */
 
     /* Required. Reserves `bytes` (> 0) for `consumer` (enum pg_consumer) all or nothing: returns

@@ -21,6 +21,8 @@ import java.util.function.LongSupplier;
  * <p>Waiting does not end early on an interrupt: the interrupt is kept and set again when the
  * call returns (ALLOC.13 of docs/spi.md: releases complete on interrupted threads).
  *
+ * <p>A host that set {@code PG_NO_TIMEOUT} is called on the caller's thread instead, unbounded.
+ *
  * <p>Thread-safe. Counts the calls in the host, so that a detach can wait for them. Idle call
  * threads end after a second, so none outlives the writes that used it for long.
  */
@@ -52,8 +54,9 @@ final class HostCalls {
         });
     }
 
-    long timeoutMillis() {
-        return timeoutMillis;
+    /** How long a detach waits for writes and calls to end: the callback timeout, or its default for an unbounded host. */
+    long waitMillis() {
+        return timeoutMillis == HostDescription.NO_TIMEOUT ? HostDescription.DEFAULT_TIMEOUT_MS : timeoutMillis;
     }
 
     /** Calls now in the host, answered or not. */
@@ -69,6 +72,9 @@ final class HostCalls {
      * @throws NativeCallbackException when the call did not answer within the timeout, or threw
      */
     long call(String callback, LongSupplier call, LongConsumer late) {
+        if (timeoutMillis == HostDescription.NO_TIMEOUT) {
+            return direct(callback, call);
+        }
         CompletableFuture<Long> answer = new CompletableFuture<>();
         inHost.incrementAndGet();
         Runnable task = () -> {
@@ -119,6 +125,18 @@ final class HostCalls {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** A host that never blocks ({@code PG_NO_TIMEOUT}): the call on the caller's thread. */
+    private long direct(String callback, LongSupplier call) {
+        inHost.incrementAndGet();
+        try {
+            return call.getAsLong();
+        } catch (RuntimeException | Error e) {
+            throw new NativeCallbackException(host, callback, "failed: " + e);
+        } finally {
+            inHost.decrementAndGet();
         }
     }
 

@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param abiVersion {@code abi_version}
  * @param structSize {@code struct_size}
- * @param callbackTimeoutMillis how long a callback may take ({@code callback_timeout_ms}, 0 read as {@value #DEFAULT_TIMEOUT_MS})
+ * @param callbackTimeoutMillis how long a callback may take ({@code callback_timeout_ms}, 0 read as {@value
+ *     #DEFAULT_TIMEOUT_MS}); {@value #NO_TIMEOUT} for {@code PG_NO_TIMEOUT}: called directly, unbounded
  * @param cancelPollMillis how often {@code is_cancelled} is polled ({@code cancel_poll_ms}, 0 read as {@value #DEFAULT_POLL_MS})
  * @param callbacks the callbacks set, as {@link #TRY_RESERVE} and the other bits
  */
@@ -17,6 +18,8 @@ record HostDescription(int abiVersion, long structSize, long callbackTimeoutMill
 
     static final long DEFAULT_TIMEOUT_MS = 10_000;
     static final long DEFAULT_POLL_MS = 10;
+    static final long NO_TIMEOUT = -1;
+    private static final long PG_NO_TIMEOUT = 0xFFFFFFFFL;
 
     static final int TRY_RESERVE = 1;
     static final int RELEASE = 2;
@@ -49,7 +52,8 @@ record HostDescription(int abiVersion, long structSize, long callbackTimeoutMill
             throw new IllegalArgumentException("the native host '" + name + "' states struct_size " + d[1]
                     + ", which is no pg_host's: set it to sizeof(pg_host)");
         }
-        HostDescription h = new HostDescription(version, d[1], d[2] == 0 ? DEFAULT_TIMEOUT_MS : d[2], d[3] == 0 ? DEFAULT_POLL_MS : d[3], (int) d[4]);
+        long timeout = d[2] == 0 ? DEFAULT_TIMEOUT_MS : d[2] == PG_NO_TIMEOUT ? NO_TIMEOUT : d[2];
+        HostDescription h = new HostDescription(version, d[1], timeout, d[3] == 0 ? DEFAULT_POLL_MS : d[3], (int) d[4]);
         List<String> missing = new ArrayList<>();
         if (!h.has(TRY_RESERVE)) {
             missing.add("try_reserve");

@@ -255,13 +255,13 @@ public final class NativeHost {
     long detach() {
         state.compareAndSet(State.ATTACHED, State.DETACHING);
         cancel.detaching("the native host '" + name + "' detached");
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(calls.timeoutMillis());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(calls.waitMillis());
         while (openWrites.get() > 0 && System.nanoTime() < deadline) {
             pause();
         }
         if (openWrites.get() > 0) {
             throw new IllegalStateException(openWrites.get() + " write(s) on the native host '" + name + "' did not close within "
-                    + calls.timeoutMillis() + " ms of the detach; it stays attached for their releases");
+                    + calls.waitMillis() + " ms of the detach; it stays attached for their releases");
         }
         cancel.stop();
         while (calls.inHost() > 0 && System.nanoTime() < deadline) {
@@ -269,7 +269,7 @@ public final class NativeHost {
         }
         if (calls.inHost() > 0) {
             throw new IllegalStateException(calls.inHost() + " callback(s) are still running in the native host '" + name
-                    + "' after " + calls.timeoutMillis() + " ms; keep its ctx alive");
+                    + "' after " + calls.waitMillis() + " ms; keep its ctx alive");
         }
         state.set(State.DETACHED);
         if (description.has(HostDescription.ON_DETACH)) {

@@ -14,16 +14,20 @@ import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.paimon.table.FileStoreTable;
 
 /**
  * What governing through the C ABI costs ({@code bench native}, docs/performance.md): the same
- * governed write on the native provider, over the reference host built into its JNI library (every
- * page and reservation a bounded call into C), and on the heap provider, side by side in one run.
+ * governed write on the heap provider and on the native provider over the reference host built into
+ * its JNI library, twice: with the host's callbacks bounded (every page and reservation handed to a
+ * call thread that the caller waits for, at most the callback timeout) and with {@code
+ * PG_NO_TIMEOUT} (called directly); side by side in one run.
  *
  * <ul>
  *   <li>Throughput, two budgets: one that holds the input (nothing spills: the cost is the calls of
@@ -72,42 +76,55 @@ public final class NativeOverhead {
         r.put("rows", s.rows());
         r.put("inputBytes", inputBytes);
         r.put("repetitions", s.repetitions());
-        NativeHost host = NativeHosts.open("bench", null, null, Long.MAX_VALUE / 2, "");
+        NativeHost bounded = NativeHosts.open("bench", null, null, Long.MAX_VALUE / 2, "");
+        NativeHost direct = NativeHosts.open("bench-direct", null, null, Long.MAX_VALUE / 2, "timeout=none");
+        List<NativeHost> sides = Arrays.asList(null, bounded, direct);
         try {
             for (long budget : List.of(fits, spills)) {
                 String key = budget == fits ? "Fits" : "Spills";
-                progress.accept("throughput, budget " + budget + " bytes (" + key.toLowerCase() + ")");
-                long[] medians = alternate(workDir, s, budget, host);
+                String ratio = budget == fits ? "" : "Spilling";
+                progress.accept("throughput, budget " + budget + " bytes (" + key.toLowerCase(Locale.ROOT) + ")");
+                long[] medians = alternate(workDir, s, budget, sides);
                 r.put("budget" + key + "Bytes", budget);
                 r.put("heap" + key + "MedianMillis", medians[0]);
                 r.put("native" + key + "MedianMillis", medians[1]);
-                r.put("throughputRatio" + (budget == fits ? "" : "Spilling"), BenchTables.round2((double) medians[0] / medians[1]));
+                r.put("nativeDirect" + key + "MedianMillis", medians[2]);
+                r.put("throughputRatio" + ratio, BenchTables.round2((double) medians[0] / medians[1]));
+                r.put("throughputRatioDirect" + ratio, BenchTables.round2((double) medians[0] / medians[2]));
             }
             progress.accept("one call: tryReserve and release of 4 KiB");
-            double heapCall = callNanos(new HeapGovernanceProvider(), EngineEnvironment.standalone(), workDir, s);
-            double nativeCall = callNanos(new NativeGovernanceProvider(), EngineEnvironment.builder().with(NativeHost.class, host).build(), workDir, s);
+            double heapCall = callNanos(null, workDir, s);
+            double nativeCall = callNanos(bounded, workDir, s);
+            double directCall = callNanos(direct, workDir, s);
             r.put("heapCallNanos", BenchTables.round2(heapCall));
             r.put("nativeCallNanos", BenchTables.round2(nativeCall));
-            r.put("callOverheadNanos", BenchTables.round2(nativeCall - heapCall));
-            r.put("hostHeldAtEnd", host.heldBytes());
+            r.put("nativeDirectCallNanos", BenchTables.round2(directCall));
+            r.put("hostHeldAtEnd", bounded.heldBytes() + direct.heldBytes());
         } finally {
-            r.put("hostDetachHeldBytes", NativeHosts.detach(host.name()));
+            r.put("hostDetachHeldBytes", NativeHosts.detach(bounded.name()) + NativeHosts.detach(direct.name()));
         }
         return r;
     }
 
-    /** {median millis on heap, on native}, alternating. */
-    private static long[] alternate(Path workDir, Sizes s, long budget, NativeHost host) throws Exception {
-        List<List<Long>> times = List.of(new ArrayList<>(), new ArrayList<>());
-        once(workDir.resolve("warm-heap"), s, budget, null);
-        once(workDir.resolve("warm-native"), s, budget, host);
+    /** The medians of the sides (null: the heap provider), in their order, alternating. */
+    private static long[] alternate(Path workDir, Sizes s, long budget, List<NativeHost> sides) throws Exception {
+        int n = sides.size();
+        List<List<Long>> times = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            times.add(new ArrayList<>());
+            once(workDir.resolve("warm-" + i), s, budget, sides.get(i));
+        }
         for (int rep = 0; rep < s.repetitions(); rep++) {
-            for (int j = 0; j < 2; j++) {
-                int i = (rep + j) % 2;
-                times.get(i).add(once(workDir.resolve("run-" + i + "-" + rep), s, budget, i == 0 ? null : host));
+            for (int j = 0; j < n; j++) {
+                int i = (rep + j) % n;
+                times.get(i).add(once(workDir.resolve("run-" + i + "-" + rep), s, budget, sides.get(i)));
             }
         }
-        return new long[] {BenchTables.median(times.get(0)), BenchTables.median(times.get(1))};
+        long[] medians = new long[n];
+        for (int i = 0; i < n; i++) {
+            medians[i] = BenchTables.median(times.get(i));
+        }
+        return medians;
     }
 
     /** One timed write: on the heap provider when {@code host} is null, else on the native one over it. */
@@ -137,8 +154,10 @@ public final class NativeOverhead {
         }
     }
 
-    /** Nanoseconds per tryReserve + release pair, the median batch. */
-    private static double callNanos(GovernanceProvider provider, EngineEnvironment environment, Path workDir, Sizes s) throws Exception {
+    /** Nanoseconds per tryReserve + release pair on the heap provider ({@code host} null) or over {@code host}, the median batch. */
+    private static double callNanos(NativeHost host, Path workDir, Sizes s) throws Exception {
+        GovernanceProvider provider = host == null ? new HeapGovernanceProvider() : new NativeGovernanceProvider();
+        EngineEnvironment environment = host == null ? EngineEnvironment.standalone() : EngineEnvironment.builder().with(NativeHost.class, host).build();
         ProviderOptions options = ProviderOptions.builder(64L << 20, 64 << 10)
                 .spillDirs(List.of(Files.createDirectories(workDir.resolve("call-spill"))), true).build();
         List<Long> batches = new ArrayList<>();

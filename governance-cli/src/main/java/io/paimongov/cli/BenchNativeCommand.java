@@ -81,7 +81,10 @@ final class BenchNativeCommand implements Callable<Integer> {
                             report.get("throughputRatio"), report.get("heapFitsMedianMillis"), report.get("nativeFitsMedianMillis"));
                     out.printf("native over heap throughput, spilling budget: %s (median ms heap %s, native %s)%n",
                             report.get("throughputRatioSpilling"), report.get("heapSpillsMedianMillis"), report.get("nativeSpillsMedianMillis"));
-                    out.printf("tryReserve + release of 4 KiB: heap %s ns, native %s ns%n", report.get("heapCallNanos"), report.get("nativeCallNanos"));
+                    out.printf("native (PG_NO_TIMEOUT) over heap throughput: %s, spilling %s%n", report.get("throughputRatioDirect"),
+                            report.get("throughputRatioDirectSpilling"));
+                    out.printf("tryReserve + release of 4 KiB: heap %s ns, native %s ns, native (PG_NO_TIMEOUT) %s ns%n", report.get("heapCallNanos"),
+                            report.get("nativeCallNanos"), report.get("nativeDirectCallNanos"));
                 }
                 out.flush();
             });
