@@ -33,7 +33,7 @@ import org.w3c.dom.NodeList;
  *   tck                        (spi, runtime; finds allocators through the SPI only, never allocator.support)
  *   connector.flink, connector.spark  (connectors: spi, runtime, their own allocator)
  *   runtime                    (spi)
- *   heap, offheap, flink, spark  (allocators: spi, allocator.support and their engine only)
+ *   heap, offheap, flink, spark, native  (allocators: spi, allocator.support and their engine only)
  *   allocator.support          (helpers for vendors: spi only)
  *   spi                        (nothing of ours; the contract, 12 public types at most)
  * </pre>
@@ -61,7 +61,7 @@ class LayersTest {
     private static final String SPARK_CONNECTOR = "io.paimongov.connector.spark..";
     /** The allocator modules' packages, with every package below them. */
     private static final String[] ALLOCATORS = {
-        "io.paimongov.heap..", "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark.."
+        "io.paimongov.heap..", "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..", "io.paimongov.nativehost.."
     };
 
     private static JavaClasses classes;
@@ -84,7 +84,7 @@ class LayersTest {
                 "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
                 "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark", "io.paimongov.connector.spark.write",
                 "io.paimongov.connector.spark.sql",
-                "io.paimongov.heap", "io.paimongov.offheap", "io.paimongov.flink", "io.paimongov.spark");
+                "io.paimongov.heap", "io.paimongov.offheap", "io.paimongov.flink", "io.paimongov.spark", "io.paimongov.nativehost");
     }
 
     @Test
@@ -92,7 +92,7 @@ class LayersTest {
         check(noClasses().that().resideInAPackage(SPI)
                 .should().dependOnClassesThat().resideInAnyPackage(
                         SUPPORT, RUNTIME, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
-                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
+                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..", "io.paimongov.nativehost..")
                 .because("governance-spi is what a vendor compiles against: only what it implements or receives"));
     }
 
@@ -129,7 +129,7 @@ class LayersTest {
                 .should().dependOnClassesThat().resideInAnyPackage(
                         RUNTIME, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
                         "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..",
-                        "io.paimongov.fixtures..", "io.paimongov.reliability..")
+                        "io.paimongov.nativehost..", "io.paimongov.fixtures..", "io.paimongov.reliability..")
                 .because("allocator-support holds base classes for vendors, on top of governance-spi only"));
         assertThat(oursOutsideTestScope("allocator-support")).as("allocator-support's modules of ours outside test scope")
                 .containsExactly("governance-spi");
@@ -173,7 +173,7 @@ class LayersTest {
      */
     @Test
     void allocatorModulesDependOnTheSpiAndTheKitAlone() throws Exception {
-        for (String module : List.of("allocator-heap", "allocator-offheap", "allocator-flink", "allocator-spark")) {
+        for (String module : List.of("allocator-heap", "allocator-offheap", "allocator-flink", "allocator-spark", "allocator-native")) {
             assertThat(oursOutsideTestScope(module)).as(module + "'s modules of ours outside test scope")
                     .contains("governance-spi")
                     .isSubsetOf("governance-spi", "allocator-support");
@@ -220,7 +220,7 @@ class LayersTest {
         check(noClasses().that().resideInAPackage(RUNTIME)
                 .should().dependOnClassesThat().resideInAnyPackage(
                         SUPPORT, TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
-                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
+                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..", "io.paimongov.nativehost..")
                 .because("the runtime is engine-neutral: it meets allocators only through the SPI"));
     }
 
@@ -257,12 +257,12 @@ class LayersTest {
         check(noClasses().that().resideInAPackage(FLINK_CONNECTOR)
                 .should().dependOnClassesThat().resideInAnyPackage(
                         TCK, CLI, BENCHMARKS, SPARK_CONNECTOR, "io.paimongov.heap..", "io.paimongov.offheap..",
-                        "io.paimongov.spark..")
+                        "io.paimongov.spark..", "io.paimongov.nativehost..")
                 .because("connector-flink runs governed writes in Flink on the flink allocator"));
         check(noClasses().that().resideInAPackage(SPARK_CONNECTOR)
                 .should().dependOnClassesThat().resideInAnyPackage(
                         TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, "io.paimongov.heap..", "io.paimongov.offheap..",
-                        "io.paimongov.flink..")
+                        "io.paimongov.flink..", "io.paimongov.nativehost..")
                 .because("connector-spark runs governed writes in Spark on the spark allocator"));
     }
 
@@ -271,7 +271,7 @@ class LayersTest {
         check(noClasses().that().resideInAPackage(TCK)
                 .should().dependOnClassesThat().resideInAnyPackage(
                         SUPPORT, CLI, BENCHMARKS, FLINK_CONNECTOR, SPARK_CONNECTOR, "io.paimongov.heap..",
-                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..")
+                        "io.paimongov.offheap..", "io.paimongov.flink..", "io.paimongov.spark..", "io.paimongov.nativehost..")
                 .because("the TCK proves any allocator against the contract, so it names none and leans on no base class"));
     }
 

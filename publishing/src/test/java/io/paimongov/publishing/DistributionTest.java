@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The operator distribution as an operator gets it (docs/distribution.md): the core archive alone on
- * a bare JDK runs {@code providers}, {@code demo} on the heap and off-heap providers, {@code tck} and
+ * a bare JDK runs {@code providers}, {@code demo} on the heap, native and off-heap providers, {@code tck} and
  * {@code clean}, and holds no engine, benchmark or chart; a command that needs an engine add-on or the
  * lab tool names what to install; with the add-ons unpacked beside it, the engines' providers, {@code
  * sql} and {@code demo} run, the archives together hold one version of each artifact, and an add-on
@@ -55,6 +55,7 @@ class DistributionTest {
                 .anyMatch(n -> n.startsWith("governance-cli-"))
                 .anyMatch(n -> n.startsWith("allocator-heap-"))
                 .anyMatch(n -> n.startsWith("allocator-offheap-"))
+                .anyMatch(n -> n.startsWith("allocator-native-"))
                 .anyMatch(n -> n.startsWith("tck-"))
                 .noneMatch(n -> NOT_IN_CORE.stream().anyMatch(n::startsWith));
         assertThat(core.files("")).contains("bin", "conf", "lib", "docs", "README.md").doesNotContain("addons");
@@ -63,9 +64,9 @@ class DistributionTest {
 
     @Test
     void theCoreRunsProvidersDemoTckAndCleanOnABareJdk() throws Exception {
-        assertThat(providers(core)).containsExactly("heap", "offheap");
+        assertThat(providers(core)).containsExactly("heap", "native", "offheap");
 
-        for (String provider : List.of("heap", "offheap")) {
+        for (String provider : List.of("heap", "native", "offheap")) {
             JsonNode demo = json(core.launch("demo", "--provider", provider, "--rows", "5000", "--keys", "1000", "--json"));
             assertThat(demo.get("provider").asText()).isEqualTo(provider);
             assertThat(demo.get("verified").asBoolean()).as("demo on %s read back its model", provider).isTrue();
@@ -106,7 +107,7 @@ class DistributionTest {
     void withTheAddOnsTheEnginesRunOnOneClassPath() throws Exception {
         Distribution all = withBothAddOns();
 
-        assertThat(providers(all)).containsExactly("flink", "heap", "offheap", "spark");
+        assertThat(providers(all)).containsExactly("flink", "heap", "native", "offheap", "spark");
         Result sql = all.launch("sql", "--engine", "flink", "-e",
                 "CREATE TABLE governed.`default`.t (k INT PRIMARY KEY NOT ENFORCED, v STRING);"
                         + " INSERT INTO governed.`default`.t VALUES (1, 'one'), (2, 'two');"
@@ -128,7 +129,7 @@ class DistributionTest {
         Distribution spark = Distribution.unpack(Files.createDirectories(dir.resolve("spark")),
                 Distribution.CORE, Distribution.addOn("spark"));
 
-        assertThat(providers(spark)).containsExactly("heap", "offheap", "spark");
+        assertThat(providers(spark)).containsExactly("heap", "native", "offheap", "spark");
         JsonNode demo = json(spark.launch("demo", "--provider", "spark", "--rows", "5000", "--keys", "1000", "--json"));
         assertThat(demo.get("verified").asBoolean()).isTrue();
     }
