@@ -1,5 +1,5 @@
 /*
- * The JNI side of the native provider: io.paimongov.nativehost.HostAbi's natives. Each reads a
+ * The JNI side of the native provider: io.paimongov.nativehost.JniAbi's natives. Each reads a
  * pg_host (paimon_governance.h) at the address Java holds and calls one callback; no state of its
  * own. Fields past the host's struct_size are never read. Built by the module's build with the
  * system C compiler (docs/native.md).
@@ -27,15 +27,15 @@ static void throw_new(JNIEnv *env, const char *type, const char *message) {
     }
 }
 
-JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_HostAbi_headerAbiVersion(JNIEnv *env, jclass c) {
+JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_JniAbi_abiVersion0(JNIEnv *env, jclass c) {
     return PG_ABI_VERSION;
 }
 
-JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_HostAbi_hostStructSize(JNIEnv *env, jclass c) {
+JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_JniAbi_hostStructSize0(JNIEnv *env, jclass c) {
     return (jint)sizeof(pg_host);
 }
 
-JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_HostAbi_open(
+JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_JniAbi_open0(
         JNIEnv *env, jclass c, jstring library, jstring symbol, jlong limit, jstring args) {
     const char *a = (*env)->GetStringUTFChars(env, args, NULL);
     if (a == NULL) {
@@ -69,7 +69,7 @@ JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_HostAbi_open(
 }
 
 /* {abi_version, struct_size, callback_timeout_ms, cancel_poll_ms, the HAS_* of the callbacks set} */
-JNIEXPORT jlongArray JNICALL Java_io_paimongov_nativehost_HostAbi_describe(JNIEnv *env, jclass c, jlong address) {
+JNIEXPORT jlongArray JNICALL Java_io_paimongov_nativehost_JniAbi_describe0(JNIEnv *env, jclass c, jlong address) {
     const pg_host *h = HOST(address);
     jlong values[5] = {h->abi_version, h->struct_size, 0, 0, 0};
     if (HAS(h, callback_timeout_ms)) {
@@ -94,29 +94,29 @@ JNIEXPORT jlongArray JNICALL Java_io_paimongov_nativehost_HostAbi_describe(JNIEn
     return out;
 }
 
-JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_HostAbi_tryReserve(
+JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_JniAbi_tryReserve0(
         JNIEnv *env, jclass c, jlong address, jlong bytes, jint consumer) {
     const pg_host *h = HOST(address);
     return (jlong)h->try_reserve(h->ctx, (int64_t)bytes, (int32_t)consumer);
 }
 
-JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_HostAbi_release(
+JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_JniAbi_release0(
         JNIEnv *env, jclass c, jlong address, jlong bytes, jint consumer) {
     const pg_host *h = HOST(address);
     return (jlong)h->release(h->ctx, (int64_t)bytes, (int32_t)consumer);
 }
 
-JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_HostAbi_isCancelled(JNIEnv *env, jclass c, jlong address) {
+JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_JniAbi_isCancelled0(JNIEnv *env, jclass c, jlong address) {
     const pg_host *h = HOST(address);
     return (jint)h->is_cancelled(h->ctx);
 }
 
-JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_HostAbi_usedBytes(JNIEnv *env, jclass c, jlong address) {
+JNIEXPORT jlong JNICALL Java_io_paimongov_nativehost_JniAbi_usedBytes0(JNIEnv *env, jclass c, jlong address) {
     const pg_host *h = HOST(address);
     return HAS(h, used_bytes) && h->used_bytes != NULL ? (jlong)h->used_bytes(h->ctx) : -1;
 }
 
-JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_HostAbi_cancel(JNIEnv *env, jclass c, jlong address, jstring reason) {
+JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_JniAbi_cancel0(JNIEnv *env, jclass c, jlong address, jstring reason) {
     const pg_host *h = HOST(address);
     if (!HAS(h, cancel) || h->cancel == NULL) {
         return -1;
@@ -131,7 +131,7 @@ JNIEXPORT jint JNICALL Java_io_paimongov_nativehost_HostAbi_cancel(JNIEnv *env, 
 }
 
 /* values: write_id, then the pg_metrics fields from budget_bytes to cleanup_failures, in order. */
-JNIEXPORT void JNICALL Java_io_paimongov_nativehost_HostAbi_onMetrics(
+JNIEXPORT void JNICALL Java_io_paimongov_nativehost_JniAbi_onMetrics0(
         JNIEnv *env, jclass c, jlong address, jlongArray values, jboolean final_report) {
     const pg_host *h = HOST(address);
     if (!HAS(h, on_metrics) || h->on_metrics == NULL) {
@@ -150,7 +150,7 @@ JNIEXPORT void JNICALL Java_io_paimongov_nativehost_HostAbi_onMetrics(
     h->on_metrics(h->ctx, &m);
 }
 
-JNIEXPORT void JNICALL Java_io_paimongov_nativehost_HostAbi_onDetach(JNIEnv *env, jclass c, jlong address) {
+JNIEXPORT void JNICALL Java_io_paimongov_nativehost_JniAbi_onDetach0(JNIEnv *env, jclass c, jlong address) {
     const pg_host *h = HOST(address);
     if (HAS(h, on_detach) && h->on_detach != NULL) {
         h->on_detach(h->ctx);

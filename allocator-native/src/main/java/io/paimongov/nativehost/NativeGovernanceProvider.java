@@ -99,7 +99,7 @@ public final class NativeGovernanceProvider implements GovernanceProvider {
     }
 
     private static NativeHost attached(ProviderOptions options) {
-        NativeLibrary.require();
+        HostAbi.require();
         String name = options.raw(HOST_KEY).orElseThrow(() -> new IllegalArgumentException(
                 "the native provider needs a host: set '" + HOST_KEY + "' to the name a native host attached under (pg_attach),"
                         + " or open the write in an environment that carries a NativeHost"));
@@ -110,18 +110,20 @@ public final class NativeGovernanceProvider implements GovernanceProvider {
     /**
      * A host of {@code budgetBytes} on its own: the reference host, or the host library named by
      * {@value #LIBRARY_PROPERTY} (with {@value #SYMBOL_PROPERTY} and {@value #ARGS_PROPERTY}), for
-     * the kit and the CLI. Empty when the JNI library is missing.
+     * the kit and the CLI. Empty when no host can be reached here, or the reference host is asked
+     * for and the JNI library that holds it is missing.
      *
      * @throws IllegalArgumentException when the host library cannot be opened or its host is unusable
      */
     @Override
     public Optional<StandaloneEngine> standalone(long budgetBytes, Path tempDir) {
-        if (!NativeLibrary.available()) {
+        String library = System.getProperty(LIBRARY_PROPERTY);
+        if (!HostAbi.available() || library == null && !NativeLibrary.available()) {
             return Optional.empty();
         }
         return Optional.of(new NativeStandaloneEngine(NativeHosts.open(
                 "standalone",
-                System.getProperty(LIBRARY_PROPERTY),
+                library,
                 System.getProperty(SYMBOL_PROPERTY),
                 budgetBytes,
                 System.getProperty(ARGS_PROPERTY, ""))));

@@ -32,7 +32,7 @@ public final class NativeHosts {
      * @throws IllegalStateException when the provider's JNI library is not there
      */
     public static NativeHost attach(String name, long address) {
-        NativeLibrary.require();
+        HostAbi.require();
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("a native host needs a name (pg_attach's name argument)");
         }
@@ -85,7 +85,7 @@ public final class NativeHosts {
      *     returned NULL, or the host is not usable
      */
     public static NativeHost open(String prefix, String library, String symbol, long limitBytes, String args) {
-        NativeLibrary.require();
+        HostAbi.require();
         String name = prefix + "-" + OPENED.incrementAndGet();
         long address = HostAbi.open(library, symbol == null ? OPEN_SYMBOL : symbol, limitBytes, args == null ? "" : args);
         if (address == 0) {

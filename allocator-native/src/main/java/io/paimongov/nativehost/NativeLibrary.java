@@ -15,41 +15,66 @@ import java.util.HexFormat;
 import java.util.Locale;
 
 /**
- * Finds and loads the provider's JNI library, {@code lib}{@value #NAME}: the file named by the
- * system property {@value #PATH_PROPERTY}, else the one the build put beside this class for the
- * platform ({@code io/paimongov/nativehost/<os>-<arch>/}). From a jar it is copied once into
- * {@code java.io.tmpdir/paimon-governance-native-<hash>/}, named by the hash of its bytes, so that
- * processes share one copy and a changed library gets a new one.
+ * Finds the provider's JNI library, {@code lib}{@value #NAME}: the file named by the system property
+ * {@value #PATH_PROPERTY}, else the one the build put beside this class for the platform ({@code
+ * io/paimongov/nativehost/<os>-<arch>/}). From a jar it is copied once into {@code
+ * java.io.tmpdir/paimon-governance-native-<hash>/}, named by the hash of its bytes, so that
+ * processes share one copy and a changed library gets a new one. JNI loads it ({@link
+ * #loadForJni()}); FFM only looks up the reference host in it ({@link #file()}).
  *
- * <p>Loaded at most once per class loader; thread-safe (class initialization).
+ * <p>Found at most once per class loader, loaded at most once; thread-safe.
  */
 final class NativeLibrary {
 
     static final String NAME = "paimon_governance_jni";
     static final String PATH_PROPERTY = "paimon.governance.native.jni-library";
 
-    private static final String FAILURE = load();
+    private record Found(Path file, String failure) {}
+
+    private static final Found FOUND = find();
+    private static boolean loaded;
 
     private NativeLibrary() {}
 
     /**
-     * @throws IllegalStateException naming the platform and what is missing when the library could
-     *     not be loaded (a build without a C compiler, a platform the build did not compile for)
+     * Loads the library for JNI, once.
+     *
+     * @throws IllegalStateException naming the platform and what is missing when it cannot be
+     *     loaded (a build without a C compiler, a platform the build did not compile for)
      */
-    static void require() {
-        if (FAILURE != null) {
-            throw new IllegalStateException(FAILURE);
+    static synchronized void loadForJni() {
+        if (loaded) {
+            return;
         }
+        Path file = file();
+        try {
+            System.load(file.toString());
+        } catch (UnsatisfiedLinkError | RuntimeException e) {
+            throw new IllegalStateException("the native provider could not load its JNI library " + file + ": " + e, e);
+        }
+        loaded = true;
     }
 
-    /** Whether the library is loaded. */
+    /**
+     * The library's file.
+     *
+     * @throws IllegalStateException naming the platform and what is missing when there is none
+     */
+    static Path file() {
+        if (FOUND.failure() != null) {
+            throw new IllegalStateException(FOUND.failure());
+        }
+        return FOUND.file();
+    }
+
+    /** Whether the library is there for this platform. */
     static boolean available() {
-        return FAILURE == null;
+        return FOUND.failure() == null;
     }
 
-    /** Why the library is not loaded, or null when it is. */
+    /** Why the library is not there, or null when it is. */
     static String failure() {
-        return FAILURE;
+        return FOUND.failure();
     }
 
     /** {@code linux-x86_64}, {@code darwin-aarch64}, ...: the directory the build writes to (src/build/cc.sh). */
@@ -61,26 +86,26 @@ final class NativeLibrary {
         return o + "-" + a;
     }
 
-    private static String load() {
+    private static Found find() {
         String explicit = System.getProperty(PATH_PROPERTY);
         try {
             if (explicit != null && !explicit.isBlank()) {
-                System.load(Path.of(explicit).toAbsolutePath().toString());
-                return null;
+                Path file = Path.of(explicit).toAbsolutePath();
+                return Files.isRegularFile(file) ? new Found(file, null)
+                        : new Found(null, "-D" + PATH_PROPERTY + "=" + explicit + " names no file");
             }
             String resource = platform() + "/" + System.mapLibraryName(NAME);
             URL url = NativeLibrary.class.getResource(resource);
             if (url == null) {
-                return "the native provider has no JNI library for " + platform() + " (resource io/paimongov/nativehost/"
+                return new Found(null, "the native provider has no JNI library for " + platform() + " (resource io/paimongov/nativehost/"
                         + resource + " is not in allocator-native's jar: the jar was built without a C compiler, or for"
                         + " another platform); build allocator-native on this platform with a C compiler (cc) on PATH,"
-                        + " or name a built library with -D" + PATH_PROPERTY + "=PATH (docs/native.md)";
+                        + " or name a built library with -D" + PATH_PROPERTY + "=PATH (docs/native.md)");
             }
-            System.load(url.getProtocol().equals("file") ? Path.of(url.toURI()).toString() : copied(url).toString());
-            return null;
-        } catch (IOException | URISyntaxException | RuntimeException | UnsatisfiedLinkError e) {
-            return "the native provider could not load its JNI library "
-                    + (explicit != null ? "'" + explicit + "' (-D" + PATH_PROPERTY + ")" : "for " + platform()) + ": " + e;
+            return new Found(url.getProtocol().equals("file") ? Path.of(url.toURI()) : copied(url), null);
+        } catch (IOException | URISyntaxException | RuntimeException e) {
+            return new Found(null, "the native provider could not find its JNI library "
+                    + (explicit != null ? "'" + explicit + "' (-D" + PATH_PROPERTY + ")" : "for " + platform()) + ": " + e);
         }
     }
 

@@ -175,6 +175,7 @@ public final class NativeOverhead {
                 }
             }
         }
+        BenchTables.deleteTree(workDir.resolve("call-spill"));
         return (double) BenchTables.median(batches) / s.callsPerBatch();
     }
 }

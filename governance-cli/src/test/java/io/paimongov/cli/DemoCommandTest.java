@@ -164,7 +164,7 @@ class DemoCommandTest {
      */
     @Test
     void aBudgetAboveTheMachinesMemoryIsRefusedNamingTheBound() throws Exception {
-        for (String provider : List.of("heap", "offheap")) {
+        for (String provider : List.of("heap", "offheap", "native")) {
             CliRun run = CliRun.of("demo", "--provider", provider, "--budget", "10t", "--json");
 
             assertThat(run.exitCode()).as(provider).isEqualTo(GovernanceCli.EXIT_USAGE);

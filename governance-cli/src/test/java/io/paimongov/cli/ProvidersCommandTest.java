@@ -23,7 +23,8 @@ class ProvidersCommandTest {
                 .containsEntry("offheap", "io.paimongov.offheap.OffheapGovernanceProvider")
                 .containsEntry("flink", "io.paimongov.flink.FlinkGovernanceProvider")
                 .containsEntry("spark", "io.paimongov.spark.SparkGovernanceProvider")
-                .hasSize(4);
+                .containsEntry("native", "io.paimongov.nativehost.NativeGovernanceProvider")
+                .hasSize(5);
     }
 
     @Test
@@ -34,6 +35,7 @@ class ProvidersCommandTest {
         assertThat(run.out()).contains("heap").contains("io.paimongov.heap.HeapGovernanceProvider")
                 .contains("offheap").contains("io.paimongov.offheap.OffheapGovernanceProvider")
                 .contains("flink").contains("io.paimongov.flink.FlinkGovernanceProvider")
-                .contains("spark").contains("io.paimongov.spark.SparkGovernanceProvider");
+                .contains("spark").contains("io.paimongov.spark.SparkGovernanceProvider")
+                .contains("native").contains("io.paimongov.nativehost.NativeGovernanceProvider");
     }
 }
