@@ -35,9 +35,9 @@
  * callback that crashes the process.
  *
  * OWNERSHIP. The host owns the pg_host and its ctx. Both stay valid and unchanged from pg_attach
- * (or pg_host_open) until pg_detach returns 0 (or on_detach was called): the provider copies
- * nothing but the callback pointers it reads when it attaches. No callback is called after that;
- * on_detach, if set, is the last call and the host may free ctx in it.
+ * (or pg_host_open) until pg_detach returned a value other than -1 (or on_detach was called): the
+ * provider reads the struct where the host keeps it and copies nothing. No callback is called after
+ * that; on_detach, if set, is the last call and the host may free ctx in it.
  *
  * AFTER CLOSE. When one write closes, every byte it reserved has been released to the host (a
  * release the host refused is offered again at close). Detaching cancels the writes still open on
@@ -62,7 +62,7 @@ extern "C" {
  * host that blocks blocks the writer; one that fails or answers nonsense still fails the host. */
 #define PG_NO_TIMEOUT 0xFFFFFFFFu
 
-/** What memory is for: the consumer argument of try_reserve and release (MemoryConsumer in Java).
+/** What memory is for: the consumer argument of try_reserve and release (SegmentAllocator.ConsumerKind in Java).
  * Codes are never reused; a later version may add codes, which a host treats as PG_CONSUMER_OTHER. */
 enum pg_consumer {
     PG_CONSUMER_OTHER = 0,        /* anything else, and reservations engine code makes through the runtime */

@@ -1,6 +1,6 @@
 package io.paimongov.nativehost;
 
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -155,7 +155,7 @@ public final class NativeHost {
      * @return whether the host granted them
      * @throws NativeCallbackException when the host failed, now or before
      */
-    boolean tryReserve(long bytes, MemoryConsumer kind) {
+    boolean tryReserve(long bytes, ConsumerKind kind) {
         ensureUsable();
         long answer = required("try_reserve", () -> HostAbi.tryReserve(address, bytes, kind.code()), late -> {
             if (late > 0) {
@@ -183,7 +183,7 @@ public final class NativeHost {
      *
      * @throws NativeCallbackException when the host did not take them back (they stay counted by the caller)
      */
-    void release(long bytes, MemoryConsumer kind) {
+    void release(long bytes, ConsumerKind kind) {
         if (state.get() == State.DETACHED) {
             return;
         }
@@ -210,7 +210,7 @@ public final class NativeHost {
         }
     }
 
-    private void releaseQuietly(long bytes, MemoryConsumer kind) {
+    private void releaseQuietly(long bytes, ConsumerKind kind) {
         if (state.get() == State.DETACHED) {
             return;
         }

@@ -3,12 +3,12 @@ package io.paimongov.nativehost;
 import io.paimongov.allocator.support.HeapPagedAllocator;
 import io.paimongov.allocator.support.LeakCounter;
 import io.paimongov.allocator.support.LeakReport;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 
 /**
  * One write's memory on a native host: {@code byte[]} pages and reservations from the write's
  * budget, each charged to the host before it is handed out ({@code try_reserve}, pages as {@link
- * MemoryConsumer#WRITE_BUFFER}) and given back to it ({@code release}) under the kind it was
+ * ConsumerKind#WRITE_BUFFER}) and given back to it ({@code release}) under the kind it was
  * reserved under. The bookkeeping is {@link HeapPagedAllocator}'s; this class adds the count of
  * what each kind holds, so that a release without a kind (and the close) goes back to the host
  * under the kinds that hold it.
@@ -21,7 +21,7 @@ final class NativeSegmentAllocator extends HeapPagedAllocator {
 
     private final NativeHost host;
     private final boolean ownsHost;
-    private final long[] heldByKind = new long[MemoryConsumer.values().length];
+    private final long[] heldByKind = new long[ConsumerKind.values().length];
 
     /** @param ownsHost whether the host is this write's alone: it is detached when the write closes */
     NativeSegmentAllocator(NativeHost host, boolean ownsHost, int pageSize, long capacity, LeakCounter leaks) {
@@ -30,14 +30,14 @@ final class NativeSegmentAllocator extends HeapPagedAllocator {
         this.ownsHost = ownsHost;
     }
 
-    /** A reservation without a kind: {@link MemoryConsumer#OTHER}. */
+    /** A reservation without a kind: {@link ConsumerKind#OTHER}. */
     @Override
     protected boolean reserveBytes(long bytes) {
-        return reserveBytes(bytes, MemoryConsumer.OTHER);
+        return reserveBytes(bytes, ConsumerKind.OTHER);
     }
 
     @Override
-    protected boolean reserveBytes(long bytes, MemoryConsumer consumer) {
+    protected boolean reserveBytes(long bytes, ConsumerKind consumer) {
         if (!host.tryReserve(bytes, consumer)) {
             return false;
         }
@@ -45,10 +45,10 @@ final class NativeSegmentAllocator extends HeapPagedAllocator {
         return true;
     }
 
-    /** A release without a kind: from {@link MemoryConsumer#OTHER} first, then the others in code order. */
+    /** A release without a kind: from {@link ConsumerKind#OTHER} first, then the others in code order. */
     @Override
     protected void unreserveBytes(long bytes) {
-        unreserveBytes(bytes, MemoryConsumer.OTHER);
+        unreserveBytes(bytes, ConsumerKind.OTHER);
     }
 
     /**
@@ -56,9 +56,9 @@ final class NativeSegmentAllocator extends HeapPagedAllocator {
      * the other kinds. Each kind's count goes down only once the host took its part back.
      */
     @Override
-    protected void unreserveBytes(long bytes, MemoryConsumer consumer) {
+    protected void unreserveBytes(long bytes, ConsumerKind consumer) {
         long left = giveBack(consumer, bytes);
-        for (MemoryConsumer kind : MemoryConsumer.values()) {
+        for (ConsumerKind kind : ConsumerKind.values()) {
             if (left == 0) {
                 return;
             }
@@ -68,7 +68,7 @@ final class NativeSegmentAllocator extends HeapPagedAllocator {
         }
     }
 
-    private long giveBack(MemoryConsumer kind, long bytes) {
+    private long giveBack(ConsumerKind kind, long bytes) {
         long n = Math.min(bytes, heldByKind[kind.ordinal()]);
         if (n > 0) {
             host.release(n, kind);

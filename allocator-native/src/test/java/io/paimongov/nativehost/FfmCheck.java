@@ -7,7 +7,7 @@ import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ProviderOptions;
 import io.paimongov.tck.Rule;
 import io.paimongov.tck.TckReport;
@@ -58,14 +58,14 @@ final class FfmCheck {
         Map<Integer, long[]> byKind = TestHosts.record(record);
         print("hostUsedAtEnd", byKind.get(-1)[0]);
         print("hostPeakWithinLimit", byKind.get(-2)[0] > 0 && byKind.get(-2)[0] <= 3 << 20);
-        print("writeBufferBytes", byKind.get(MemoryConsumer.WRITE_BUFFER.code())[0]);
+        print("writeBufferBytes", byKind.get(ConsumerKind.WRITE_BUFFER.code())[0]);
 
         NativeGovernanceProvider provider = new NativeGovernanceProvider();
         ProviderOptions small = ProviderOptions.builder(8 << 20, 16 << 10).spillDirs(List.of(dir), true).build();
         NativeHost over = NativeHosts.open("ffm", lib, null, 64 << 20, "mode=overgrant");
         EngineResources r = provider.open(small, EngineEnvironment.builder().with(NativeHost.class, over).build());
         try {
-            r.memory().tryReserve(4096, MemoryConsumer.WRITER);
+            r.memory().tryReserve(4096, ConsumerKind.WRITER);
             print("overgrant", "granted");
         } catch (NativeCallbackException e) {
             print("overgrant", e.callback() + " used " + over.usedBytes().orElse(-1));
@@ -76,7 +76,7 @@ final class FfmCheck {
         NativeHost slow = NativeHosts.open("ffm", lib, null, 64 << 20, "mode=slow-reserve,timeout=200,hang=600");
         EngineResources s = provider.open(small, EngineEnvironment.builder().with(NativeHost.class, slow).build());
         try {
-            s.memory().tryReserve(4096, MemoryConsumer.WRITER);
+            s.memory().tryReserve(4096, ConsumerKind.WRITER);
             print("slowReserve", "granted");
         } catch (NativeCallbackException e) {
             print("slowReserve", e.callback() + (e.getMessage().contains("did not answer within 200 ms") ? " timed out" : " " + e.getMessage()));

@@ -8,7 +8,7 @@ import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.EngineEnvironment;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,10 +61,10 @@ class NativeGovernedWriteTest {
         Map<Integer, long[]> byKind = TestHosts.record(record);
         assertThat(byKind.get(-1)[0]).as("the host's own count at the end").isZero();
         assertThat(byKind.get(-2)[0]).as("the host's own peak").isPositive().isLessThanOrEqualTo(limit);
-        for (MemoryConsumer kind : List.of(MemoryConsumer.WRITE_BUFFER, MemoryConsumer.WRITER, MemoryConsumer.SPILL_IO)) {
+        for (ConsumerKind kind : List.of(ConsumerKind.WRITE_BUFFER, ConsumerKind.WRITER, ConsumerKind.SPILL_IO)) {
             assertThat(byKind.get(kind.code())[0]).as("bytes reserved for " + kind.label()).isPositive();
         }
-        for (MemoryConsumer kind : MemoryConsumer.values()) {
+        for (ConsumerKind kind : ConsumerKind.values()) {
             assertThat(byKind.get(kind.code())[2]).as("bytes of " + kind.label() + " held at the end").isZero();
         }
         List<String> reports = Files.readAllLines(metrics);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ProviderOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,7 +52,7 @@ class NativeHostFailuresTest {
     void anErrorFromTryReserveIsTypedAndLaterRequestsFailToo() {
         NativeHost host = TestHosts.open("mode=reserve-error", LIMIT);
         try (EngineResources r = open(host)) {
-            assertThatThrownBy(() -> r.memory().tryReserve(1000, MemoryConsumer.WRITER))
+            assertThatThrownBy(() -> r.memory().tryReserve(1000, ConsumerKind.WRITER))
                     .isInstanceOfSatisfying(NativeCallbackException.class, e -> assertThat(e.callback()).isEqualTo("try_reserve"))
                     .hasMessageContaining("returned the error -5");
             assertThatThrownBy(() -> r.memory().allocate(new ArrayList<>(), 1))
@@ -68,7 +68,7 @@ class NativeHostFailuresTest {
     void anOverGrantIsReleasedAgainAndNamed() {
         NativeHost host = TestHosts.open("mode=overgrant", LIMIT);
         EngineResources r = open(host);
-        assertThatThrownBy(() -> r.memory().tryReserve(4096, MemoryConsumer.SPILL_IO))
+        assertThatThrownBy(() -> r.memory().tryReserve(4096, ConsumerKind.SPILL_IO))
                 .isInstanceOf(NativeCallbackException.class)
                 .hasMessageContaining("granted 8192 bytes when asked for 4096");
         assertThat(host.usedBytes()).as("the host's own count after the over-grant went back").hasValue(0);
@@ -81,7 +81,7 @@ class NativeHostFailuresTest {
         NativeHost host = TestHosts.open("mode=slow-reserve,timeout=300,hang=1500", LIMIT);
         EngineResources r = open(host);
         long start = System.nanoTime();
-        assertThatThrownBy(() -> r.memory().tryReserve(1 << 20, MemoryConsumer.COMPACTION))
+        assertThatThrownBy(() -> r.memory().tryReserve(1 << 20, ConsumerKind.COMPACTION))
                 .isInstanceOfSatisfying(NativeCallbackException.class, e -> assertThat(e.callback()).isEqualTo("try_reserve"))
                 .hasMessageContaining("did not answer within 300 ms");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the caller waited about the timeout, not the hang")
@@ -113,10 +113,10 @@ class NativeHostFailuresTest {
     void aReleaseAnsweredWithMoreThanWasGivenBackFailsTheHost() {
         NativeHost host = TestHosts.open("mode=release-overclaim", LIMIT);
         EngineResources r = open(host);
-        assertThat(r.memory().tryReserve(1000, MemoryConsumer.INDEX)).isTrue();
-        r.memory().release(1000, MemoryConsumer.INDEX);
+        assertThat(r.memory().tryReserve(1000, ConsumerKind.INDEX)).isTrue();
+        r.memory().release(1000, ConsumerKind.INDEX);
         assertThat(host.failure()).hasValueSatisfying(e -> assertThat(e).hasMessageContaining("answered 2000 when given back 1000"));
-        assertThatThrownBy(() -> r.memory().tryReserve(1, MemoryConsumer.INDEX)).isInstanceOf(NativeCallbackException.class);
+        assertThatThrownBy(() -> r.memory().tryReserve(1, ConsumerKind.INDEX)).isInstanceOf(NativeCallbackException.class);
         assertThatThrownBy(r::close).isInstanceOf(NativeCallbackException.class);
         NativeHosts.detach(host.name());
     }
@@ -134,7 +134,7 @@ class NativeHostFailuresTest {
             assertThat(e).hasMessageContaining("answered 7");
         });
         assertThat(r.cancellation().cancelReason()).as("a failed poll is no cancel").isEmpty();
-        assertThatThrownBy(() -> r.memory().tryReserve(1, MemoryConsumer.OTHER)).isInstanceOf(NativeCallbackException.class);
+        assertThatThrownBy(() -> r.memory().tryReserve(1, ConsumerKind.OTHER)).isInstanceOf(NativeCallbackException.class);
         assertThatThrownBy(r::close).isInstanceOf(NativeCallbackException.class);
         NativeHosts.detach(host.name());
     }
@@ -157,7 +157,7 @@ class NativeHostFailuresTest {
 
         NativeHost second = TestHosts.open("", LIMIT);
         EngineResources open = open(second);
-        assertThat(open.memory().tryReserve(4096, MemoryConsumer.WRITER)).isTrue();
+        assertThat(open.memory().tryReserve(4096, ConsumerKind.WRITER)).isTrue();
         Thread closer = new Thread(() -> {
             while (open.cancellation().cancelReason().isEmpty()) {
                 Thread.onSpinWait();

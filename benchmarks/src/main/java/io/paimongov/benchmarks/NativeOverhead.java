@@ -8,7 +8,7 @@ import io.paimongov.runtime.write.GovernedTableWrite;
 import io.paimongov.spi.EngineEnvironment;
 import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceProvider;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Files;
@@ -165,10 +165,10 @@ public final class NativeOverhead {
             for (int b = 0; b < s.callBatches() + 1; b++) {
                 long start = System.nanoTime();
                 for (int i = 0; i < s.callsPerBatch(); i++) {
-                    if (!resources.memory().tryReserve(4096, MemoryConsumer.WRITER)) {
+                    if (!resources.memory().tryReserve(4096, ConsumerKind.WRITER)) {
                         throw new IllegalStateException("a 4 KiB reservation was refused on an empty allocator");
                     }
-                    resources.memory().release(4096, MemoryConsumer.WRITER);
+                    resources.memory().release(4096, ConsumerKind.WRITER);
                 }
                 if (b > 0) {
                     batches.add(System.nanoTime() - start);

@@ -2,7 +2,7 @@ package io.paimongov.tck;
 
 import io.paimongov.spi.EngineResources.CompactionThreads;
 import io.paimongov.spi.EngineResources.SpillLocations;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ProviderOptions;
 import io.paimongov.spi.CancellationSignal;
 import io.paimongov.spi.EngineEnvironment;
@@ -297,7 +297,7 @@ final class ObservedProvider implements GovernanceProvider {
 
         /** Passed through with its kind, so an engine that tracks memory by consumer sees it under the kit too. */
         @Override
-        public boolean tryReserve(long bytes, MemoryConsumer consumer) {
+        public boolean tryReserve(long bytes, ConsumerKind consumer) {
             return observeReserve(bytes, vendor.tryReserve(bytes, consumer));
         }
 
@@ -318,7 +318,7 @@ final class ObservedProvider implements GovernanceProvider {
         }
 
         @Override
-        public void release(long bytes, MemoryConsumer consumer) {
+        public void release(long bytes, ConsumerKind consumer) {
             vendor.release(bytes, consumer);
             held.bytesReleased(bytes);
         }

@@ -1,6 +1,6 @@
 package io.paimongov.allocator.support;
 
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.List;
 import org.apache.paimon.memory.MemorySegment;
@@ -42,15 +42,15 @@ public abstract class HeapPagedAllocator extends PagedAllocator<MemorySegment> {
         return MemorySegment.wrap(new byte[pageSize()]);
     }
 
-    /** A page's bytes are the write buffer's ({@link MemoryConsumer#WRITE_BUFFER}). */
+    /** A page's bytes are the write buffer's ({@link ConsumerKind#WRITE_BUFFER}). */
     @Override
     final boolean admitPages(long bytes) {
-        return reserveBytes(bytes, MemoryConsumer.WRITE_BUFFER);
+        return reserveBytes(bytes, ConsumerKind.WRITE_BUFFER);
     }
 
     @Override
     final void unadmitPages(long bytes) {
-        unreserveBytes(bytes, MemoryConsumer.WRITE_BUFFER);
+        unreserveBytes(bytes, ConsumerKind.WRITE_BUFFER);
     }
 
     @Override

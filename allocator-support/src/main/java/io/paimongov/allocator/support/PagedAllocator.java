@@ -2,7 +2,7 @@ package io.paimongov.allocator.support;
 
 import io.paimongov.spi.CleanupException;
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
 import java.util.ArrayList;
@@ -81,7 +81,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
      * tracks memory by consumer; the default forgets the kind. Pages are admitted through {@link
      * #reserveBytes(long)} (heap kind) or the engine's own page calls, never through this.
      */
-    protected boolean reserveBytes(long bytes, MemoryConsumer consumer) {
+    protected boolean reserveBytes(long bytes, ConsumerKind consumer) {
         return reserveBytes(bytes);
     }
 
@@ -91,7 +91,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
      * #close()} give back through {@link #unreserveBytes(long)}, so an engine that tracks kinds keeps
      * its own count of each to know which to give back. The default forgets the kind.
      */
-    protected void unreserveBytes(long bytes, MemoryConsumer consumer) {
+    protected void unreserveBytes(long bytes, ConsumerKind consumer) {
         unreserveBytes(bytes);
     }
 
@@ -316,9 +316,9 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         return tryReserve(bytes, null);
     }
 
-    /** As {@link #tryReserve(long)}, through {@link #reserveBytes(long, MemoryConsumer)}. */
+    /** As {@link #tryReserve(long)}, through {@link #reserveBytes(long, ConsumerKind)}. */
     @Override
-    public boolean tryReserve(long bytes, MemoryConsumer consumer) {
+    public boolean tryReserve(long bytes, ConsumerKind consumer) {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must not be negative: " + bytes);
         }
@@ -338,9 +338,9 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         release(bytes, null);
     }
 
-    /** As {@link #release(long)}, through {@link #unreserveBytes(long, MemoryConsumer)}. */
+    /** As {@link #release(long)}, through {@link #unreserveBytes(long, ConsumerKind)}. */
     @Override
-    public void release(long bytes, MemoryConsumer consumer) {
+    public void release(long bytes, ConsumerKind consumer) {
         synchronized (lock) {
             long given = Math.min(Math.max(bytes, 0), ledger.reservedBytes());
             if (given == 0) {

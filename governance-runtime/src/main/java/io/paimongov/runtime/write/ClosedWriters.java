@@ -2,7 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -70,7 +70,7 @@ final class ClosedWriters {
      */
     private void chargeKept(long bytes) throws Exception {
         if (keptMessages == null) {
-            keptMessages = budget.newReservation(MemoryConsumer.COMMIT, "commit messages of closed writers");
+            keptMessages = budget.newReservation(ConsumerKind.COMMIT, "commit messages of closed writers");
         }
         if (!keptMessages.tryGrow(bytes)) {
             flushes.reclaim(bytes);

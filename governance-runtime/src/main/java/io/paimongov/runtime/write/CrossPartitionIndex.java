@@ -4,7 +4,7 @@ import io.paimongov.runtime.internal.cancel.CancellationToken;
 import io.paimongov.runtime.config.Sizes;
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.HashMap;
 import java.util.Map;
@@ -101,7 +101,7 @@ final class CrossPartitionIndex {
         this.token = context.token();
         this.assigners = channels.assigners();
         this.keys = new RowPartitionAllPrimaryKeyExtractor(table.schema());
-        this.reservation = budget.newReservation(MemoryConsumer.INDEX, CONSUMER);
+        this.reservation = budget.newReservation(ConsumerKind.INDEX, CONSUMER);
     }
 
     /**

@@ -2,7 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.HashMap;
 import java.util.Map;
@@ -83,7 +83,7 @@ final class DynamicBuckets {
         this.targetRowsPerBucket = options.dynamicBucketTargetRowNum();
         Integer max = options.dynamicBucketMaxBuckets();
         this.maxBuckets = max == null ? -1 : max;
-        this.reservation = budget.newReservation(MemoryConsumer.INDEX, CONSUMER);
+        this.reservation = budget.newReservation(ConsumerKind.INDEX, CONSUMER);
     }
 
     /**

@@ -3,7 +3,7 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.spi.CleanupException;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +30,7 @@ final class FixedReservations {
      * @throws ResourceExhaustedException naming the budget too small for it; the reservation is kept
      *     here, empty, for {@link #giveBack} to close
      */
-    MemoryReservation reserve(MemoryConsumer kind, String consumer, long bytes) {
+    MemoryReservation reserve(ConsumerKind kind, String consumer, long bytes) {
         MemoryReservation r = budget.newReservation(kind, consumer);
         reservations.add(r);
         if (!r.tryGrow(bytes)) {

@@ -2,7 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -67,7 +67,7 @@ final class MaintainedHashes {
         this.bytesPerKey = bytesPerKey;
         this.writers = writers;
         this.index = index;
-        this.reservation = budget.newReservation(MemoryConsumer.INDEX, CONSUMER);
+        this.reservation = budget.newReservation(ConsumerKind.INDEX, CONSUMER);
     }
 
     /**

@@ -8,7 +8,7 @@ import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.runtime.internal.memory.Reclaimer;
 import io.paimongov.runtime.internal.metrics.PaimonMetricCapture;
 import io.paimongov.spi.CleanupException;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
@@ -128,10 +128,10 @@ final class OpenedWrite {
             // Parquet's zstd streams keep each page's column chunk on the heap until a finalizer runs.
             ParquetZstd.install(this.table.options());
             checkMinimumBudget();
-            fixed.reserve(MemoryConsumer.WRITER, "flush file writer", footprint.flushWriterBytes());
-            this.spillIo = fixed.reserve(MemoryConsumer.SPILL_IO, "spill I/O buffers", footprint.spillIoBytes());
+            fixed.reserve(ConsumerKind.WRITER, "flush file writer", footprint.flushWriterBytes());
+            this.spillIo = fixed.reserve(ConsumerKind.SPILL_IO, "spill I/O buffers", footprint.spillIoBytes());
             this.lookupCache =
-                    tableMode.lookupCacheBytes(this.table.coreOptions()) > 0 ? fixed.reserve(MemoryConsumer.LOOKUP, "lookup cache", 0) : null;
+                    tableMode.lookupCacheBytes(this.table.coreOptions()) > 0 ? fixed.reserve(ConsumerKind.LOOKUP, "lookup cache", 0) : null;
             this.compaction = configureCompaction(table);
             checkFirstWriterFits();
             MemoryPoolFactory poolFactory = new TieredWriteBuffers(

@@ -3,7 +3,7 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.runtime.internal.spill.TieredSortBuffer;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,7 +91,7 @@ final class SortedWriters implements AutoCloseable {
      */
     private void chargeSortedWriter() throws Exception {
         if (sortedWriters == null) {
-            sortedWriters = w.budget.newReservation(MemoryConsumer.WRITER, "shared sort writers");
+            sortedWriters = w.budget.newReservation(ConsumerKind.WRITER, "shared sort writers");
             bytesPerSortedWriter = MeasuredFootprints.get().bytes("pk", "any", SORTED_WRITER_STAGE, w.context.pool().pageSize());
         }
         if (!sortedWriters.tryGrow(bytesPerSortedWriter)) {
@@ -181,7 +181,7 @@ final class SortedWriters implements AutoCloseable {
             }
         }
         CoreOptions core = CoreOptions.fromMap(w.table.options());
-        MemoryReservation reservation = w.budget.newReservation(MemoryConsumer.SPILL_IO, "shared sort spill channels");
+        MemoryReservation reservation = w.budget.newReservation(ConsumerKind.SPILL_IO, "shared sort spill channels");
         SortPool sortPool = new SortPool(pool, w.budget.shareBytes() / SORT_SHARE / pool.pageSize());
         SharedSort opened = null;
         try {

@@ -3,7 +3,7 @@ package io.paimongov.runtime.write;
 import io.paimongov.runtime.internal.memory.GovernedSegmentPool;
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import org.apache.paimon.operation.AbstractFileStoreWrite;
 import org.apache.paimon.types.RowType;
@@ -126,7 +126,7 @@ final class WriterAdmission {
                 return false;
             }
         }
-        MemoryReservation reservation = budget.newReservation(MemoryConsumer.WRITER, name(key));
+        MemoryReservation reservation = budget.newReservation(ConsumerKind.WRITER, name(key));
         try {
             boolean reserved = false;
             while (true) {

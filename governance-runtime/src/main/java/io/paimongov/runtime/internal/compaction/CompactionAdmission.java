@@ -3,7 +3,7 @@ package io.paimongov.runtime.internal.compaction;
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.runtime.internal.memory.MemoryReservation;
 import io.paimongov.runtime.internal.memory.Reclaimer;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -98,7 +98,7 @@ public final class CompactionAdmission {
      */
     Lease acquire(Object task, Runnable check) throws InterruptedException {
         long bytes = Math.max(0, bytesOfTask.applyAsLong(task));
-        MemoryReservation reservation = budget.newReservation(MemoryConsumer.COMPACTION, "compaction task");
+        MemoryReservation reservation = budget.newReservation(ConsumerKind.COMPACTION, "compaction task");
         Request request = null;
         try {
             while (true) {

@@ -2,7 +2,7 @@ package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.runtime.internal.counters.BoundedAdd;
 import io.paimongov.spi.CleanupException;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
 import io.paimongov.spi.ResourceExhaustedException;
 import io.paimongov.spi.SegmentAllocator;
@@ -107,18 +107,18 @@ public final class MemoryBudget {
      * A reservation for {@code consumer} whose bytes are reserved from the engine with {@link
      * SegmentAllocator#tryReserve}, as {@code kind}: for memory used outside pages (encoders, I/O buffers).
      */
-    public MemoryReservation newReservation(MemoryConsumer kind, String consumer) {
+    public MemoryReservation newReservation(ConsumerKind kind, String consumer) {
         return register(new MemoryReservation(this, kind, consumer, true));
     }
 
-    /** {@link #newReservation(MemoryConsumer, String)} of kind {@link MemoryConsumer#OTHER}. */
+    /** {@link #newReservation(ConsumerKind, String)} of kind {@link ConsumerKind#OTHER}. */
     public MemoryReservation newReservation(String consumer) {
-        return newReservation(MemoryConsumer.OTHER, consumer);
+        return newReservation(ConsumerKind.OTHER, consumer);
     }
 
     /** A reservation that only accounts; its holder takes pages from the allocator itself. */
     MemoryReservation newPageReservation(String consumer) {
-        return register(new MemoryReservation(this, MemoryConsumer.WRITE_BUFFER, consumer, false));
+        return register(new MemoryReservation(this, ConsumerKind.WRITE_BUFFER, consumer, false));
     }
 
     private MemoryReservation register(MemoryReservation reservation) {

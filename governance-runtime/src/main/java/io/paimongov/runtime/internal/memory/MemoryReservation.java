@@ -1,7 +1,7 @@
 package io.paimongov.runtime.internal.memory;
 
 import io.paimongov.spi.GovernanceClosedException;
-import io.paimongov.spi.MemoryConsumer;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MemoryReservation implements AutoCloseable {
 
     private final MemoryBudget budget;
-    private final MemoryConsumer kind;
+    private final ConsumerKind kind;
     private final String consumer;
     private final boolean reserveFromEngine;
     /** {@link #state} once closed; held bytes are never negative. */
@@ -35,7 +35,7 @@ public final class MemoryReservation implements AutoCloseable {
     private final AtomicLong state = new AtomicLong();
     private volatile boolean keptAtClose;
 
-    MemoryReservation(MemoryBudget budget, MemoryConsumer kind, String consumer, boolean reserveFromEngine) {
+    MemoryReservation(MemoryBudget budget, ConsumerKind kind, String consumer, boolean reserveFromEngine) {
         this.budget = budget;
         this.kind = kind;
         this.consumer = consumer;
@@ -48,7 +48,7 @@ public final class MemoryReservation implements AutoCloseable {
     }
 
     /** What the bytes are for, as the allocator is told (ALLOC.16). */
-    public MemoryConsumer kind() {
+    public ConsumerKind kind() {
         return kind;
     }
 
