@@ -13,11 +13,13 @@
  *   mode=cancel-nonsense  is_cancelled answers 7
  *   mode=bad-abi          states abi_version 99
  *   mode=no-release       leaves release NULL
- *   timeout=MS            callback_timeout_ms (0: the provider's default)
+ *   timeout=MS            callback_timeout_ms (0: the provider's default; none: PG_NO_TIMEOUT)
  *   hang=MS               how long the hanging modes hang (default 600000)
  *   record=PATH           at on_detach, writes one line per consumer: code, bytes reserved in all,
  *                         most held at once, bytes held at the end; then "used <n>" and "peak <n>"
  *   metrics=PATH          appends one line per on_metrics call: write_id final_report input_rows
+ *   strict=1              on_detach keeps ctx and marks it detached; any call after that aborts the
+ *                         process (the test of "never called after detach" fails by crashing)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
@@ -43,7 +45,17 @@ typedef struct test_host {
     _Atomic int64_t held[CONSUMERS];
     _Atomic int64_t held_peak[CONSUMERS];
     _Atomic int32_t cancelled;
+    int strict;
+    _Atomic int32_t detached;
 } test_host;
+
+/* A strict host's check at the top of every callback. */
+static void alive(test_host *t, const char *callback) {
+    if (atomic_load(&t->detached)) {
+        fprintf(stderr, "pg_test_hosts: %s called after on_detach\n", callback);
+        abort();
+    }
+}
 
 static int is(const test_host *t, const char *mode) {
     return strcmp(t->mode, mode) == 0;
@@ -67,6 +79,7 @@ static void raise_to(_Atomic int64_t *peak, int64_t value) {
 
 static int64_t try_reserve(void *ctx, int64_t bytes, int32_t consumer) {
     test_host *t = ctx;
+    alive(t, "try_reserve");
     if (is(t, "slow-reserve")) {
         sleep_ms(t->hang_ms);
     }
@@ -89,6 +102,7 @@ static int64_t try_reserve(void *ctx, int64_t bytes, int32_t consumer) {
 
 static int64_t release(void *ctx, int64_t bytes, int32_t consumer) {
     test_host *t = ctx;
+    alive(t, "release");
     if (is(t, "release-error")) {
         return -7;
     }
@@ -100,6 +114,7 @@ static int64_t release(void *ctx, int64_t bytes, int32_t consumer) {
 
 static int32_t is_cancelled(void *ctx) {
     test_host *t = ctx;
+    alive(t, "is_cancelled");
     if (is(t, "cancel-hangs")) {
         sleep_ms(t->hang_ms);
     }
@@ -110,16 +125,19 @@ static int32_t is_cancelled(void *ctx) {
 }
 
 static int64_t used_bytes(void *ctx) {
+    alive(ctx, "used_bytes");
     return atomic_load(&((test_host *)ctx)->used);
 }
 
 static int32_t cancel(void *ctx, const char *reason) {
+    alive(ctx, "cancel");
     atomic_store(&((test_host *)ctx)->cancelled, 1);
     return 0;
 }
 
 static void on_metrics(void *ctx, const pg_metrics *m) {
     test_host *t = ctx;
+    alive(t, "on_metrics");
     if (t->metrics[0] == '\0' || m->struct_size < sizeof(pg_metrics)) {
         return;
     }
@@ -132,6 +150,7 @@ static void on_metrics(void *ctx, const pg_metrics *m) {
 
 static void on_detach(void *ctx) {
     test_host *t = ctx;
+    alive(t, "on_detach");
     if (t->record[0] != '\0') {
         FILE *f = fopen(t->record, "w");
         if (f != NULL) {
@@ -142,6 +161,10 @@ static void on_detach(void *ctx) {
             fprintf(f, "used %lld\npeak %lld\n", (long long)atomic_load(&t->used), (long long)atomic_load(&t->peak));
             fclose(f);
         }
+    }
+    if (t->strict) {
+        atomic_store(&t->detached, 1);
+        return;
     }
     free(t);
 }
@@ -174,11 +197,13 @@ const pg_host *pg_host_open(int64_t limit_bytes, const char *args) {
     t->hang_ms = arg(args, "hang", value, sizeof value) ? atoll(value) : 600000;
     arg(args, "record", t->record, sizeof t->record);
     arg(args, "metrics", t->metrics, sizeof t->metrics);
+    t->strict = arg(args, "strict", value, sizeof value) && strcmp(value, "1") == 0;
     t->limit = limit_bytes;
     t->host.abi_version = is(t, "bad-abi") ? 99 : PG_ABI_VERSION;
     t->host.struct_size = sizeof(pg_host);
     t->host.ctx = t;
-    t->host.callback_timeout_ms = arg(args, "timeout", value, sizeof value) ? (uint32_t)atol(value) : 0;
+    t->host.callback_timeout_ms = !arg(args, "timeout", value, sizeof value) ? 0
+            : strcmp(value, "none") == 0 ? PG_NO_TIMEOUT : (uint32_t)atol(value);
     t->host.try_reserve = try_reserve;
     t->host.release = is(t, "no-release") ? NULL : release;
     t->host.is_cancelled = is_cancelled;

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.paimon.memory.MemorySegment;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -169,6 +171,36 @@ class NativeHostFailuresTest {
         closer.join();
         assertThat(NativeHosts.detach(host.name())).isZero();
         assertThatThrownBy(() -> open(second)).isInstanceOf(IllegalStateException.class).hasMessageContaining("detached");
+    }
+
+    /**
+     * A strict host (src/test/c/pg_test_hosts.c) aborts the process when any callback reaches it
+     * after its on_detach: everything a write or the engine can still do after the detach must
+     * stay on the Java side, with bounded calls and with direct ones ({@code PG_NO_TIMEOUT}, where
+     * no shut-down call thread stands between).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"strict=1", "strict=1,timeout=none"})
+    void noCallbackReachesTheHostAfterItDetached(String args) throws Exception {
+        NativeHost host = TestHosts.open(args, LIMIT);
+        EngineResources r = open(host);
+        assertThat(r.memory().tryReserve(4096, ConsumerKind.WRITER)).isTrue();
+        List<MemorySegment> pages = new ArrayList<>();
+        r.memory().allocate(pages, 1);
+        r.memory().release(pages);
+        r.memory().release(4096, ConsumerKind.WRITER);
+        r.close();
+        assertThat(NativeHosts.detach(host.name())).isZero();
+
+        r.memory().release(4096, ConsumerKind.WRITER);
+        r.memory().release(pages);
+        r.close();
+        assertThat(host.usedBytes()).isEmpty();
+        assertThat(host.cancelFromHost("too late")).isFalse();
+        assertThatThrownBy(() -> open(host)).isInstanceOf(IllegalStateException.class);
+        // Ten poll periods: a poller still running would have called is_cancelled by now.
+        Thread.sleep(10 * HostDescription.DEFAULT_POLL_MS);
+        assertThat(host.openWrites()).isZero();
     }
 
     @Test
