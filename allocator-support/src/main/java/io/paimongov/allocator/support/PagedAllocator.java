@@ -77,19 +77,17 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     protected abstract void unreserveBytes(long bytes);
 
     /**
-     * {@link #reserveBytes(long)} for memory of one kind (ALLOC.16 of docs/spi.md), for an engine that
-     * tracks memory by consumer; the default forgets the kind. Pages are admitted through {@link
-     * #reserveBytes(long)} (heap kind) or the engine's own page calls, never through this.
+     * {@link #reserveBytes(long)} of one kind (ALLOC.16), for an engine that tracks memory by
+     * consumer; the default forgets the kind. A reservation without a kind is {@code OTHER}.
      */
     protected boolean reserveBytes(long bytes, ConsumerKind consumer) {
         return reserveBytes(bytes);
     }
 
     /**
-     * {@link #unreserveBytes(long)} of bytes reserved for {@code consumer}; throws as it does. The
-     * allocator's counters do not keep kinds: {@link #release(long)} without a kind and {@link
-     * #close()} give back through {@link #unreserveBytes(long)}, so an engine that tracks kinds keeps
-     * its own count of each to know which to give back. The default forgets the kind.
+     * {@link #unreserveBytes(long)} of bytes reserved for {@code consumer}; the default forgets the
+     * kind. {@link #close()} gives back through {@link #unreserveBytes(long)}: an engine that tracks
+     * kinds keeps its own count of each.
      */
     protected void unreserveBytes(long bytes, ConsumerKind consumer) {
         unreserveBytes(bytes);
@@ -174,14 +172,14 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         if (takesPagesUnderLock()) {
             synchronized (lock) {
                 admit(bytes);
-                made = take(count, bytes, taken);
+                made = PageTake.take(this, ledger, pages, count, bytes, taken);
                 pages.register(taken, made);
             }
         } else {
             synchronized (lock) {
                 admit(bytes);
             }
-            made = take(count, bytes, taken);
+            made = PageTake.take(this, ledger, pages, count, bytes, taken);
             synchronized (lock) {
                 if (ledger.isClosed()) {
                     // Closed while the pages were taken: close() already settled these bytes.
@@ -212,61 +210,8 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         ledger.pagesTaken(bytes);
     }
 
-    private MemorySegment[] take(int count, long bytes, List<P> taken) {
-        try {
-            takePages(count, taken);
-            MemorySegment[] made = new MemorySegment[taken.size()];
-            for (int i = 0; i < made.length; i++) {
-                made[i] = segment(taken.get(i));
-            }
-            return made;
-        } catch (Exception | Error e) {
-            synchronized (lock) {
-                undoTake(taken, bytes, e);
-            }
-            if (isRefusal(e)) {
-                throw exhausted(bytes, e);
-            }
-            if (e instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e instanceof Error r) {
-                throw r;
-            }
-            throw new IllegalStateException("taking " + count + " pages from the engine failed", e);
-        }
-    }
-
-    /**
-     * Gives back the pages of an allocation that failed part way and undoes its admission, each only
-     * once the engine took it back: pages the engine refuses stay counted and go back at close.
-     */
-    private void undoTake(List<P> taken, long bytes, Throwable failure) {
-        if (!taken.isEmpty()) {
-            try {
-                givePages(taken);
-            } catch (RuntimeException | Error e) {
-                failure.addSuppressed(e);
-                ledger.releaseFailed(e);
-                pages.strand(taken);
-                return;
-            }
-        }
-        if (ledger.isClosed()) {
-            return;
-        }
-        try {
-            unadmitPages(bytes);
-        } catch (RuntimeException | Error e) {
-            failure.addSuppressed(e);
-            ledger.releaseFailed(e);
-            return;
-        }
-        ledger.pagesGiven(bytes);
-    }
-
     /** The error for a refused request of {@code bytes}, with the numbers now and the engine's refusal as cause. */
-    private ResourceExhaustedException exhausted(long bytes, Throwable cause) {
+    ResourceExhaustedException exhausted(long bytes, Throwable cause) {
         ResourceExhaustedException e = ResourceExhaustedException.memory(requester, bytes, usedBytes(), capacity);
         if (cause != null) {
             e.initCause(cause);
@@ -313,7 +258,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
 
     @Override
     public boolean tryReserve(long bytes) {
-        return tryReserve(bytes, null);
+        return tryReserve(bytes, ConsumerKind.OTHER);
     }
 
     /** As {@link #tryReserve(long)}, through {@link #reserveBytes(long, ConsumerKind)}. */
@@ -324,7 +269,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
         }
         synchronized (lock) {
             ensureOpen();
-            if (bytes > 0 && (!ledger.fits(bytes) || !(consumer == null ? reserveBytes(bytes) : reserveBytes(bytes, consumer)))) {
+            if (bytes > 0 && (!ledger.fits(bytes) || !reserveBytes(bytes, consumer))) {
                 return false;
             }
             ledger.reserved(bytes);
@@ -335,7 +280,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
     /** Returns up to {@code bytes} of reservations; more than is reserved returns all of it. */
     @Override
     public void release(long bytes) {
-        release(bytes, null);
+        release(bytes, ConsumerKind.OTHER);
     }
 
     /** As {@link #release(long)}, through {@link #unreserveBytes(long, ConsumerKind)}. */
@@ -347,11 +292,7 @@ public abstract class PagedAllocator<P> implements SegmentAllocator, AutoCloseab
                 return;
             }
             try {
-                if (consumer == null) {
-                    unreserveBytes(given);
-                } else {
-                    unreserveBytes(given, consumer);
-                }
+                unreserveBytes(given, consumer);
             } catch (RuntimeException | Error e) {
                 ledger.releaseFailed(e);
                 return;
