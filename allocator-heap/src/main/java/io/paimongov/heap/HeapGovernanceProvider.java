@@ -1,5 +1,6 @@
 package io.paimongov.heap;
 
+import io.paimongov.allocator.support.HeapLimit;
 import io.paimongov.allocator.support.LeakCounter;
 import io.paimongov.allocator.support.PagedResources;
 import io.paimongov.spi.CancellationSignal;

@@ -1,5 +1,6 @@
 package io.paimongov.nativehost;
 
+import io.paimongov.allocator.support.HeapLimit;
 import io.paimongov.allocator.support.LeakCounter;
 import io.paimongov.allocator.support.PagedResources;
 import io.paimongov.spi.EngineEnvironment;
@@ -60,14 +61,17 @@ public final class NativeGovernanceProvider implements GovernanceProvider {
     }
 
     /**
-     * @throws IllegalArgumentException for an unknown {@code governance.native.*} key, or when no
-     *     host is given or the one named is not attached
+     * @throws IllegalArgumentException for an unknown {@code governance.native.*} key, when no host
+     *     is given or the one named is not attached, and for a {@code governance.memory.budget}
+     *     larger than the heap can give (the pages are {@code byte[]}; PROV.7)
      * @throws IllegalStateException when the provider's JNI library is missing, or the host is
      *     detached
      */
     @Override
     public EngineResources open(ProviderOptions options, EngineEnvironment environment) {
         options.rejectUnknownKeys(NAME, List.of(HOST_KEY));
+        // Pages are byte[] on the Java heap, whatever the host's limit: a budget the heap cannot hold is refused (PROV.7).
+        HeapLimit.check(options.budgetBytes());
         NativeHost given = environment.find(NativeHost.class).orElse(null);
         boolean own = given == null && options.raw(HOST_KEY).filter(REFERENCE_HOST::equals).isPresent();
         NativeHost host = given != null ? given

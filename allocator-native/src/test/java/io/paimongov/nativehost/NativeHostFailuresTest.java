@@ -216,5 +216,11 @@ class NativeHostFailuresTest {
                 .providerKey(NativeGovernanceProvider.HOST_KEY, "no-such-host").build();
         assertThatThrownBy(() -> provider.open(nobody, EngineEnvironment.standalone()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'no-such-host' names no attached native host");
+        ProviderOptions beyondTheHeap = ProviderOptions.builder(Runtime.getRuntime().maxMemory() * 2, 64 << 10)
+                .spillDirs(List.of(dir), true).providerKey(NativeGovernanceProvider.HOST_KEY, NativeGovernanceProvider.REFERENCE_HOST).build();
+        assertThatThrownBy(() -> provider.open(beyondTheHeap, EngineEnvironment.standalone()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("governance.memory.budget")
+                .hasMessageContaining("larger than the heap can give");
+        assertThat(NativeHosts.names()).as("a refused open leaves no reference host attached").noneMatch(n -> n.startsWith("reference-"));
     }
 }

@@ -1,4 +1,4 @@
-package io.paimongov.heap;
+package io.paimongov.allocator.support;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.GarbageCollectorMXBean;
@@ -32,9 +32,12 @@ import java.lang.management.MemoryUsage;
  * live and G1 keeps 10.1 MB free, so at most 57.7 MB are free: 72 MiB is refused, and 55 MiB runs to
  * the end.
  *
+ * <p>For a provider whose pages are {@code byte[]} on the Java heap (the heap and the native
+ * providers): call {@link #check} in {@code open}, before anything is taken.
+ *
  * <p>Stateless; thread-safe.
  */
-final class HeapLimit {
+public final class HeapLimit {
 
     static final String BUDGET_KEY = "governance.memory.budget";
 
@@ -47,7 +50,7 @@ final class HeapLimit {
      * @throws IllegalArgumentException when {@code budgetBytes} is larger than the heap can give,
      *     naming the key, the budget, the maximum heap, the live heap and the collector's reserve
      */
-    static void check(long budgetBytes) {
+    public static void check(long budgetBytes) {
         long max = Runtime.getRuntime().maxMemory();
         if (max == Long.MAX_VALUE) {
             return;
