@@ -11,7 +11,7 @@
 #include <string.h>
 #include "paimon_governance.h"
 
-#define CONSUMERS 8
+#define CONSUMERS 10
 
 typedef struct reference_host {
     pg_host host;

@@ -30,7 +30,7 @@
 #include <time.h>
 #include "paimon_governance.h"
 
-#define CONSUMERS 8
+#define CONSUMERS 10
 
 typedef struct test_host {
     pg_host host;

@@ -72,7 +72,9 @@ enum pg_consumer {
     PG_CONSUMER_COMPACTION = 4,   /* compaction tasks: readers, merge state and writer */
     PG_CONSUMER_INDEX = 5,        /* bucket and key indexes (dynamic buckets, cross-partition keys) */
     PG_CONSUMER_LOOKUP = 6,       /* lookup caches (lookup changelog, deletion vectors) */
-    PG_CONSUMER_COMMIT = 7        /* commit messages kept for writers closed before the commit */
+    PG_CONSUMER_COMMIT = 7,       /* commit messages kept for writers closed before the commit */
+    PG_CONSUMER_READ = 8,         /* governed reads: format readers, merge state, spilled runs, planning */
+    PG_CONSUMER_READ_OUTPUT = 9   /* rows a read handed to the engine, until the engine lets go of them */
 };
 
 /** A short name of a consumer code, for logs and per-consumer trackers. */
@@ -85,6 +87,8 @@ static inline const char *pg_consumer_name(int32_t consumer) {
     case PG_CONSUMER_INDEX: return "index";
     case PG_CONSUMER_LOOKUP: return "lookup";
     case PG_CONSUMER_COMMIT: return "commit messages";
+    case PG_CONSUMER_READ: return "read";
+    case PG_CONSUMER_READ_OUTPUT: return "read output";
     default: return "other";
     }
 }

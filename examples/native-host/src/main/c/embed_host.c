@@ -23,7 +23,7 @@
 #include <time.h>
 #include "paimon_governance_jni.h"
 
-#define CONSUMERS 8
+#define CONSUMERS 10
 
 /* One query's memory tracker: the host's own count, with a hard limit. */
 typedef struct tracker {

@@ -125,7 +125,14 @@ public interface SegmentAllocator {
         /** Lookup caches of lookup changelog producers and deletion vectors. */
         LOOKUP(6, "lookup"),
         /** Commit messages kept for writers that were closed before the commit. */
-        COMMIT(7, "commit messages");
+        COMMIT(7, "commit messages"),
+        /**
+         * Governed reads: open format readers (row groups, decompression, decoded batches), merge
+         * state and the channels of spilled intermediate runs, and manifest planning.
+         */
+        READ(8, "read"),
+        /** Rows a governed read copied out and handed to the engine, held until the engine lets go of them. */
+        READ_OUTPUT(9, "read output");
 
         private final int code;
         private final String label;

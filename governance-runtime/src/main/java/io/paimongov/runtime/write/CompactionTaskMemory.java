@@ -2,6 +2,7 @@ package io.paimongov.runtime.write;
 
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.config.Sizes;
+import io.paimongov.runtime.internal.formats.InputRowGroups;
 import io.paimongov.runtime.internal.memory.MemoryBudget;
 import io.paimongov.spi.ResourceExhaustedException;
 import java.lang.reflect.Field;

@@ -15,11 +15,14 @@ import io.paimongov.spi.EngineResources;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.GovernanceProvider;
 import io.paimongov.spi.ResourceExhaustedException.Holder;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.paimon.disk.IOManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -146,6 +149,24 @@ public final class ResourceContext implements AutoCloseable {
         return new EngineReservation(budget.newReservation(consumer));
     }
 
+    /**
+     * {@link #newReservation(String)} of a kind the engine's allocator is told with each byte
+     * (clause ALLOC.16 of docs/spi.md): a governed read's readers are {@link ConsumerKind#READ}.
+     */
+    public EngineReservation newReservation(ConsumerKind kind, String consumer) {
+        return new EngineReservation(budget.newReservation(kind, consumer));
+    }
+
+    /**
+     * Paimon's I/O manager over this context's spill scope, for Paimon code run in this context
+     * besides the write (a governed read's spilled runs): its channels live in the scope, count
+     * toward {@code governance.spill.max-bytes} and the spill metrics, and go when the context
+     * closes. The context owns it: callers never close it. Thread-safe.
+     */
+    public IOManager spillIOManager() {
+        return ioManager;
+    }
+
     /** Live reservations that still hold bytes, largest first; empty once everything was given back. */
     public List<Holder> holders() {
         return budget.holders();
@@ -164,6 +185,11 @@ public final class ResourceContext implements AutoCloseable {
     /** Whether the write was cancelled (by {@link #cancel}, the engine or an interrupt). */
     public boolean isCancelled() {
         return token.isCancelled();
+    }
+
+    /** Why the context was cancelled, once it was (by {@link #cancel} or the engine's signal). */
+    public Optional<String> cancelReason() {
+        return token.reason();
     }
 
     /** The final snapshot once closed, else a fresh one. */

@@ -1,4 +1,4 @@
-package io.paimongov.runtime.write;
+package io.paimongov.runtime.internal.formats;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,17 +29,30 @@ import org.apache.paimon.shade.org.apache.parquet.hadoop.metadata.BlockMetaData;
  * it opens the file; answers are kept per path ({@value #CACHED_FILES} at most, least recently used
  * dropped first), since data files never change.
  *
- * <p>Thread-safe (compaction threads call it at once). May throw {@link UncheckedIOException} when a
- * footer cannot be read: the task that would read the file fails the same way.
+ * <p>{@link #units} adds the width of a row once decoded, which a reader's batch of rows takes: for
+ * Parquet the largest row group's uncompressed bytes over its rows, for ORC the file's raw data size
+ * over its rows; other formats answer the file's bytes per row.
+ *
+ * <p>Thread-safe (compaction threads and reads call it at once). May throw {@link
+ * UncheckedIOException} when a footer cannot be read: the task that would read the file fails the
+ * same way.
  */
-final class InputRowGroups {
+public final class InputRowGroups {
+
+    /**
+     * What a reader of one data file holds besides its fixed state.
+     *
+     * @param largestUnitBytes the largest row group or stripe, compressed, as the footer gives it
+     * @param rowBytes the widest decoded row, in bytes (at least 1)
+     */
+    public record FileUnits(long largestUnitBytes, long rowBytes) {}
 
     /** Paths whose answer is kept: a long and a path each, a few hundred KB at most. */
     static final int CACHED_FILES = 4096;
 
-    private final Map<String, Long> cache = new LinkedHashMap<>(64, 0.75f, true) {
+    private final Map<String, FileUnits> cache = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, FileUnits> eldest) {
             return size() > CACHED_FILES;
         }
     };
@@ -48,50 +61,68 @@ final class InputRowGroups {
      * The largest row group or stripe of {@code file} at {@code path}, in bytes as the footer gives
      * them; {@code fallback} for a format read in small blocks.
      */
-    long largest(FileIO fileIO, Path path, DataFileMeta file, long fallback) {
+    public long largest(FileIO fileIO, Path path, DataFileMeta file, long fallback) {
         String format = file.fileFormat().toLowerCase(Locale.ROOT);
+        return format.equals("parquet") || format.equals("orc") ? units(fileIO, path, file, fallback).largestUnitBytes() : fallback;
+    }
+
+    /**
+     * The units a reader of {@code file} at {@code path} holds: its largest row group or stripe
+     * ({@code fallback} for a format read in small blocks) and its widest decoded row.
+     */
+    public FileUnits units(FileIO fileIO, Path path, DataFileMeta file, long fallback) {
+        String format = file.fileFormat().toLowerCase(Locale.ROOT);
+        long perRow = Math.max(1, file.fileSize() / Math.max(1, file.rowCount()));
         if (!format.equals("parquet") && !format.equals("orc")) {
-            return fallback;
+            return new FileUnits(fallback, perRow);
         }
         String key = path.toString();
         synchronized (cache) {
-            Long known = cache.get(key);
+            FileUnits known = cache.get(key);
             if (known != null) {
                 return known;
             }
         }
-        long bytes;
+        FileUnits units;
         try {
-            bytes = format.equals("parquet") ? largestRowGroup(fileIO, path, file.fileSize()) : OrcStripes.largest(fileIO, path);
+            units = format.equals("parquet") ? parquet(fileIO, path, file.fileSize()) : OrcStripes.units(fileIO, path, perRow);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the footer of " + path + " to size its compaction reader", e);
+            throw new UncheckedIOException("cannot read the footer of " + path + " to size its reader", e);
         }
         synchronized (cache) {
-            cache.put(key, bytes);
+            cache.put(key, units);
         }
-        return bytes;
+        return units;
     }
 
-    private static long largestRowGroup(FileIO fileIO, Path path, long fileSize) throws IOException {
+    private static FileUnits parquet(FileIO fileIO, Path path, long fileSize) throws IOException {
         long most = 0;
+        long rowBytes = 1;
         try (ParquetFileReader reader = ParquetUtil.getParquetReader(fileIO, path, fileSize, new Options())) {
             for (BlockMetaData block : reader.getFooter().getBlocks()) {
                 most = Math.max(most, block.getCompressedSize());
+                if (block.getRowCount() > 0) {
+                    rowBytes = Math.max(rowBytes, block.getTotalByteSize() / block.getRowCount());
+                }
             }
         }
-        return most;
+        return new FileUnits(most, rowBytes);
     }
 
     /** Its own class, so that Hadoop's classes, which Paimon's ORC reader needs, load only for ORC files. */
     private static final class OrcStripes {
-        static long largest(FileIO fileIO, Path path) throws IOException {
+        static FileUnits units(FileIO fileIO, Path path, long perRow) throws IOException {
             long most = 0;
+            long rowBytes = perRow;
             try (Reader reader = OrcReaderFactory.createReader(new Configuration(), fileIO, path, null)) {
                 for (StripeInformation stripe : reader.getStripes()) {
                     most = Math.max(most, stripe.getLength());
                 }
+                if (reader.getNumberOfRows() > 0) {
+                    rowBytes = Math.max(rowBytes, reader.getRawDataSize() / reader.getNumberOfRows());
+                }
             }
-            return most;
+            return new FileUnits(most, rowBytes);
         }
     }
 }

@@ -1,0 +1,266 @@
+package io.paimongov.runtime.read;
+
+import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.KeyValueFileStore;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.io.KeyValueFileReaderFactory;
+import org.apache.paimon.operation.MergeFileSplitRead;
+import org.apache.paimon.predicate.Predicate;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.serializer.InternalRowSerializer;
+import org.apache.paimon.table.BucketMode;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.KeyValueTableRead;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.RowType;
+import org.apache.paimon.utils.IOUtils;
+
+/**
+ * A read of a Paimon table governed by the resource context of a write: its readers, merges and
+ * the rows it hands out take their memory from the context's budget, its merges spill to the
+ * context's spill scope, it stops at the context's cancel, and it keeps metrics of its own
+ * ({@link #metrics()}). docs/reads.md describes it.
+ *
+ * <ul>
+ *   <li>Batch reads of every table mode: splits that need no merge (append tables, deletion
+ *       vectors, compacted primary-key splits) are read by Paimon's own read, one data file at a
+ *       time, each split charged its most costly file's reader; splits of overlapping sorted runs
+ *       are merged by Paimon's merge-on-read with a merge of the runtime's in place of Paimon's
+ *       ({@link GovernedMergeSorter}): all runs at once when the budget holds their readers, else
+ *       in passes through spilled runs, with the same rows.
+ *   <li>Streaming reads: the splits of the table's stream scan ({@code
+ *       table.newReadBuilder().newStreamScan()}) go to {@link #reader} like any split; Paimon reads
+ *       them without merging, one file at a time.
+ *   <li>Prefetch: Paimon's asynchronous file reader (its own thread and queue of batches) is
+ *       turned off ({@code file-reader-async-threshold}), since its queue would be outside the
+ *       budget.
+ * </ul>
+ *
+ * <p>Paimon 1.4's {@code MergeFileSplitRead} keeps its merge in a final field, set here by
+ * reflection; a Paimon without it fails at {@link #open} with {@link UnsupportedOperationException}.
+ *
+ * <p>Lifetime: {@link #open} on an open context; {@link #reader} per split, each closed by the
+ * engine; {@link #close()} before the context closes. <b>Thread-safety:</b> {@link #reader},
+ * {@link #plan}, {@link #metrics} and {@link #close} are thread-safe; each split reader is read by
+ * one thread at a time.
+ */
+public final class GovernedTableRead implements AutoCloseable {
+
+    /** Turns off Paimon's asynchronous file reader. */
+    static final String NO_ASYNC_READER = Long.MAX_VALUE + " b";
+
+    private static final Field MERGE_SORTER = mergeSorterField();
+    private static final AtomicLong READS = new AtomicLong();
+
+    private final FileStoreTable table;
+    private final ResourceContext context;
+    private final String name;
+    private final ReadMetrics metrics = new ReadMetrics();
+    private final ReadCosts costs;
+    private final Set<GovernedSplitReader> open = ConcurrentHashMap.newKeySet();
+    private RowType readType;
+    private Predicate filter;
+    private volatile boolean closed;
+
+    private GovernedTableRead(FileStoreTable table, ResourceContext context) {
+        this.table = table.copy(Map.of(CoreOptions.FILE_READER_ASYNC_THRESHOLD.key(), NO_ASYNC_READER));
+        this.context = context;
+        this.name = "read " + READS.incrementAndGet() + " of " + table.name();
+        this.costs = new ReadCosts(table.fileIO(), table.store().pathFactory(), this.table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE));
+    }
+
+    /**
+     * Opens a governed read of {@code table} on {@code context}'s budget, spill scope and cancel.
+     *
+     * @throws UnsupportedOperationException when the Paimon on the class path has no merge to put
+     *     the runtime's in place of
+     * @throws io.paimongov.spi.GovernanceClosedException when the context is closed
+     */
+    public static GovernedTableRead open(FileStoreTable table, ResourceContext context) {
+        if (MERGE_SORTER == null) {
+            throw new UnsupportedOperationException(
+                    "this Paimon's MergeFileSplitRead has no 'mergeSorter' field: governed reads need Paimon 1.4");
+        }
+        if (context.isClosed()) {
+            throw new io.paimongov.spi.GovernanceClosedException("the resource context '" + context.name() + "' is closed");
+        }
+        return new GovernedTableRead(table, context);
+    }
+
+    /** Reads only these fields, as {@link ReadBuilder#withReadType}; before the first {@link #reader}. */
+    public GovernedTableRead withReadType(RowType type) {
+        this.readType = type;
+        return this;
+    }
+
+    /** Reads only the fields at these indexes of the table's row type; before the first {@link #reader}. */
+    public GovernedTableRead withProjection(int[] fields) {
+        return withReadType(table.rowType().project(fields));
+    }
+
+    /** Passes {@code predicate} to Paimon's readers, as {@link ReadBuilder#withFilter}: rows it cannot skip still come back. */
+    public GovernedTableRead withFilter(Predicate predicate) {
+        this.filter = predicate;
+        return this;
+    }
+
+    /** The row type of the rows this read hands out. */
+    public RowType rowType() {
+        return readType != null ? readType : table.rowType();
+    }
+
+    /**
+     * The splits of a batch read of the table's latest snapshot (Paimon's scan, with this read's
+     * filter).
+     *
+     * @throws ReadCancelledException when the context was cancelled before or while it planned
+     */
+    public List<Split> plan() throws ReadCancelledException {
+        check();
+        List<Split> splits = builder().newScan().plan().splits();
+        check();
+        return splits;
+    }
+
+    /**
+     * A reader of {@code split}, charged to a reservation of its own from this moment until it
+     * closes. The engine closes it.
+     *
+     * @throws ReadCancelledException when the context was cancelled
+     * @throws IOException when Paimon cannot open the split
+     * @throws IllegalStateException when this read was closed
+     */
+    public GovernedSplitReader reader(Split split) throws IOException {
+        if (closed) {
+            throw new IllegalStateException(name + " is closed");
+        }
+        check();
+        String consumer = name + " " + describe(split);
+        ReaderMemory memory = new ReaderMemory(context.newReservation(ConsumerKind.READ, consumer), metrics);
+        RecordReader<InternalRow> rows;
+        try {
+            rows = merges(split) ? mergeReader((DataSplit) split, memory) : plainReader(split, memory);
+        } catch (IOException | RuntimeException e) {
+            memory.close();
+            throw e;
+        }
+        metrics.splitsRead.increment();
+        GovernedSplitReader[] made = new GovernedSplitReader[1];
+        made[0] = new GovernedSplitReader(rows, memory, new InternalRowSerializer(rowType()),
+                () -> context.newReservation(ConsumerKind.READ_OUTPUT, name + " output"), metrics, this::check,
+                () -> open.remove(made[0]));
+        open.add(made[0]);
+        return made[0];
+    }
+
+    /** A snapshot of what this read did so far. */
+    public ReadSnapshot metrics() {
+        return metrics.snapshot();
+    }
+
+    /** Closes the split readers still open. Output batches stay charged until closed. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        for (GovernedSplitReader reader : new ArrayList<>(open)) {
+            IOUtils.closeQuietly(reader);
+        }
+    }
+
+    /** Whether Paimon would merge the split's runs: a batch split of a primary-key table that is not raw. */
+    private boolean merges(Split split) {
+        if (table.primaryKeys().isEmpty() || !(split instanceof DataSplit ds) || ds.isStreaming()
+                || ds.bucket() == BucketMode.POSTPONE_BUCKET) {
+            return false;
+        }
+        if (!ds.rawConvertible()) {
+            return true;
+        }
+        for (DataFileMeta file : ds.dataFiles()) {
+            if (file.deleteRowCount().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private RecordReader<InternalRow> mergeReader(DataSplit split, ReaderMemory memory) throws IOException {
+        KeyValueFileStore store = (KeyValueFileStore) table.store();
+        MergeFileSplitRead read = store.newRead();
+        KeyValueFileReaderFactory.Builder types = store.newReaderFactoryBuilder();
+        GovernedMergeSorter sorter = new GovernedMergeSorter(table.coreOptions(), types.keyType(), types.readValueType(),
+                split.partition(), split.bucket(), costs, memory, this::check, metrics);
+        try {
+            MERGE_SORTER.set(read, sorter);
+        } catch (IllegalAccessException e) {
+            throw new UnsupportedOperationException("cannot put the governed merge in place of Paimon's", e);
+        }
+        read.withIOManager(context.spillIOManager());
+        if (readType != null) {
+            read.withReadType(readType);
+        }
+        if (filter != null) {
+            read.withFilter(filter);
+        }
+        return KeyValueTableRead.unwrap(read.createReader(split), table.schema().options());
+    }
+
+    /** Paimon's read, one file at a time: charged its most costly file's reader. */
+    private RecordReader<InternalRow> plainReader(Split split, ReaderMemory memory) throws IOException {
+        if (split instanceof DataSplit ds) {
+            long most = 0;
+            for (DataFileMeta file : ds.dataFiles()) {
+                most = Math.max(most, costs.file(ds.partition(), ds.bucket(), file));
+                metrics.filesOpened.increment();
+                metrics.bytesOpened.add(file.fileSize());
+            }
+            memory.hold(most);
+        }
+        return builder().newRead().withIOManager(context.spillIOManager()).createReader(split);
+    }
+
+    private ReadBuilder builder() {
+        ReadBuilder builder = table.newReadBuilder();
+        if (readType != null) {
+            builder.withReadType(readType);
+        }
+        if (filter != null) {
+            builder.withFilter(filter);
+        }
+        return builder;
+    }
+
+    private void check() throws ReadCancelledException {
+        if (context.isCancelled()) {
+            metrics.cancelled.set(true);
+            throw new ReadCancelledException(context.cancelReason().orElse("cancelled"));
+        }
+    }
+
+    private static String describe(Split split) {
+        return split instanceof DataSplit ds ? "(bucket " + ds.bucket() + ", " + ds.dataFiles().size() + " files)" : "(split)";
+    }
+
+    private static Field mergeSorterField() {
+        try {
+            Field f = MergeFileSplitRead.class.getDeclaredField("mergeSorter");
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.paimongov.runtime.read;
+
+import io.paimongov.runtime.internal.formats.InputRowGroups;
+import io.paimongov.runtime.internal.formats.InputRowGroups.FileUnits;
+import io.paimongov.runtime.write.MeasuredFootprints;
+import io.paimongov.runtime.write.SpillChannels;
+import java.util.Locale;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.fs.FileIO;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.utils.FileStorePathFactory;
+
+/**
+ * What one open reader of a governed read holds, as estimates from measurements and the files'
+ * footers (docs/reads.md, "What a read is charged"). A reader of a data file holds:
+ *
+ * <ul>
+ *   <li>its fixed state, the measured {@code reader} stage of {@link MeasuredFootprints} for the
+ *       file's format (Parquet's where the format has no cell);
+ *   <li>the largest row group or stripe of the file, compressed, from its footer ({@link
+ *       InputRowGroups}): Paimon's Parquet reader reads every column chunk of a row group before it
+ *       decodes a row, and its ORC reader a stripe's streams; Avro files {@value #AVRO_BLOCK} bytes;
+ *   <li>one batch of decoded rows: {@code read.batch-size} rows (at most the file's rows) of the
+ *       file's widest decoded row, times {@value #BATCH_COST}, for the column vectors and the pages
+ *       being decompressed into them.
+ * </ul>
+ *
+ * A spilled run being written or read holds one spill channel: the measured {@code spill-channel}
+ * stage of Paimon's sort channels ({@link SpillChannels#sortChannelBytes}), two 64 KiB compression
+ * blocks and the codec's state.
+ *
+ * <p>Thread-safe; may read footers (one small read per file, kept per path).
+ */
+final class ReadCosts {
+
+    /** Decoded rows of one batch cost this many times their width: the vectors and the decompressed pages. */
+    static final double BATCH_COST = 2.0;
+    /** What an Avro reader buffers: one block of its file, at most this. */
+    static final long AVRO_BLOCK = 128 << 10;
+    /** The page size whose calibration cells the read uses: readers take no pages. */
+    private static final int CALIBRATED_PAGE = 64 << 10;
+
+    private static final InputRowGroups UNITS = new InputRowGroups();
+
+    private final FileIO fileIO;
+    private final FileStorePathFactory paths;
+    private final int batchRows;
+
+    ReadCosts(FileIO fileIO, FileStorePathFactory paths, int batchRows) {
+        this.fileIO = fileIO;
+        this.paths = paths;
+        this.batchRows = Math.max(1, batchRows);
+    }
+
+    /** One open reader of {@code file} in bucket {@code bucket} of {@code partition}. */
+    long file(BinaryRow partition, int bucket, DataFileMeta file) {
+        String format = file.fileFormat().toLowerCase(Locale.ROOT);
+        FileUnits units = UNITS.units(
+                fileIO, paths.createDataFilePathFactory(partition, bucket).toPath(file), file, Math.min(file.fileSize(), AVRO_BLOCK));
+        long rows = Math.min(batchRows, Math.max(1, file.rowCount()));
+        return readerBytes(format) + units.largestUnitBytes() + (long) Math.ceil(BATCH_COST * rows * units.rowBytes());
+    }
+
+    /** One open spill channel of a spilled run, written or read. */
+    long channel() {
+        return SpillChannels.sortChannelBytes(CALIBRATED_PAGE);
+    }
+
+    private static long readerBytes(String format) {
+        MeasuredFootprints measured = MeasuredFootprints.get();
+        return measured.has("pk", format, "reader")
+                ? measured.bytes("pk", format, "reader", CALIBRATED_PAGE)
+                : measured.bytes("pk", "parquet", "reader", CALIBRATED_PAGE);
+    }
+}
