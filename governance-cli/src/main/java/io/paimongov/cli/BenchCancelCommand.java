@@ -3,11 +3,9 @@ package io.paimongov.cli;
 import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.cancel.JobCancelBench;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -125,20 +123,16 @@ final class BenchCancelCommand implements Callable<Integer> {
 
     /** The children and the report; on a signal the report is not printed ({@link ShutdownCleanup#report}). */
     private int measure(JobCancelBench.Sizes sizes, Set<JobCancelBench.Engine> which, Path dir, ShutdownCleanup shutdown) throws Exception {
-        PrintWriter err = spec.commandLine().getErr();
-        long start = System.nanoTime();
-        Map<String, Object> report = new LinkedHashMap<>();
-        report.put("quick", quick);
-        report.put("cores", Runtime.getRuntime().availableProcessors());
-        report.put("loadAverage", BenchTables.round2(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
+        BenchReport bench = new BenchReport("cancel", spec.commandLine().getErr());
+        Map<String, Object> report = bench.header(quick);
         try {
-            report.putAll(JobCancelBench.run(dir, sizes, which, line -> progress(err, start, line)));
+            report.putAll(JobCancelBench.run(dir, sizes, which, bench::progress));
         } finally {
             if (workDir == null) {
                 BenchTables.deleteTree(dir);
             }
         }
-        report.put("elapsedMillis", (System.nanoTime() - start) / 1_000_000);
+        report.put("elapsedMillis", bench.elapsedMillis());
         PrintWriter out = spec.commandLine().getOut();
         shutdown.report(() -> {
             if (json) {
@@ -163,10 +157,5 @@ final class BenchCancelCommand implements Callable<Integer> {
                     r.get(e + "GovernedLeftNothing"), r.get(e + "GovernedNoSnapshot"), r.get(e + "GovernedNoSpillScope"),
                     r.get(e + "Governed" + memory), r.get(e + "GovernedNoDataFiles"));
         }
-    }
-
-    private static void progress(PrintWriter err, long startNanos, String line) {
-        err.printf(Locale.ROOT, "bench cancel: [%6.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, line);
-        err.flush();
     }
 }

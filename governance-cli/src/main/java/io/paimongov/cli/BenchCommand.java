@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
-        subcommands = {BenchScaleCommand.class, BenchLagCommand.class, BenchCancelCommand.class, BenchNativeCommand.class},
+        subcommands = {BenchScaleCommand.class, BenchLagCommand.class, BenchCancelCommand.class, BenchNativeCommand.class, BenchReadCommand.class},
         description = "Measures governed writes side by side in one run: throughput vs plain Paimon, budget and heap,"
                 + " a tight heap, spilling, cancel latency, compaction drain speedup, allocator overhead.")
 final class BenchCommand implements Callable<Integer> {

@@ -145,11 +145,10 @@ final class BenchLagCommand implements Callable<Integer> {
 
     /** The runs, the files in the out directory and the report; on a signal the report is not printed. */
     private int measure(ReadLag.Sizes sizes, Path dir, Path outDir, ShutdownCleanup shutdown) throws Exception {
-        PrintWriter err = spec.commandLine().getErr();
-        long start = System.nanoTime();
+        BenchReport bench = new BenchReport("lag", spec.commandLine().getErr());
         LagReport report;
         try {
-            report = ReadLag.run(dir, sizes, line -> progress(err, start, line));
+            report = ReadLag.run(dir, sizes, bench::progress);
         } finally {
             if (workDir == null) {
                 BenchTables.deleteTree(dir);
@@ -163,9 +162,9 @@ final class BenchLagCommand implements Callable<Integer> {
         Path chart = outDir.resolve(CHART_FILE).toAbsolutePath();
         LagChart.write(report, chart);
         map.put("chart", chart.toString());
-        map.put("elapsedMillis", (System.nanoTime() - start) / 1_000_000);
+        map.put("elapsedMillis", bench.elapsedMillis());
         Files.writeString(outDir.resolve(JSON_FILE), Json.write(map) + System.lineSeparator());
-        progress(err, start, "wrote " + outDir.resolve(JSON_FILE) + " and " + chart);
+        bench.progress("wrote " + outDir.resolve(JSON_FILE) + " and " + chart);
         PrintWriter stdout = spec.commandLine().getOut();
         shutdown.report(() -> {
             if (json) {
@@ -189,8 +188,4 @@ final class BenchLagCommand implements Callable<Integer> {
         out.printf("chart                                       %s%n", r.get("chart"));
     }
 
-    private static void progress(PrintWriter err, long startNanos, String line) {
-        err.printf(Locale.ROOT, "bench lag: [%6.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, line);
-        err.flush();
-    }
 }

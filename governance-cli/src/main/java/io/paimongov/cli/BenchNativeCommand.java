@@ -3,11 +3,8 @@ package io.paimongov.cli;
 import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.NativeOverhead;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,27 +48,20 @@ final class BenchNativeCommand implements Callable<Integer> {
         NativeOverhead.Sizes sizes = tiny ? NativeOverhead.Sizes.tiny() : quick ? NativeOverhead.Sizes.quick() : NativeOverhead.Sizes.full();
         DirOption.require(spec, "--work-dir", workDir);
         Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-native-");
-        PrintWriter err = spec.commandLine().getErr();
-        long start = System.nanoTime();
-        Map<String, Object> report = new LinkedHashMap<>();
-        report.put("quick", quick);
-        report.put("cores", Runtime.getRuntime().availableProcessors());
-        report.put("loadAverage", BenchTables.round2(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
+        BenchReport bench = new BenchReport("native", spec.commandLine().getErr());
+        Map<String, Object> report = bench.header(quick);
         try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
             if (workDir == null) {
                 shutdown.removeOnShutdown(dir);
             }
             try {
-                report.putAll(NativeOverhead.run(dir, sizes, line -> {
-                    err.printf(Locale.ROOT, "bench native: [%6.1f s] %s%n", (System.nanoTime() - start) / 1e9, line);
-                    err.flush();
-                }));
+                report.putAll(NativeOverhead.run(dir, sizes, bench::progress));
             } finally {
                 if (workDir == null) {
                     BenchTables.deleteTree(dir);
                 }
             }
-            report.put("elapsedMillis", (System.nanoTime() - start) / 1_000_000);
+            report.put("elapsedMillis", bench.elapsedMillis());
             PrintWriter out = spec.commandLine().getOut();
             shutdown.report(() -> {
                 if (json) {

@@ -118,9 +118,8 @@ final class BenchScaleCommand implements Callable<Integer> {
         }
         DirOption.require(spec, "--out", out);
         DirOption.require(spec, "--work-dir", workDir);
-        PrintWriter err = spec.commandLine().getErr();
-        long start = System.nanoTime();
-        progress(err, start, String.format(Locale.ROOT, "%d cells x (governed, plain) and %d spill-series pairs, each in its own JVM ...",
+        BenchReport bench = new BenchReport("scale", spec.commandLine().getErr());
+        bench.progress(String.format(Locale.ROOT, "%d cells x (governed, plain) and %d spill-series pairs, each in its own JVM ...",
                 grid.cells().size(), grid.spills().size()));
         Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-scale-");
         try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
@@ -130,16 +129,16 @@ final class BenchScaleCommand implements Callable<Integer> {
             if (workDir == null) {
                 shutdown.removeOnShutdown(dir);
             }
-            return measure(grid, settings, dir, err, start, shutdown);
+            return measure(grid, settings, dir, bench, shutdown);
         }
     }
 
     /** The grid, the files of --out and the report; on a signal the report is not printed ({@link ShutdownCleanup#report}). */
-    private int measure(ScaleGrid grid, ScaleRunner.Settings settings, Path dir, PrintWriter err, long start,
-            ShutdownCleanup shutdown) throws Exception {
+    private int measure(ScaleGrid grid, ScaleRunner.Settings settings, Path dir, BenchReport bench, ShutdownCleanup shutdown)
+            throws Exception {
         ScaleReport report;
         try {
-            report = ScaleRunner.run(grid, dir, settings, line -> progress(err, start, line));
+            report = ScaleRunner.run(grid, dir, settings, bench::progress);
         } finally {
             if (workDir == null) {
                 BenchTables.deleteTree(dir);
@@ -156,7 +155,7 @@ final class BenchScaleCommand implements Callable<Integer> {
             ScaleChart.write(report, subtitle(grid), chart);
             map.put("chart", chart.toString());
             Files.writeString(out.resolve(JSON_FILE), Json.write(map) + System.lineSeparator());
-            progress(err, start, "wrote " + out.resolve(JSON_FILE) + " and " + chart);
+            bench.progress("wrote " + out.resolve(JSON_FILE) + " and " + chart);
         }
         PrintWriter stdout = spec.commandLine().getOut();
         shutdown.report(() -> {
@@ -206,8 +205,4 @@ final class BenchScaleCommand implements Callable<Integer> {
                 Runtime.getRuntime().availableProcessors());
     }
 
-    private static void progress(PrintWriter err, long startNanos, String line) {
-        err.printf(Locale.ROOT, "bench scale: [%6.1f s] %s%n", (System.nanoTime() - startNanos) / 1e9, line);
-        err.flush();
-    }
 }

@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.KeyValue;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
@@ -30,10 +31,11 @@ import org.apache.paimon.utils.FieldsComparator;
  * <ol>
  *   <li>The section's readers are charged ({@link ReadCosts}). When the budget holds them all at
  *       once, Paimon's own merge runs ({@link #mergeSortNoSpill}), as in a read without governance.
- *   <li>Otherwise the section is merged in passes: the cheapest runs that fit, beside one spill
- *       channel, are merged into a run on disk that keeps every record ({@link SpilledRun}), and
- *       again, runs on disk included, until what is left fits; a run on disk costs one spill
- *       channel, far less than a reader of a data file. The last pass merges what is left through
+ *   <li>Otherwise the section is merged in passes: the cheapest runs of data files that fit,
+ *       beside one spill channel, are merged into a run on disk that keeps every record ({@link
+ *       SpilledRun}), until what is left fits; a run on disk costs one spill channel, far less than
+ *       a reader of a data file. Runs on disk are merged again only when no run of data files is
+ *       left and their channels alone do not fit (each such pass rewrites what they hold). The last pass merges what is left through
  *       the table's merge function ({@link KeyValueMerge}), which sees every record of a key in
  *       Paimon's order, so the rows are the same as Paimon's.
  *   <li>When not even one pass fits (the cheapest run beside a channel, or two runs on disk beside
@@ -54,19 +56,24 @@ final class GovernedMergeSorter extends MergeSorter {
     static final int CHECK_EVERY = 1024;
 
     private final RowType keyType;
-    private final CoreOptions options;
     private final BinaryRow partition;
     private final int bucket;
     private final ReadCosts costs;
     private final ReaderMemory memory;
     private final CancelCheck cancel;
     private final ReadMetrics metrics;
+    private final CompressOptions spillCodec;
     private IOManager ioManager;
 
-    GovernedMergeSorter(CoreOptions options, RowType keyType, RowType valueType, BinaryRow partition, int bucket, ReadCosts costs,
-            ReaderMemory memory, CancelCheck cancel, ReadMetrics metrics) {
+    /**
+     * @param spillCodec the codec of the spilled runs: the table's {@code spill-compression} when
+     *     the table sets it, else {@link io.paimongov.runtime.write.WriteFootprint#SPILL_RUN_CODEC},
+     *     as the write's runs (a run is written and read back once)
+     */
+    GovernedMergeSorter(CoreOptions options, CompressOptions spillCodec, RowType keyType, RowType valueType, BinaryRow partition,
+            int bucket, ReadCosts costs, ReaderMemory memory, CancelCheck cancel, ReadMetrics metrics) {
         super(options, keyType, valueType, null);
-        this.options = options;
+        this.spillCodec = spillCodec;
         this.keyType = keyType;
         this.partition = partition;
         this.bucket = bucket;
@@ -185,8 +192,15 @@ final class GovernedMergeSorter extends MergeSorter {
         while (!sources.isEmpty() && held.take(sources.peekFirst().cost())) {
             fromSources.add(sources.pollFirst());
         }
-        while (!spilled.isEmpty() && held.take(channel)) {
+        // Runs on disk join only a pass that would not help without them: merging them again
+        // rewrites what they hold, so while runs of data files are left, those are merged.
+        while (held.used - channel <= channel && !spilled.isEmpty() && held.take(channel)) {
             fromDisk.add(spilled.pollFirst());
+        }
+        if (fromSources.isEmpty()) {
+            while (!spilled.isEmpty() && held.take(channel)) {
+                fromDisk.add(spilled.pollFirst());
+            }
         }
         long group = held.used - channel;
         memory.release(held.total - held.used);
@@ -212,7 +226,7 @@ final class GovernedMergeSorter extends MergeSorter {
             for (SpilledRun run : fromDisk) {
                 cursors.add(new KeyValueMerge.Cursor(run.open(), false, cursors.size()));
             }
-            writer = new SpilledRun.Writer(getIOManager(), options.spillCompressOptions(), keyType, valueType());
+            writer = new SpilledRun.Writer(getIOManager(), spillCodec, keyType, valueType());
             merge = new KeyValueMerge(cursors, keys, sequenceFields);
             long n = 0;
             KeyValue record;

@@ -1,6 +1,8 @@
 package io.paimongov.runtime.read;
 
 import io.paimongov.runtime.write.EngineReservation;
+import io.paimongov.runtime.internal.cancel.WriteCancelledIOException;
+import io.paimongov.spi.WriteCancelledException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,14 +56,24 @@ public final class GovernedSplitReader implements RecordReader<InternalRow> {
     @Override
     public RecordIterator<InternalRow> readBatch() throws IOException {
         cancel.check();
-        RecordIterator<InternalRow> batch = rows.readBatch();
+        RecordIterator<InternalRow> batch;
+        try {
+            batch = rows.readBatch();
+        } catch (WriteCancelledException | WriteCancelledIOException e) {
+            throw asReadCancel(e);
+        }
         if (batch == null) {
             return null;
         }
         return new RecordIterator<>() {
             @Override
             public InternalRow next() throws IOException {
-                InternalRow row = batch.next();
+                InternalRow row;
+                try {
+                    row = batch.next();
+                } catch (WriteCancelledException | WriteCancelledIOException e) {
+                    throw asReadCancel(e);
+                }
                 if (row != null) {
                     metrics.rowsRead.increment();
                 }
@@ -131,6 +143,25 @@ public final class GovernedSplitReader implements RecordReader<InternalRow> {
     }
 
     private InternalRow nextRow() throws IOException {
+        try {
+            return nextRowOrEnd();
+        } catch (WriteCancelledException | WriteCancelledIOException e) {
+            throw asReadCancel(e);
+        }
+    }
+
+    /**
+     * The runtime's spill files stop at a cancel with the write's exception (they are the
+     * context's, shared with its write); a read reports it as its own.
+     */
+    private IOException asReadCancel(Exception e) throws ReadCancelledException {
+        cancel.check();
+        ReadCancelledException cancelled = new ReadCancelledException(e.getMessage());
+        cancelled.initCause(e);
+        return cancelled;
+    }
+
+    private InternalRow nextRowOrEnd() throws IOException {
         while (!ended) {
             if (current == null) {
                 cancel.check();

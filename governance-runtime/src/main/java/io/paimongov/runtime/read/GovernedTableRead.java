@@ -1,7 +1,10 @@
 package io.paimongov.runtime.read;
 
+import io.paimongov.runtime.internal.cancel.WriteCancelledIOException;
 import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.runtime.write.WriteFootprint;
 import io.paimongov.spi.SegmentAllocator.ConsumerKind;
+import io.paimongov.spi.WriteCancelledException;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -12,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.KeyValueFileStore;
+import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.io.KeyValueFileReaderFactory;
 import org.apache.paimon.operation.MergeFileSplitRead;
@@ -153,6 +157,11 @@ public final class GovernedTableRead implements AutoCloseable {
         RecordReader<InternalRow> rows;
         try {
             rows = merges(split) ? mergeReader((DataSplit) split, memory) : plainReader(split, memory);
+        } catch (WriteCancelledException | WriteCancelledIOException e) {
+            // The context's spill files stop at a cancel with the write's exception; a read reports its own.
+            memory.close();
+            check();
+            throw e;
         } catch (IOException | RuntimeException e) {
             memory.close();
             throw e;
@@ -201,7 +210,7 @@ public final class GovernedTableRead implements AutoCloseable {
         KeyValueFileStore store = (KeyValueFileStore) table.store();
         MergeFileSplitRead read = store.newRead();
         KeyValueFileReaderFactory.Builder types = store.newReaderFactoryBuilder();
-        GovernedMergeSorter sorter = new GovernedMergeSorter(table.coreOptions(), types.keyType(), types.readValueType(),
+        GovernedMergeSorter sorter = new GovernedMergeSorter(table.coreOptions(), spillCodec(), types.keyType(), types.readValueType(),
                 split.partition(), split.bucket(), costs, memory, this::check, metrics);
         try {
             MERGE_SORTER.set(read, sorter);
@@ -230,6 +239,14 @@ public final class GovernedTableRead implements AutoCloseable {
             memory.hold(most);
         }
         return builder().newRead().withIOManager(context.spillIOManager()).createReader(split);
+    }
+
+    /** The table's {@code spill-compression} when it sets one, else the write's run codec at the table's level. */
+    private CompressOptions spillCodec() {
+        CompressOptions table = this.table.coreOptions().spillCompressOptions();
+        return this.table.options().containsKey(CoreOptions.SPILL_COMPRESSION.key())
+                ? table
+                : new CompressOptions(WriteFootprint.SPILL_RUN_CODEC, table.zstdLevel());
     }
 
     private ReadBuilder builder() {

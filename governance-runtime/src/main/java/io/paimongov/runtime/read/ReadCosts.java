@@ -15,8 +15,12 @@ import org.apache.paimon.utils.FileStorePathFactory;
  * footers (docs/reads.md, "What a read is charged"). A reader of a data file holds:
  *
  * <ul>
- *   <li>its fixed state, the measured {@code reader} stage of {@link MeasuredFootprints} for the
- *       file's format (Parquet's where the format has no cell);
+ *   <li>its fixed state: the measured {@code reader} stage of {@link MeasuredFootprints} for the
+ *       file's format (Parquet's where the format has no cell), plus {@value #READ_PATH_EXTRA}
+ *       bytes the reader of a read holds beyond a compaction's (measured: live heap per open
+ *       Parquet reader of a merge-on-read, one reader opened at a time, was that much above this
+ *       estimate, on every file of two shapes: 256 rows of 2 KiB values and 2,000 rows of 100
+ *       bytes);
  *   <li>the largest row group or stripe of the file, compressed, from its footer ({@link
  *       InputRowGroups}): Paimon's Parquet reader reads every column chunk of a row group before it
  *       decodes a row, and its ORC reader a stripe's streams; Avro files {@value #AVRO_BLOCK} bytes;
@@ -37,6 +41,8 @@ final class ReadCosts {
     static final double BATCH_COST = 2.0;
     /** What an Avro reader buffers: one block of its file, at most this. */
     static final long AVRO_BLOCK = 128 << 10;
+    /** What a read's reader holds beyond the calibrated compaction reader; see the class comment. */
+    static final long READ_PATH_EXTRA = 160 << 10;
     /** The page size whose calibration cells the read uses: readers take no pages. */
     private static final int CALIBRATED_PAGE = 64 << 10;
 
@@ -58,7 +64,7 @@ final class ReadCosts {
         FileUnits units = UNITS.units(
                 fileIO, paths.createDataFilePathFactory(partition, bucket).toPath(file), file, Math.min(file.fileSize(), AVRO_BLOCK));
         long rows = Math.min(batchRows, Math.max(1, file.rowCount()));
-        return readerBytes(format) + units.largestUnitBytes() + (long) Math.ceil(BATCH_COST * rows * units.rowBytes());
+        return readerBytes(format) + READ_PATH_EXTRA + units.largestUnitBytes() + (long) Math.ceil(BATCH_COST * rows * units.rowBytes());
     }
 
     /** One open spill channel of a spilled run, written or read. */

@@ -122,7 +122,7 @@ public record WriteFootprint(
      * the spilling write took 3.38 s with lz4 runs against 3.72 s with zstd, and its spill bytes
      * went from 0.50 to 0.86 of the input (docs/log/performance-scale.md, Spill throughput).
      */
-    static final String SPILL_RUN_CODEC = "lz4";
+    public static final String SPILL_RUN_CODEC = "lz4";
 
     /**
      * What a compaction charges per Avro file it reads (a block read back and decompressed). An
