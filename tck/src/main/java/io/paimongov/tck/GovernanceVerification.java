@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  * <p>JUnit makes one instance per test; the supplier may be called from the test's thread only.
  */
 public abstract class GovernanceVerification extends TckBase
-        implements EngineRules, WriteRules, SpillRules, CancelRules, MetricsRules, DiscoveryRules, CompactionRules {
+        implements EngineRules, WriteRules, SpillRules, CancelRules, MetricsRules, DiscoveryRules, CompactionRules, ReadRules {
 
     /**
      * @param provider makes the provider under test; called once per use: return a new instance

@@ -41,6 +41,8 @@ final class ObservedProvider implements GovernanceProvider {
     private final AtomicInteger peakInRunnable = new AtomicInteger();
     private final AtomicLong capacityViolations = new AtomicLong();
     private final AtomicLong engineViolations = new AtomicLong();
+    /** Runs on the granting thread after every reservation the allocators grant (READ-3 cancels from it). */
+    volatile Runnable afterReserveGrant = () -> {};
     /** The engine's own counter and the most it may show; set by the subject. */
     volatile java.util.function.LongSupplier engineCounter = () -> 0;
     volatile long engineLimit = Long.MAX_VALUE;
@@ -121,6 +123,11 @@ final class ObservedProvider implements GovernanceProvider {
     /** The failure injected at {@link #failAllocationAt}, once it fired; null before. */
     RuntimeException injected() {
         return injected.get();
+    }
+
+    /** What the open resources' allocators handed out and did not take back, as the kit counts it ({@link Held}). */
+    long heldNow() {
+        return opened.stream().filter(o -> !o.closed.get()).mapToLong(o -> o.held.now()).sum();
     }
 
     /** What the allocators hold now: live ones ask the allocator, closed ones what they held at close. */
@@ -305,6 +312,7 @@ final class ObservedProvider implements GovernanceProvider {
             if (granted) {
                 held.bytesReserved(bytes);
                 checkCapacity();
+                afterReserveGrant.run();
             } else {
                 refusals.incrementAndGet();
             }

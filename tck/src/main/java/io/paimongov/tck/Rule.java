@@ -180,7 +180,23 @@ public enum Rule {
     COMPACT_2("COMPACT-2", true,
             clauses("COMPACT.1", "COMPACT.2"),
             "With task-threads set to what CompactionThreads.maxThreads() allows (at most one per bucket, 8), the engine's factory makes no more threads than that and all of them run at once.",
-            "CompactionThreads.maxThreads() must be what the engine allows, and the factory must not block or refuse threads.");
+            "CompactionThreads.maxThreads() must be what the engine allows, and the factory must not block or refuse threads."),
+    READ_1("READ-1", true,
+            clauses("ALLOC.16", "ALLOC.11"),
+            "A governed read of 24 overlapping sorted runs under a 3 MiB budget, below what their readers hold at once, merges in passes; at every batch the engine's counter is up by at least what the allocators granted and hold (reservations of kind READ among them), no allocator passes its capacity nor the engine its memory, and the rows are the model's.",
+            "charge the engine for every reservation whatever its ConsumerKind: a kind the allocator or its engine does not know is OTHER (ALLOC.16), never free."),
+    READ_2("READ-2", true,
+            clauses("ALLOC.16", "SPILL.5"),
+            "The same table read in passes under a 3 MiB budget and at once under 48 MiB gives the model's rows both times.",
+            "a spill root the runtime can write and read back (SPILL.1); every reservation granted in full when it says so."),
+    READ_3("READ-3", true,
+            clauses("ALLOC.16", "ALLOC.7", "CANCEL.5"),
+            "A read cancelled at its first, second, a third of its, half its and its last but one reservation stops with ReadCancelledException, and once it closed the engine's counter is back at its start and no spill file of it is left.",
+            "release(bytes, consumer) must give back to the engine whatever the kind, as release(bytes) does (ALLOC.7, ALLOC.16)."),
+    READ_4("READ-4", true,
+            clauses("ALLOC.16", "ALLOC.7"),
+            "Output batches a read hands out are charged to the engine while held (its counter up by at least their bytes), each close gives back exactly its bytes, a second close nothing, and after the last the engine's counter is back at its start.",
+            "release(bytes, consumer) of kind READ_OUTPUT must reach the engine, once per call.");
 
     private final String id;
     private final boolean required;
@@ -212,7 +228,7 @@ public enum Rule {
 
     /**
      * What the rule is about, from its id's prefix: {@code memory}, {@code write}, {@code spill},
-     * {@code cancel}, {@code metrics}, {@code discovery} or {@code compaction}; the class name of
+     * {@code cancel}, {@code metrics}, {@code discovery}, {@code compaction} or {@code read}; the class name of
      * its JUnit XML test case.
      */
     public String subject() {

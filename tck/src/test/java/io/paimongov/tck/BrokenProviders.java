@@ -111,6 +111,11 @@ public final class BrokenProviders {
                     Map.entry("broken-skips-interrupted-release", new Fault(Rule.MEM_15, "ALLOC.13", "on an interrupted thread gave back 0 of")),
                     Map.entry("broken-unlocked-page-set", new Fault(Rule.MEM_16, "ALLOC.14", "a release was lost")),
                     Map.entry("broken-page-cache", new Fault(Rule.MEM_17, "ALLOC.15", "are not charged to the engine")),
+                    // governed reads: BrokenReadProviders
+                    Map.entry("broken-read-kinds-free",
+                            new Fault(Rule.READ_1, "ALLOC.16", "bytes the read holds are not charged to the engine")),
+                    Map.entry("broken-drops-read-releases", new Fault(Rule.READ_3, "ALLOC.16", "closed, the engine's counter is at")),
+                    Map.entry("broken-loses-output-releases", new Fault(Rule.READ_4, "ALLOC.16", "bytes moved the engine's counter by 0")),
                     // a hang: the runner's time limit reports it (TIMED_OUT), within MEM-4's own limit
                     Map.entry("broken-blocks-forever", new Fault(Rule.MEM_4, Rule.TIMED_OUT_CLAUSE, "did not finish within 60 s (its time limit")));
 

@@ -24,7 +24,8 @@ class VerificationShapeTest {
             "cancel", CancelVerification.class,
             "metrics", MetricsVerification.class,
             "discovery", DiscoveryVerification.class,
-            "compaction", CompactionVerification.class);
+            "compaction", CompactionVerification.class,
+            "read", ReadVerification.class);
 
     @Test
     void eachSubjectsClassHoldsItsRulesAlone() {
