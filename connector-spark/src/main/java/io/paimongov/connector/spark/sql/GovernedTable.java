@@ -21,8 +21,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * A Paimon table as Spark sees it through the catalog: its columns ({@link SparkTypes}), its
  * partition columns as identity transforms, its options as properties (with {@code primary-key}
- * and {@code provider = paimon}), reads through {@link TableScan} and, for a data table, governed
- * writes through {@link GovernedWriteBuilder}. A system table ({@code t$snapshots}, ...) is read
+ * and {@code provider = paimon}), and, for a data table, governed reads through {@link TableScan}
+ * and governed writes through {@link GovernedWriteBuilder}. A system table ({@code t$snapshots}, ...) is read
  * only.
  *
  * <p>Immutable apart from what Paimon's table caches; used on the driver.
@@ -86,9 +86,16 @@ final class GovernedTable implements SupportsRead, SupportsWrite {
         return capabilities;
     }
 
+    /**
+     * @throws IllegalArgumentException naming a bad {@code governance.*} key of the catalog, the
+     *     table or the read's options
+     */
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-        return TableScan.builder(table);
+        if (!(table instanceof FileStoreTable data)) {
+            return TableScan.builder(table);
+        }
+        return TableScan.governed(data, GovernanceSettings.merge(catalogDefaults, table.options(), options.asCaseSensitiveMap()).governance());
     }
 
     @Override

@@ -4,12 +4,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
+import io.paimongov.connector.spark.read.GovernedTaskRead;
 import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
@@ -31,10 +35,11 @@ import org.apache.spark.sql.types.StructType;
 /**
  * A batch read of a table through Paimon's {@code ReadBuilder}: the columns Spark asks for
  * (top-level pruning), Spark's filters as a Paimon predicate for pruning ({@link Filters}; Spark
- * still evaluates them all), one input partition per Paimon split of the latest snapshot, and each
- * split read in a task by Paimon's own read: merge-on-read of primary-key tables, deletion vectors
- * and append files exactly as Paimon reads them. Rows become Spark rows through {@link
- * PaimonToCatalyst}.
+ * still evaluates them all), one input partition per Paimon split of the latest snapshot. Each
+ * split of a data table is read in its task by a governed read ({@link GovernedTaskRead}): Paimon's
+ * merge-on-read, deletion vectors and append files, with the readers and merges charged to the
+ * task's memory under the table's governance settings and merged in passes when they do not fit; a
+ * system table's by Paimon's own read. Rows become Spark rows through {@link PaimonToCatalyst}.
  *
  * <p>The builder is used by one planning thread; the scan, its partitions and its reader factory
  * are immutable and serializable into tasks.
@@ -45,17 +50,27 @@ final class TableScan implements Scan, Batch {
     private final RowType readType;
     private final int[] projection;
     private final Predicate predicate;
+    private final Map<String, String> governance;
 
-    private TableScan(Table table, int[] projection, Predicate predicate) {
+    private TableScan(Table table, int[] projection, Predicate predicate, Map<String, String> governance) {
         this.table = table;
         this.projection = projection;
         this.readType = table.rowType().project(projection);
         this.predicate = predicate;
+        this.governance = governance;
     }
 
-    /** The scan builder of {@code table}. */
+    /** The scan builder of {@code table}, read by Paimon's own read (a system table). */
     static ScanBuilder builder(Table table) {
-        return new Builder(table);
+        return new Builder(table, null);
+    }
+
+    /**
+     * The scan builder of data table {@code table}, each split read by a governed read in its task
+     * ({@link GovernedTaskRead}) with the {@code governance.*} options {@code governance}.
+     */
+    static ScanBuilder governed(FileStoreTable table, Map<String, String> governance) {
+        return new Builder(table, new HashMap<>(governance));
     }
 
     @Override
@@ -91,7 +106,9 @@ final class TableScan implements Scan, Batch {
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        return new SplitReaderFactory(readBuilder(), PaimonToCatalyst.of(readType));
+        return governance == null
+                ? new SplitReaderFactory(readBuilder(), PaimonToCatalyst.of(readType))
+                : new GovernedReaderFactory((FileStoreTable) table, governance, projection, predicate, PaimonToCatalyst.of(readType));
     }
 
     /** One Paimon split. */
@@ -108,6 +125,21 @@ final class TableScan implements Scan, Batch {
                 return new SplitReader(new RecordReaderIterator<>(reader), rows);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot open a reader of " + readBuilder.tableName(), e);
+            }
+        }
+    }
+
+    /** Reads splits in tasks with a governed read each, on the task's memory. */
+    private record GovernedReaderFactory(FileStoreTable table, Map<String, String> governance, int[] projection, Predicate predicate,
+            PaimonToCatalyst rows) implements PartitionReaderFactory {
+
+        @Override
+        public PartitionReader<InternalRow> createReader(InputPartition partition) {
+            try {
+                return new SplitReader(new RecordReaderIterator<>(
+                        GovernedTaskRead.open(table, governance, projection, predicate, ((SplitPartition) partition).split())), rows);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot open a governed reader of " + table.fullName(), e);
             }
         }
     }
@@ -149,12 +181,14 @@ final class TableScan implements Scan, Batch {
 
     private static final class Builder implements SupportsPushDownRequiredColumns, SupportsPushDownFilters {
         private final Table table;
+        private final Map<String, String> governance;
         private int[] projection;
         private Filter[] pushed = new Filter[0];
         private Predicate predicate;
 
-        Builder(Table table) {
+        Builder(Table table, Map<String, String> governance) {
             this.table = table;
+            this.governance = governance;
             this.projection = IntStream.range(0, table.rowType().getFieldCount()).toArray();
         }
 
@@ -198,7 +232,7 @@ final class TableScan implements Scan, Batch {
 
         @Override
         public Scan build() {
-            return new TableScan(table, projection, predicate);
+            return new TableScan(table, projection, predicate, governance);
         }
     }
 }

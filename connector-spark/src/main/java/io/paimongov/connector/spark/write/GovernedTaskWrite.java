@@ -72,7 +72,7 @@ public final class GovernedTaskWrite implements AutoCloseable {
     }
 
     /** The task the calling thread runs. */
-    static TaskContext currentTask() {
+    public static TaskContext currentTask() {
         TaskContext task = TaskContext.get();
         if (task == null) {
             throw new IllegalStateException("a governed Spark write runs inside a Spark task (TaskContext.get() is null)");
@@ -84,7 +84,7 @@ public final class GovernedTaskWrite implements AutoCloseable {
      * A resource context on provider {@code spark} for a {@code role} ("write", "assigner") of {@code
      * task}, reporting its final snapshot to {@code accumulators} unless that is null.
      */
-    static ResourceContext context(
+    public static ResourceContext context(
             TaskContext task, String role, Map<String, String> governance, SparkWriteAccumulators accumulators) {
         GovernanceOptions options = GovernanceOptions.of(governance).with(GovernanceOptions.PROVIDER, SparkGovernanceProvider.NAME);
         String name = "spark-" + role + "-stage-" + task.stageId() + "-part-" + task.partitionId() + "-task-" + task.taskAttemptId();
