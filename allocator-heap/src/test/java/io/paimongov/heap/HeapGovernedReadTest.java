@@ -21,7 +21,14 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.Split;
+import org.apache.paimon.table.source.StreamTableScan;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
+import io.paimongov.fixtures.TestTables;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -171,6 +178,81 @@ class HeapGovernedReadTest {
             assertThat(read.metrics().sectionsMerged()).as("deletion vectors need no merge").isZero();
             assertThat(read.metrics().peakReservedBytes()).isPositive();
             assertThat(h.enginePeak()).isLessThanOrEqualTo(2 << 20);
+        }
+    }
+
+    @Test
+    void appendTablesAreReadByPaimonsOwnReadOneFileAtATimeWithinTheBudget() throws Exception {
+        FileStoreTable table = TestTables.createTable(dir.resolve("wh"), "append", Map.of("bucket", "-1", "file.format", "parquet"), false);
+        List<InternalRow> written = new ArrayList<>();
+        for (int commit = 0; commit < 6; commit++) {
+            List<InternalRow> rows = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                rows.add(GenericRow.of(commit, i, BinaryString.fromString(TestTables.value(new java.util.Random(commit * 1000L + i), "v", 300))));
+            }
+            commitPlain(table, rows);
+            written.addAll(rows);
+        }
+        try (ReadHarness h = new ReadHarness(dir, "2m"); GovernedTableRead read = h.open(table)) {
+            List<String> rows = new ArrayList<>();
+            for (Split split : read.plan()) {
+                try (GovernedSplitReader reader = read.reader(split)) {
+                    reader.forEachRemaining(r -> rows.add(r.getInt(0) + "|" + r.getInt(1) + "|" + r.getString(2)));
+                }
+            }
+            List<String> expected = new ArrayList<>();
+            for (InternalRow r : written) {
+                expected.add(r.getInt(0) + "|" + r.getInt(1) + "|" + r.getString(2));
+            }
+            assertThat(rows).containsExactlyInAnyOrderElementsOf(expected);
+            ReadSnapshot m = read.metrics();
+            assertThat(m.sectionsMerged()).as("an append table merges nothing").isZero();
+            assertThat(m.filesOpened()).as("every data file").isEqualTo(TestTables.dataFiles(table).size());
+            assertThat(m.peakReservedBytes()).as("one file reader at a time, charged").isPositive();
+            assertThat(h.enginePeak()).isLessThanOrEqualTo(2 << 20);
+            assertThat(h.engineUsed()).isZero();
+        }
+    }
+
+    @Test
+    void aStreamScansSplitsAreReadWithoutMergingAndWithinTheBudget() throws Exception {
+        Written t = manyRuns("parquet", Map.of(), 20);
+        StreamTableScan scan = t.table().newReadBuilder().newStreamScan();
+        try (ReadHarness h = new ReadHarness(dir, "2m"); GovernedTableRead read = h.open(t.table())) {
+            Map<Integer, String> first = new TreeMap<>();
+            for (Split split : scan.plan().splits()) {
+                try (GovernedSplitReader reader = read.reader(split)) {
+                    reader.forEachRemaining(r -> first.put(r.getInt(0), r.getString(1).toString()));
+                }
+            }
+            assertThat(first).as("the stream's first plan: the snapshot, merged").isEqualTo(t.model());
+            long merged = read.metrics().sectionsMerged();
+
+            long more = SortedRunTable.writeRuns(t.table(), t.model(), RUNS, 3, 300, 2_000, 200, 20, 43);
+            List<InternalRow> changes = new ArrayList<>();
+            List<Split> splits;
+            while (!(splits = scan.plan().splits()).isEmpty()) {
+                for (Split split : splits) {
+                    try (GovernedSplitReader reader = read.reader(split)) {
+                        reader.forEachRemaining(r -> changes.add(GenericRow.of(r.getInt(0))));
+                    }
+                }
+            }
+            assertThat(changes).as("every row of the three new runs, each once").hasSize((int) more);
+            assertThat(read.metrics().sectionsMerged()).as("streaming splits are not merged").isEqualTo(merged);
+            assertThat(h.enginePeak()).isLessThanOrEqualTo(2 << 20);
+            assertThat(h.engineUsed()).isZero();
+        }
+    }
+
+    /** Writes {@code rows} with plain Paimon in one batch commit. */
+    private static void commitPlain(FileStoreTable table, List<InternalRow> rows) throws Exception {
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+            for (InternalRow row : rows) {
+                write.write(row);
+            }
+            commit.commit(write.prepareCommit());
         }
     }
 

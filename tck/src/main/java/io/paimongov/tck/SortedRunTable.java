@@ -1,12 +1,16 @@
 package io.paimongov.tck;
 
 import io.paimongov.runtime.tables.PaimonPaths;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -48,20 +52,33 @@ public final class SortedRunTable {
      */
     public static Written write(Path warehouse, String name, Map<String, String> options, int runs, int rowsPerRun, int keys,
             int valueBytes, int deleteEvery, long seed) throws Exception {
-        if (rowsPerRun > keys) {
-            throw new IllegalArgumentException("rowsPerRun (" + rowsPerRun + ") must not exceed keys (" + keys + ")");
-        }
+        requireShape(rowsPerRun, keys);
         FileStoreTable table = create(warehouse, name, options);
         Map<Integer, String> model = new TreeMap<>();
+        long rows = writeRuns(table, model, 0, runs, rowsPerRun, keys, valueBytes, deleteEvery, seed);
+        return new Written(table, model, rows);
+    }
+
+    /**
+     * Writes {@code runs} more runs into a table {@link #write} made, as runs {@code firstRun},
+     * {@code firstRun + 1}, ... (their commit identifiers and the {@code n} of their rows), and
+     * applies them to {@code model}.
+     *
+     * @return the rows written, deletes included
+     * @throws Exception what Paimon's writer throws
+     */
+    public static long writeRuns(FileStoreTable table, Map<Integer, String> model, int firstRun, int runs, int rowsPerRun, int keys,
+            int valueBytes, int deleteEvery, long seed) throws Exception {
+        requireShape(rowsPerRun, keys);
         Random random = new Random(seed);
         StreamWriteBuilder builder = table.newStreamWriteBuilder();
         long rows = 0;
-        Path tmp = java.nio.file.Files.createDirectories(warehouse.resolve("tmp-" + name));
+        Path tmp = Files.createTempDirectory("paimon-gov-runs-");
         // Lookups of deletion vectors and lookup changelogs need a disk.
         try (IOManager disk = IOManager.create(tmp.toString());
                 StreamTableWrite write = (StreamTableWrite) builder.newWrite().withIOManager(disk);
                 StreamTableCommit commit = builder.newCommit()) {
-            for (int run = 0; run < runs; run++) {
+            for (int run = firstRun; run < firstRun + runs; run++) {
                 BitSet used = new BitSet(keys);
                 for (int i = 0; i < rowsPerRun; i++) {
                     int k = random.nextInt(keys);
@@ -83,8 +100,24 @@ public final class SortedRunTable {
                 }
                 commit.commit(run, write.prepareCommit(false, run));
             }
+        } finally {
+            deleteQuietly(tmp);
         }
-        return new Written(table, model, rows);
+        return rows;
+    }
+
+    private static void requireShape(int rowsPerRun, int keys) {
+        if (rowsPerRun > keys) {
+            throw new IllegalArgumentException("rowsPerRun (" + rowsPerRun + ") must not exceed keys (" + keys + ")");
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            // a temp directory of the JVM's: left to it
+        }
     }
 
     /** Creates the table: one bucket, no compaction by the writer, {@code options} on top. */
