@@ -187,8 +187,8 @@ class TckRunnerTest {
     }
 
     @Test
-    void everyRuleHasOneOfTheSevenSubjects() {
-        Set<String> subjects = Set.of("memory", "write", "spill", "cancel", "metrics", "discovery", "compaction");
+    void everyRuleHasOneOfTheEightSubjects() {
+        Set<String> subjects = Set.of("memory", "write", "spill", "cancel", "metrics", "discovery", "compaction", "read");
         for (Rule rule : Rule.values()) {
             assertTrue(subjects.contains(rule.subject()), rule.id() + ": " + rule.subject());
             assertTrue(rule.id().toLowerCase(java.util.Locale.ROOT).startsWith(rule.subject().substring(0, 3)), rule.id());

@@ -33,6 +33,14 @@ public final class JobGauges {
         return of(reporter, job, name, "paimon-gov writer ");
     }
 
+    /**
+     * As {@link #of(InMemoryReporter, JobID, String)}, of every operator of the job: the planner
+     * names the operator of a table source after the table ({@code t[22]}), not after its own name.
+     */
+    public static Map<String, Long> ofAnyOperator(InMemoryReporter reporter, JobID job, String name) {
+        return of(reporter, job, name, "");
+    }
+
     private static Map<String, Long> of(InMemoryReporter reporter, JobID job, String name, String operatorPrefix) {
         Map<String, Long> values = new TreeMap<>();
         for (Map.Entry<MetricGroup, Map<String, Metric>> group : reporter.getMetricsByGroup().entrySet()) {

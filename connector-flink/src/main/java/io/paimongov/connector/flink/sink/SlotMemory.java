@@ -18,7 +18,7 @@ import org.apache.flink.runtime.memory.MemoryManager;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 
 /**
- * What a governed operator (writer or assigner) takes from its slot: its share of the slot's managed
+ * What a governed operator (writer, assigner or reader) takes from its slot: its share of the slot's managed
  * memory, from the fraction Flink computed for the operator's declared use case, the task manager's
  * temp directories ({@code io.tmp.dirs}) as spill roots, the task's cancel flag and the operator's
  * metric group, opened as one {@link ResourceContext} on the {@code flink} provider; with {@code
@@ -30,7 +30,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
  *
  * <p>Stateless; called on the task thread in {@code open()}.
  */
-final class SlotMemory {
+public final class SlotMemory {
 
     private SlotMemory() {}
 
@@ -40,7 +40,7 @@ final class SlotMemory {
      *
      * @throws IllegalStateException when the operator declared no managed memory
      */
-    static ResourceContext open(
+    public static ResourceContext open(
             AbstractStreamOperator<?> operator, String name, Map<String, String> options, FlinkTaskCancellation cancellation) {
         Environment task = operator.getContainingTask().getEnvironment();
         MemoryManager manager = task.getMemoryManager();

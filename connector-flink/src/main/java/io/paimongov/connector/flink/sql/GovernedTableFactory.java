@@ -1,8 +1,14 @@
 package io.paimongov.connector.flink.sql;
 
 import java.lang.reflect.Field;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.flink.FlinkTableFactory;
+import org.apache.paimon.flink.source.DataTableSource;
+import org.apache.paimon.flink.source.FlinkTableSource;
 import org.apache.paimon.flink.sink.FlinkTableSink;
 import org.apache.paimon.flink.sink.FlinkTableSinkBase;
 import org.apache.paimon.table.FileStoreTable;
@@ -11,8 +17,9 @@ import org.apache.paimon.table.Table;
 /**
  * Tables of a {@link GovernedFlinkCatalog}, and tables declared outside a catalog with {@code
  * 'connector' = 'paimon-governed'} and {@code 'path'} (as Paimon's {@code 'connector' = 'paimon'}):
- * reads, lookups and the table's definition are Paimon's own ({@link FlinkTableFactory}); writes of
- * Paimon data tables go through governed writes ({@link GovernedTableSink}). Format tables (plain
+ * the table's definition, lookups and unbounded (streaming) reads are Paimon's own ({@link
+ * FlinkTableFactory}); bounded reads of Paimon data tables go through governed reads ({@link
+ * GovernedTableSource}), and their writes through governed writes ({@link GovernedTableSink}). Format tables (plain
  * CSV, Parquet, ... directories a Paimon catalog may list) keep Paimon's sink: they have no
  * writer memory to govern.
  *
@@ -25,6 +32,7 @@ import org.apache.paimon.table.Table;
 public final class GovernedTableFactory extends FlinkTableFactory {
 
     private static final Field TABLE = tableField();
+    private static final Field SOURCE_TABLE = sourceTableField();
 
     private final GovernanceSettings defaults;
 
@@ -42,6 +50,41 @@ public final class GovernedTableFactory extends FlinkTableFactory {
     @Override
     public String factoryIdentifier() {
         return GovernedCatalogFactory.IDENTIFIER;
+    }
+
+    /**
+     * A bounded read of a data table (batch mode, or {@code 'scan.bounded' = 'true'}) is a governed
+     * scan ({@link GovernedTableSource}); an unbounded one, a system table's or a format table's is
+     * Paimon's own source.
+     *
+     * @throws IllegalArgumentException naming a bad {@code governance.*} key of the table or the
+     *     statement's hint
+     */
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        DynamicTableSource paimon = super.createDynamicTableSource(context);
+        if (!(paimon instanceof DataTableSource source)) {
+            return paimon;
+        }
+        Table table = tableOf(source);
+        if (!(table instanceof FileStoreTable fileStoreTable) || !bounded(context, table)) {
+            return paimon;
+        }
+        return new GovernedTableSource(context.getObjectIdentifier(), fileStoreTable, defaults.forTable(table.options()), source);
+    }
+
+    /** Whether the read is bounded, as Paimon decides it: batch mode, or the table's {@code scan.bounded}. */
+    private static boolean bounded(Context context, Table table) {
+        return context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.STREAMING
+                || Boolean.parseBoolean(table.options().getOrDefault(FlinkConnectorOptions.SCAN_BOUNDED.key(), "false"));
+    }
+
+    private static Table tableOf(DataTableSource source) {
+        try {
+            return (Table) SOURCE_TABLE.get(source);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("cannot read the table of Paimon's DataTableSource", e);
+        }
     }
 
     /**
@@ -66,6 +109,17 @@ public final class GovernedTableFactory extends FlinkTableFactory {
             return (Table) TABLE.get(sink);
         } catch (IllegalAccessException e) {
             throw new IllegalStateException("cannot read the table of Paimon's FlinkTableSink", e);
+        }
+    }
+
+    private static Field sourceTableField() {
+        try {
+            Field f = FlinkTableSource.class.getDeclaredField("table");
+            f.setAccessible(true);
+            return f;
+        } catch (NoSuchFieldException e) {
+            throw new IllegalStateException("this Paimon's FlinkTableSource keeps its table elsewhere; connector-flink"
+                    + " is built for paimon-flink 1.4.2", e);
         }
     }
 
