@@ -82,7 +82,7 @@ class LayersTest {
                 "io.paimongov.allocator.support.standalone", "io.paimongov.runtime", "io.paimongov.runtime.write", "io.paimongov.runtime.read",
                 "io.paimongov.runtime.internal.compaction", "io.paimongov.runtime.memory", "io.paimongov.runtime.internal.memory",
                 "io.paimongov.tck", "io.paimongov.cli", "io.paimongov.benchmarks",
-                "io.paimongov.connector.flink.sink", "io.paimongov.connector.spark", "io.paimongov.connector.spark.write",
+                "io.paimongov.connector.flink.sink", "io.paimongov.connector.flink.read", "io.paimongov.connector.spark", "io.paimongov.connector.spark.write",
                 "io.paimongov.connector.spark.sql", "io.paimongov.connector.spark.read",
                 "io.paimongov.heap", "io.paimongov.offheap", "io.paimongov.flink", "io.paimongov.spark", "io.paimongov.nativehost");
     }
