@@ -86,6 +86,11 @@ public final class EngineReservation implements AutoCloseable {
         return reservation.isClosed();
     }
 
+    /** The runtime's reservation behind this one, for the runtime's own structures charged to it. */
+    MemoryReservation internal() {
+        return reservation;
+    }
+
     @Override
     public String toString() {
         return "EngineReservation[" + consumer() + ", " + bytes() + " bytes]";

@@ -1,0 +1,216 @@
+package io.paimongov.runtime.read;
+
+import io.paimongov.runtime.write.EngineReservation;
+import io.paimongov.runtime.write.LookupPageCaches;
+import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.SegmentAllocator.ConsumerKind;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.KeyValueFileStore;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.serializer.RowCompactedSerializer;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.lookup.LookupStoreFactory;
+import org.apache.paimon.options.MemorySize;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.query.LocalTableQuery;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.types.RowType;
+
+/**
+ * Point lookups by primary key into a Paimon table, governed by the resource context of a write, as
+ * a lookup join keeps them: Paimon's {@link LocalTableQuery} (local lookup files built from the
+ * table's data files, their pages cached), with
+ *
+ * <ul>
+ *   <li>its page cache charged to the budget page by page (kind {@code lookup}; {@link
+ *       LookupPageCaches}): at most the table's {@code lookup.cache-max-memory-size}, and only what
+ *       the budget gives; when it gives no more, the cache evicts its least recently used pages,
+ *       and a page that does not fit at all is read for the one lookup without being kept;
+ *   <li>its lookup files in the context's spill scope (gone when the context closes), at most the
+ *       smaller of the table's {@code lookup.cache-max-disk-size} and {@code governance.spill.max-bytes};
+ *   <li>one reader of its files charged while it is open (kind {@code read}), for the lookup file a
+ *       lookup builds from a data file: the largest reader among the files it has ({@link ReadCosts});
+ *   <li>the context's cancel, looked for before each lookup and refresh ({@link ReadCancelledException}).
+ * </ul>
+ *
+ * <p>Primary-key tables only. Paimon 1.4's {@code LocalTableQuery} keeps its lookup store factory
+ * in a final field, set here by reflection; a Paimon without it fails at {@link #open}. Like
+ * Paimon's, lookups do not apply deletion vectors.
+ *
+ * <p>Not thread-safe: one thread looks up and refreshes (as Paimon's lookup join does); {@link
+ * #metrics()} may be called from any thread.
+ */
+public final class GovernedLookup implements AutoCloseable {
+
+    private static final Field STORE_FACTORY = field(LocalTableQuery.class, "lookupStoreFactory");
+
+    private final FileStoreTable table;
+    private final ResourceContext context;
+    private final LocalTableQuery query;
+    private final EngineReservation cache;
+    private final ReaderMemory build;
+    private final ReadCosts costs;
+    private final Map<BinaryRow, Map<Integer, Set<DataFileMeta>>> files = new HashMap<>();
+    private final AtomicBoolean cancelled = new AtomicBoolean();
+    private long buildBytes;
+    private volatile long lookups;
+    private volatile long hits;
+    private volatile long refreshes;
+    private volatile long peakCacheBytes;
+    private boolean closed;
+
+    private GovernedLookup(FileStoreTable table, ResourceContext context) {
+        this.table = table;
+        this.context = context;
+        this.cache = context.newReservation(ConsumerKind.LOOKUP, "lookup cache of " + table.name());
+        this.build = new ReaderMemory(context.newReservation(ConsumerKind.READ, "lookup file build of " + table.name()), new ReadMetrics());
+        this.costs = new ReadCosts(table.fileIO(), table.store().pathFactory(),
+                table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE));
+        CoreOptions options = table.coreOptions();
+        this.query = new LocalTableQuery(table);
+        RowType keyType = ((KeyValueFileStore) table.store()).newReaderFactoryBuilder().keyType();
+        try {
+            STORE_FACTORY.set(query, LookupStoreFactory.create(options,
+                    LookupPageCaches.charged(options.lookupCacheMaxMemory(), options.lookupCacheHighPrioPoolRatio(), cache),
+                    new RowCompactedSerializer(keyType).createSliceComparator()));
+        } catch (IllegalAccessException e) {
+            throw new UnsupportedOperationException("cannot put the governed lookup cache in place of Paimon's", e);
+        }
+        query.withIOManager(context.spillIOManager());
+    }
+
+    /**
+     * Opens lookups of primary-key table {@code table} on {@code context}; {@link #refresh()} takes
+     * the latest snapshot's files.
+     *
+     * @throws IllegalArgumentException when the table has no primary key, naming it
+     * @throws UnsupportedOperationException when the Paimon on the class path keeps its lookup store elsewhere
+     */
+    public static GovernedLookup open(FileStoreTable table, ResourceContext context) {
+        if (table.primaryKeys().isEmpty()) {
+            throw new IllegalArgumentException("table " + table.fullName() + " has no primary key: lookups need one");
+        }
+        if (STORE_FACTORY == null) {
+            throw new UnsupportedOperationException(
+                    "this Paimon's LocalTableQuery has no 'lookupStoreFactory' field: governed lookups need Paimon 1.4");
+        }
+        long diskMax = Math.min(table.coreOptions().toConfiguration().get(CoreOptions.LOOKUP_CACHE_MAX_DISK_SIZE).getBytes(),
+                context.options().spillMaxBytes());
+        FileStoreTable bounded = table.copy(Map.of(CoreOptions.LOOKUP_CACHE_MAX_DISK_SIZE.key(), diskMax + " b"));
+        return new GovernedLookup(bounded, context);
+    }
+
+    /**
+     * Takes the files of the table's latest snapshot: new buckets get lookup levels, known ones
+     * drop the files that left and add those that came.
+     *
+     * @throws ReadCancelledException when the context was cancelled
+     * @throws io.paimongov.spi.ResourceExhaustedException when the budget cannot hold one reader
+     *     of the files, naming the lookup
+     */
+    public void refresh() throws IOException {
+        check();
+        long most = 0;
+        for (Split split : table.newReadBuilder().newScan().plan().splits()) {
+            if (!(split instanceof DataSplit ds)) {
+                continue;
+            }
+            Set<DataFileMeta> now = new HashSet<>(ds.dataFiles());
+            Set<DataFileMeta> before = files.computeIfAbsent(ds.partition(), p -> new HashMap<>()).get(ds.bucket());
+            List<DataFileMeta> gone = new ArrayList<>();
+            List<DataFileMeta> came = new ArrayList<>();
+            if (before != null) {
+                before.stream().filter(f -> !now.contains(f)).forEach(gone::add);
+            }
+            now.stream().filter(f -> before == null || !before.contains(f)).forEach(came::add);
+            if (before == null || !gone.isEmpty() || !came.isEmpty()) {
+                query.refreshFiles(ds.partition(), ds.bucket(), gone, came);
+            }
+            files.get(ds.partition()).put(ds.bucket(), now);
+            for (DataFileMeta file : ds.dataFiles()) {
+                most = Math.max(most, costs.file(ds.partition(), ds.bucket(), file));
+            }
+        }
+        if (most > buildBytes) {
+            build.hold(most - buildBytes);
+        } else {
+            build.release(buildBytes - most);
+        }
+        buildBytes = most;
+        refreshes++;
+        check();
+    }
+
+    /**
+     * The row of {@code key} (the table's trimmed primary key) in {@code bucket} of {@code
+     * partition}, or null when there is none or it was deleted; valid until the next call.
+     *
+     * @throws ReadCancelledException when the context was cancelled
+     */
+    public InternalRow lookup(BinaryRow partition, int bucket, InternalRow key) throws IOException {
+        check();
+        lookups++;
+        InternalRow row = query.lookup(partition, bucket, key);
+        if (row != null) {
+            hits++;
+        }
+        long held = cache.bytes();
+        if (held > peakCacheBytes) {
+            peakCacheBytes = held;
+        }
+        return row;
+    }
+
+    /** A snapshot of what the lookups did so far. */
+    public LookupSnapshot metrics() {
+        int buckets = files.values().stream().mapToInt(Map::size).sum();
+        return new LookupSnapshot(lookups, hits, refreshes, buckets, cache.isClosed() ? 0 : cache.bytes(), peakCacheBytes, buildBytes,
+                cancelled.get());
+    }
+
+    /** Closes Paimon's query (its lookup files and cached pages) and gives the reservations back. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            query.close();
+        } finally {
+            try {
+                build.close();
+            } finally {
+                cache.close();
+            }
+        }
+    }
+
+    private void check() throws ReadCancelledException {
+        if (context.isCancelled()) {
+            cancelled.set(true);
+            throw new ReadCancelledException(context.cancelReason().orElse("cancelled"));
+        }
+    }
+
+    private static Field field(Class<?> owner, String name) {
+        try {
+            Field f = owner.getDeclaredField(name);
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package io.paimongov.runtime.read;
+
+/**
+ * What a governed lookup did, at one moment: an immutable snapshot of {@link
+ * GovernedLookup#metrics()}. The names are stable (docs/metrics.md).
+ *
+ * @param lookups keys looked up
+ * @param hits of those, the keys found (a row that is not deleted)
+ * @param refreshes times the lookup took a snapshot's files
+ * @param buckets (partition, bucket)s whose files it has
+ * @param cacheBytes bytes of lookup pages its cache keeps now, charged to the budget (kind {@code lookup})
+ * @param peakCacheBytes the most its cache kept at once, as seen after each lookup
+ * @param buildBytes held for building one local lookup file from a data file: the largest reader of its files (kind {@code read})
+ * @param cancelled whether a cancel stopped it
+ */
+public record LookupSnapshot(
+        long lookups, long hits, long refreshes, long buckets, long cacheBytes, long peakCacheBytes, long buildBytes,
+        boolean cancelled) {}
