@@ -1,10 +1,7 @@
 package io.paimongov.nativehost;
 
+import io.paimongov.allocator.support.standalone.ManualCancellation;
 import io.paimongov.spi.CancellationSignal;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A host's cancel, heard by one poller thread per host ({@code paimon-gov-native-<host>-cancel})
@@ -21,8 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 final class HostCancel {
 
     private final NativeHost host;
-    private final AtomicReference<String> reason = new AtomicReference<>();
-    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    /** Fired once: by the host's answer 1, or when the host detaches. */
+    private final ManualCancellation cancel = new ManualCancellation();
     private final Object pollerLock = new Object();
     private Thread poller;
     private boolean stopped;
@@ -33,26 +30,12 @@ final class HostCancel {
 
     /** The signal one write reads: this host's cancel. */
     CancellationSignal signal() {
-        return new CancellationSignal() {
-            @Override
-            public Optional<String> cancelReason() {
-                return Optional.ofNullable(reason.get());
-            }
-
-            @Override
-            public AutoCloseable onCancel(Runnable listener) {
-                listeners.add(listener);
-                if (reason.get() != null && listeners.remove(listener)) {
-                    listener.run();
-                }
-                return () -> listeners.remove(listener);
-            }
-        };
+        return cancel;
     }
 
     /** Listeners of open writes, registered and not removed: what the kit counts (RES.5). */
     int listenerCount() {
-        return listeners.size();
+        return cancel.listenerCount();
     }
 
     /** Starts the poller when it does not run. */
@@ -84,14 +67,7 @@ final class HostCancel {
     }
 
     private void fire(String why) {
-        if (!reason.compareAndSet(null, why)) {
-            return;
-        }
-        for (Runnable listener : listeners) {
-            if (listeners.remove(listener)) {
-                listener.run();
-            }
-        }
+        cancel.cancel(why);
     }
 
     private void poll() {
@@ -103,7 +79,7 @@ final class HostCancel {
                     return;
                 }
             }
-            if (reason.get() == null && host.failure().isEmpty()) {
+            if (cancel.cancelReason().isEmpty() && host.failure().isEmpty()) {
                 try {
                     long answer = host.calls().call("is_cancelled", () -> HostAbi.isCancelled(host.address()), null);
                     if (answer == 1) {

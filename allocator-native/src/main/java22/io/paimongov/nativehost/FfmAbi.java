@@ -124,19 +124,19 @@ final class FfmAbi implements HostAbi.Abi {
 
     @Override
     public long tryReserve(long address, long bytes, int consumer) {
-        MemorySegment h = host(address);
-        try {
-            return (long) RESERVE_OR_RELEASE.invokeExact(pointer(h, TRY_RESERVE), h.get(ADDRESS, CTX), bytes, consumer);
-        } catch (Throwable t) {
-            throw failed(t);
-        }
+        return reserveOrRelease(address, TRY_RESERVE, bytes, consumer);
     }
 
     @Override
     public long release(long address, long bytes, int consumer) {
+        return reserveOrRelease(address, RELEASE, bytes, consumer);
+    }
+
+    /** Calls the host's {@code try_reserve} or {@code release} (the function pointer at {@code offset}). */
+    private static long reserveOrRelease(long address, long offset, long bytes, int consumer) {
         MemorySegment h = host(address);
         try {
-            return (long) RESERVE_OR_RELEASE.invokeExact(pointer(h, RELEASE), h.get(ADDRESS, CTX), bytes, consumer);
+            return (long) RESERVE_OR_RELEASE.invokeExact(pointer(h, offset), h.get(ADDRESS, CTX), bytes, consumer);
         } catch (Throwable t) {
             throw failed(t);
         }
