@@ -159,6 +159,31 @@ class HeapGovernedReadTest {
     }
 
     @Test
+    void aCancelBeforePlanningOrWhileTheEngineHoldsOutputBatchesStopsTheReadAndTheBatchesStillGoBack() throws Exception {
+        Written t = manyRuns("parquet", Map.of(), 20);
+        try (ReadHarness h = new ReadHarness(dir.resolve("plan"), "2m"); GovernedTableRead read = h.open(t.table())) {
+            h.context.cancel("before planning");
+            assertThatThrownBy(read::plan).isInstanceOf(ReadCancelledException.class).hasMessageContaining("before planning");
+            assertThat(h.engineUsed()).isZero();
+        }
+        try (ReadHarness h = new ReadHarness(dir.resolve("output"), "4m"); GovernedTableRead read = h.open(t.table())) {
+            List<Split> splits = read.plan();
+            List<OutputBatch> kept = new ArrayList<>();
+            try (GovernedSplitReader reader = read.reader(splits.get(0))) {
+                kept.add(reader.nextBatch(100));
+                kept.add(reader.nextBatch(100));
+                h.context.cancel("while the engine holds two batches");
+                assertThatThrownBy(() -> reader.nextBatch(100)).isInstanceOf(ReadCancelledException.class);
+            }
+            long held = kept.stream().mapToLong(OutputBatch::bytes).sum();
+            assertThat(h.engineUsed()).as("the batches the engine holds stay charged").isEqualTo(held);
+            kept.forEach(OutputBatch::close);
+            assertThat(h.engineUsed()).isZero();
+            assertThat(h.spillFiles()).isZero();
+        }
+    }
+
+    @Test
     void aBudgetWithNoRoomForOnePassFailsTypedNamingTheReaderAndLeavesNothing() throws Exception {
         Written t = manyRuns("parquet", Map.of(), 20);
         try (ReadHarness h = new ReadHarness(dir, "256k"); GovernedTableRead read = h.open(t.table())) {
