@@ -195,7 +195,7 @@ public enum Rule {
             "release(bytes, consumer) must give back to the engine whatever the kind, as release(bytes) does (ALLOC.7, ALLOC.16)."),
     READ_4("READ-4", true,
             clauses("ALLOC.16", "ALLOC.7"),
-            "Output batches a read hands out are charged to the engine while held (its counter up by at least their bytes), each close gives back exactly its bytes, a second close nothing, and after the last the engine's counter is back at its start.",
+            "Output batches a read hands out are charged to the engine while held (its counter up by at least their bytes over where the read's plan left it), each close gives back exactly its bytes, a second close nothing; after the last the counter is back where the plan left it, and at its start once the read closed.",
             "release(bytes, consumer) of kind READ_OUTPUT must reach the engine, once per call.");
 
     private final String id;

@@ -14,6 +14,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.manifest.ManifestFileMeta;
 import org.apache.paimon.KeyValueFileStore;
 import org.apache.paimon.compression.CompressOptions;
 import org.apache.paimon.io.DataFileMeta;
@@ -63,6 +65,10 @@ import org.apache.paimon.utils.IOUtils;
  */
 public final class GovernedTableRead implements AutoCloseable {
 
+    /** A plan's charge per file entry, besides {@link #PLAN_FIELD_BYTES} per column. */
+    static final int PLAN_ENTRY_BYTES = 1024;
+    /** A plan's charge per file entry and column. */
+    static final int PLAN_FIELD_BYTES = 256;
     /** Turns off Paimon's asynchronous file reader. */
     static final String NO_ASYNC_READER = Long.MAX_VALUE + " b";
 
@@ -75,6 +81,9 @@ public final class GovernedTableRead implements AutoCloseable {
     private final ReadMetrics metrics = new ReadMetrics();
     private final ReadCosts costs;
     private final Set<GovernedSplitReader> open = ConcurrentHashMap.newKeySet();
+    /** What the last plan holds, until the read plans again or closes (kind {@code read}). Guarded by itself. */
+    private final ReaderMemory plans;
+    private long planBytes;
     private RowType readType;
     private Predicate filter;
     private volatile boolean closed;
@@ -84,6 +93,7 @@ public final class GovernedTableRead implements AutoCloseable {
         this.context = context;
         this.name = "read " + READS.incrementAndGet() + " of " + table.name();
         this.costs = new ReadCosts(table.fileIO(), table.store().pathFactory(), this.table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE));
+        this.plans = new ReaderMemory(context.newReservation(ConsumerKind.READ, name + " plan"), metrics);
     }
 
     /**
@@ -128,15 +138,55 @@ public final class GovernedTableRead implements AutoCloseable {
 
     /**
      * The splits of a batch read of the table's latest snapshot (Paimon's scan, with this read's
-     * filter).
+     * filter). Before it plans, the read charges what the plan will hold, from the snapshot's
+     * manifest list: {@link #planEntryBytes} per file entry of its data manifests, held until the
+     * read plans again or closes.
      *
      * @throws ReadCancelledException when the context was cancelled before or while it planned
+     * @throws io.paimongov.spi.ResourceExhaustedException when the budget cannot hold the plan,
+     *     naming it
      */
     public List<Split> plan() throws ReadCancelledException {
         check();
+        long entries = manifestEntries();
+        long bytes = entries * planEntryBytes(table.rowType().getFieldCount());
+        synchronized (plans) {
+            // A new plan replaces the one before: an engine plans again when it is done with a plan's splits.
+            if (bytes > planBytes) {
+                plans.hold(bytes - planBytes);
+            } else {
+                plans.release(planBytes - bytes);
+            }
+            planBytes = bytes;
+        }
+        metrics.planBytes.add(bytes);
         List<Split> splits = builder().newScan().plan().splits();
         check();
         return splits;
+    }
+
+    /**
+     * What one file entry of a plan is charged: a {@code DataFileMeta} and its statistics, kept by
+     * the splits for as long as the engine holds them. Measured on a 3-column primary-key table: 1,216
+     * bytes per file (live heap of a plan of 120 files, settled collections around it); charged
+     * {@value #PLAN_ENTRY_BYTES} bytes plus {@value #PLAN_FIELD_BYTES} per column, since each column
+     * adds its statistics.
+     */
+    static long planEntryBytes(int columns) {
+        return PLAN_ENTRY_BYTES + (long) PLAN_FIELD_BYTES * columns;
+    }
+
+    /** The file entries of the latest snapshot's data manifests, from its manifest list; 0 without a snapshot. */
+    private long manifestEntries() {
+        Snapshot snapshot = table.snapshotManager().latestSnapshot();
+        if (snapshot == null) {
+            return 0;
+        }
+        long entries = 0;
+        for (ManifestFileMeta manifest : table.store().manifestListFactory().create().readDataManifests(snapshot)) {
+            entries += manifest.numAddedFiles() + manifest.numDeletedFiles();
+        }
+        return entries;
     }
 
     /**
@@ -180,12 +230,16 @@ public final class GovernedTableRead implements AutoCloseable {
         return metrics.snapshot();
     }
 
-    /** Closes the split readers still open. Output batches stay charged until closed. Idempotent. */
+    /** Closes the split readers still open and gives the plans' charge back. Output batches stay charged until closed. Idempotent. */
     @Override
     public void close() {
         closed = true;
         for (GovernedSplitReader reader : new ArrayList<>(open)) {
             IOUtils.closeQuietly(reader);
+        }
+        synchronized (plans) {
+            plans.close();
+            planBytes = 0;
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 /** The counters of one governed read. Thread-safe: split readers of one read may run on several threads. */
 final class ReadMetrics {
 
+    final LongAdder planBytes = new LongAdder();
     final LongAdder splitsRead = new LongAdder();
     final LongAdder filesOpened = new LongAdder();
     final LongAdder bytesOpened = new LongAdder();
@@ -41,7 +42,7 @@ final class ReadMetrics {
     }
 
     ReadSnapshot snapshot() {
-        return new ReadSnapshot(splitsRead.sum(), filesOpened.sum(), bytesOpened.sum(), rowsRead.sum(), sectionsMerged.sum(),
+        return new ReadSnapshot(planBytes.sum(), splitsRead.sum(), filesOpened.sum(), bytesOpened.sum(), rowsRead.sum(), sectionsMerged.sum(),
                 runsMerged.sum(), mostRuns.get(), sectionsInPasses.sum(), mergePasses.sum(), spilledRuns.sum(), spillBytes.sum(),
                 reserved.now.get(), reserved.peak.get(), output.now.get(), output.peak.get(), outputBatches.sum(),
                 outputBatchesReleased.sum(), cancelled.get());

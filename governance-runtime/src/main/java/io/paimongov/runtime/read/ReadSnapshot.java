@@ -6,6 +6,7 @@ package io.paimongov.runtime.read;
  * estimates (docs/reads.md, "What a read is charged"). The names are stable: the CLI's JSON and
  * docs/metrics.md use them.
  *
+ * @param planBytes charged for the plans made, summed over them (an estimate per file entry of the snapshot's manifests)
  * @param splitsRead splits whose reader was opened
  * @param filesOpened data files whose reader was opened (merged sections count each file once)
  * @param bytesOpened the sizes of those files, as their metadata gives them
@@ -17,8 +18,8 @@ package io.paimongov.runtime.read;
  * @param mergePasses intermediate merges of those sections, each writing one spilled run
  * @param spilledRuns runs written to the spill scope
  * @param spillBytes bytes written to them (compressed)
- * @param reservedBytes held now for readers and merges (consumer kind {@code read})
- * @param peakReservedBytes the most held at once for readers and merges
+ * @param reservedBytes held now for the last plan, readers and merges (consumer kind {@code read})
+ * @param peakReservedBytes the most held at once for them
  * @param outputBytesHeld held now for output batches the engine has not let go of (kind {@code read output})
  * @param peakOutputBytes the most held at once for output batches
  * @param outputBatches output batches handed out
@@ -26,6 +27,7 @@ package io.paimongov.runtime.read;
  * @param cancelled whether the read was stopped by a cancel
  */
 public record ReadSnapshot(
+        long planBytes,
         long splitsRead,
         long filesOpened,
         long bytesOpened,
