@@ -92,7 +92,7 @@ public final class ReadUnderHeap {
 
         /** Seconds-long sizes for the project's own tests; the figures mean little. */
         public static Sizes tiny() {
-            return new Sizes(new Shape(12, 5_000, 2048), new Shape(60, 256, 2048), new Shape(6, 2_000, 100), 64L << 20, 16L << 20, 1, 300);
+            return new Sizes(new Shape(10, 2_500, 2048), new Shape(30, 256, 2048), new Shape(4, 2_000, 100), 64L << 20, 16L << 20, 1, 300);
         }
     }
 

@@ -1,11 +1,8 @@
 package io.paimongov.cli;
 
-import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.NativeOverhead;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -47,26 +44,9 @@ final class BenchNativeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         NativeOverhead.Sizes sizes = tiny ? NativeOverhead.Sizes.tiny() : quick ? NativeOverhead.Sizes.quick() : NativeOverhead.Sizes.full();
         DirOption.require(spec, "--work-dir", workDir);
-        Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-native-");
-        BenchReport bench = new BenchReport("native", spec.commandLine().getErr());
-        Map<String, Object> report = bench.header(quick);
-        try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
-            if (workDir == null) {
-                shutdown.removeOnShutdown(dir);
-            }
-            try {
-                report.putAll(NativeOverhead.run(dir, sizes, bench::progress));
-            } finally {
-                if (workDir == null) {
-                    BenchTables.deleteTree(dir);
-                }
-            }
-            report.put("elapsedMillis", bench.elapsedMillis());
-            PrintWriter out = spec.commandLine().getOut();
-            shutdown.report(() -> {
-                if (json) {
-                    out.println(Json.write(report));
-                } else {
+        PrintWriter out = spec.commandLine().getOut();
+        new BenchReport("native", spec.commandLine().getErr()).runIn(workDir, "paimon-gov-native-", quick, json, out,
+                (dir, progress) -> NativeOverhead.run(dir, sizes, progress), report -> {
                     out.printf("native over heap throughput, budget that holds the input: %s (median ms heap %s, native %s)%n",
                             report.get("throughputRatio"), report.get("heapFitsMedianMillis"), report.get("nativeFitsMedianMillis"));
                     out.printf("native over heap throughput, spilling budget: %s (median ms heap %s, native %s)%n",
@@ -75,10 +55,7 @@ final class BenchNativeCommand implements Callable<Integer> {
                             report.get("throughputRatioDirectSpilling"));
                     out.printf("tryReserve + release of 4 KiB: heap %s ns, native %s ns, native (PG_NO_TIMEOUT) %s ns%n", report.get("heapCallNanos"),
                             report.get("nativeCallNanos"), report.get("nativeDirectCallNanos"));
-                }
-                out.flush();
-            });
-        }
+                });
         return GovernanceCli.EXIT_OK;
     }
 }

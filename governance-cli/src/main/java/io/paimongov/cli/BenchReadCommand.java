@@ -1,11 +1,8 @@
 package io.paimongov.cli;
 
-import io.paimongov.benchmarks.BenchTables;
 import io.paimongov.benchmarks.ReadUnderHeap;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -46,27 +43,9 @@ final class BenchReadCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ReadUnderHeap.Sizes sizes = tiny ? ReadUnderHeap.Sizes.tiny() : quick ? ReadUnderHeap.Sizes.quick() : ReadUnderHeap.Sizes.full();
         DirOption.require(spec, "--work-dir", workDir);
-        Path dir = workDir != null ? Files.createDirectories(workDir) : ProcessTempScope.tempDirectory("paimon-gov-read-");
-        BenchReport bench = new BenchReport("read", spec.commandLine().getErr());
-        Map<String, Object> report = bench.header(quick);
-        try (ShutdownCleanup shutdown = ShutdownCleanup.install()) {
-            shutdown.stopChildProcessesOnShutdown();
-            if (workDir == null) {
-                shutdown.removeOnShutdown(dir);
-            }
-            try {
-                report.putAll(ReadUnderHeap.run(dir, sizes, bench::progress));
-            } finally {
-                if (workDir == null) {
-                    BenchTables.deleteTree(dir);
-                }
-            }
-            report.put("elapsedMillis", bench.elapsedMillis());
-            PrintWriter out = spec.commandLine().getOut();
-            shutdown.report(() -> {
-                if (json) {
-                    out.println(Json.write(report));
-                } else {
+        PrintWriter out = spec.commandLine().getOut();
+        new BenchReport("read", spec.commandLine().getErr()).runIn(workDir, "paimon-gov-read-", quick, json, out,
+                (dir, progress) -> ReadUnderHeap.run(dir, sizes, progress), report -> {
                     out.printf("wide runs (%s x %s rows of %s bytes), heap %s, budget %s: governed %s, plain %s%n", report.get("runs"),
                             report.get("rowsPerRun"), report.get("valueBytes"), DemoReport.bytes((Long) report.get("heapBytes")),
                             DemoReport.bytes((Long) report.get("budgetBytes")), report.get("governedOutcome"), report.get("plainOutcome"));
@@ -76,10 +55,7 @@ final class BenchReadCommand implements Callable<Integer> {
                             report.get("manyGovernedOutcome"), report.get("manyHeapPeakOverBudget"), report.get("manyPlainOutcome"));
                     out.printf("few runs, governed over plain throughput: %s; with an eighth of the budget (in passes): %s%n",
                             report.get("throughputRatio"), report.get("throughputRatioInPasses"));
-                }
-                out.flush();
-            });
-        }
+                });
         return GovernanceCli.EXIT_OK;
     }
 }
