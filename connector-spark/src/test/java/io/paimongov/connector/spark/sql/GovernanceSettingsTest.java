@@ -79,7 +79,11 @@ class GovernanceSettingsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'governance.memory.budget' = '1x'");
         rows.writeTo("gov.db.t").option("governance.memory.budget", "4m").append();
-        assertThat(Tables.query(spark, "SELECT * FROM gov.db.t")).containsExactly("1|v");
+        // Reads are governed too: the table's bad setting fails them, naming it, unless the read overrides it.
+        assertThatThrownBy(() -> Tables.query(spark, "SELECT * FROM gov.db.t"))
+                .hasStackTraceContaining("'governance.memory.budget' = '1x'");
+        assertThat(spark.read().option("governance.memory.budget", "4m").table("gov.db.t").collectAsList().stream().map(Tables::row))
+                .containsExactly("1|v");
         assertThat(Tables.paimon(warehouse, "db", "t").snapshotManager().latestSnapshot().id())
                 .as("snapshots: only the write whose settings were good").isEqualTo(1);
     }
