@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Every table mode through the governed catalog's SQL, with DDL as Paimon's own Flink catalog takes
  * it: two {@code INSERT INTO} rounds and a row-level {@code DELETE}, read back with {@code SELECT}
- * (Paimon's own source) and compared with the model of the input ({@link SqlRows}); the job ran the
+ * (in batch mode a governed scan, GovernedTableSource) and compared with the model of the input ({@link SqlRows}); the job ran the
  * governed writer and every writer gave its memory back.
  */
 class FlinkSqlTableModesTest {
