@@ -2,9 +2,9 @@ package io.paimongov.cli;
 
 import io.paimongov.benchmarks.NativeOverhead;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -30,22 +30,14 @@ final class BenchNativeCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "150,000 rows and 3 repetitions instead of 400,000 and 7 (under a minute on two cores).")
     boolean quick;
 
-    /** Seconds-long sizes for the project's own tests; the values mean little. */
-    @Option(names = "--tiny", hidden = true)
-    boolean tiny;
-
-    @Option(names = "--json", description = "Print one JSON object with the measured values.")
-    boolean json;
-
-    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the tables go (default: a temporary directory, removed after).")
-    Path workDir;
+    @Mixin BenchRunOptions run;
 
     @Override
     public Integer call() throws Exception {
-        NativeOverhead.Sizes sizes = tiny ? NativeOverhead.Sizes.tiny() : quick ? NativeOverhead.Sizes.quick() : NativeOverhead.Sizes.full();
-        DirOption.require(spec, "--work-dir", workDir);
+        NativeOverhead.Sizes sizes = run.tiny ? NativeOverhead.Sizes.tiny() : quick ? NativeOverhead.Sizes.quick() : NativeOverhead.Sizes.full();
+        DirOption.require(spec, "--work-dir", run.workDir);
         PrintWriter out = spec.commandLine().getOut();
-        new BenchReport("native", spec.commandLine().getErr()).runIn(workDir, "paimon-gov-native-", quick, json, out,
+        new BenchReport("native", spec.commandLine().getErr()).runIn(run.workDir, "paimon-gov-native-", quick, run.json, out,
                 (dir, progress) -> NativeOverhead.run(dir, sizes, progress), report -> {
                     out.printf("native over heap throughput, budget that holds the input: %s (median ms heap %s, native %s)%n",
                             report.get("throughputRatio"), report.get("heapFitsMedianMillis"), report.get("nativeFitsMedianMillis"));

@@ -2,9 +2,9 @@ package io.paimongov.cli;
 
 import io.paimongov.benchmarks.ReadUnderHeap;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -29,22 +29,14 @@ final class BenchReadCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "Half the sizes (a 96 MiB heap instead of 192 MiB) and 3 reads instead of 5 (about a minute on two cores).")
     boolean quick;
 
-    /** Seconds-long sizes for the project's own tests; the values mean little. */
-    @Option(names = "--tiny", hidden = true)
-    boolean tiny;
-
-    @Option(names = "--json", description = "Print one JSON object with the measured values.")
-    boolean json;
-
-    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the tables go (default: a temporary directory, removed after).")
-    Path workDir;
+    @Mixin BenchRunOptions run;
 
     @Override
     public Integer call() throws Exception {
-        ReadUnderHeap.Sizes sizes = tiny ? ReadUnderHeap.Sizes.tiny() : quick ? ReadUnderHeap.Sizes.quick() : ReadUnderHeap.Sizes.full();
-        DirOption.require(spec, "--work-dir", workDir);
+        ReadUnderHeap.Sizes sizes = run.tiny ? ReadUnderHeap.Sizes.tiny() : quick ? ReadUnderHeap.Sizes.quick() : ReadUnderHeap.Sizes.full();
+        DirOption.require(spec, "--work-dir", run.workDir);
         PrintWriter out = spec.commandLine().getOut();
-        new BenchReport("read", spec.commandLine().getErr()).runIn(workDir, "paimon-gov-read-", quick, json, out,
+        new BenchReport("read", spec.commandLine().getErr()).runIn(run.workDir, "paimon-gov-read-", quick, run.json, out,
                 (dir, progress) -> ReadUnderHeap.run(dir, sizes, progress), report -> {
                     out.printf("wide runs (%s x %s rows of %s bytes), heap %s, budget %s: governed %s, plain %s%n", report.get("runs"),
                             report.get("rowsPerRun"), report.get("valueBytes"), DemoReport.bytes((Long) report.get("heapBytes")),

@@ -321,19 +321,32 @@ final class GovernedMergeSorter extends MergeSorter {
         return most;
     }
 
-    /** The run Paimon 1.4's {@code MergeTreeReaders} gave the supplier, or null when it has none. */
-    private static SortedRun runOf(Object supplier) {
-        for (Field f : supplier.getClass().getDeclaredFields()) {
-            if (f.getType() == SortedRun.class) {
-                try {
-                    f.setAccessible(true);
-                    return (SortedRun) f.get(supplier);
-                } catch (ReflectiveOperationException | RuntimeException e) {
-                    return null;
+    /** Per class of reader supplier, its field holding the run; null when it has none. */
+    private static final ClassValue<Field> RUN_FIELD = new ClassValue<>() {
+        @Override
+        protected Field computeValue(Class<?> type) {
+            for (Field f : type.getDeclaredFields()) {
+                if (f.getType() == SortedRun.class) {
+                    try {
+                        f.setAccessible(true);
+                        return f;
+                    } catch (RuntimeException e) {
+                        return null;
+                    }
                 }
             }
+            return null;
         }
-        return null;
+    };
+
+    /** The run Paimon 1.4's {@code MergeTreeReaders} gave the supplier, or null when it has none. */
+    private static SortedRun runOf(Object supplier) {
+        Field field = RUN_FIELD.get(supplier.getClass());
+        try {
+            return field == null ? null : (SortedRun) field.get(supplier);
+        } catch (IllegalAccessException e) {
+            return null;
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.paimongov.runtime.read;
 import io.paimongov.runtime.internal.cancel.WriteCancelledIOException;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.WriteFootprint;
+import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.WriteCancelledException;
 import java.io.IOException;
@@ -101,7 +102,7 @@ public final class GovernedTableRead implements AutoCloseable {
      *
      * @throws UnsupportedOperationException when the Paimon on the class path has no merge to put
      *     the runtime's in place of
-     * @throws io.paimongov.spi.GovernanceClosedException when the context is closed
+     * @throws GovernanceClosedException when the context is closed
      */
     public static GovernedTableRead open(FileStoreTable table, ResourceContext context) {
         if (MERGE_SORTER == null) {
@@ -109,7 +110,7 @@ public final class GovernedTableRead implements AutoCloseable {
                     "this Paimon's MergeFileSplitRead has no 'mergeSorter' field: governed reads need Paimon 1.4");
         }
         if (context.isClosed()) {
-            throw new io.paimongov.spi.GovernanceClosedException("the resource context '" + context.name() + "' is closed");
+            throw new GovernanceClosedException("the resource context '" + context.name() + "' is closed");
         }
         return new GovernedTableRead(table, context);
     }

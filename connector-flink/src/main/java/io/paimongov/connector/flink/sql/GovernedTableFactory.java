@@ -31,8 +31,8 @@ import org.apache.paimon.table.Table;
  */
 public final class GovernedTableFactory extends FlinkTableFactory {
 
-    private static final Field TABLE = tableField();
-    private static final Field SOURCE_TABLE = sourceTableField();
+    private static final Field SINK_TABLE = tableField(FlinkTableSinkBase.class);
+    private static final Field SOURCE_TABLE = tableField(FlinkTableSource.class);
 
     private final GovernanceSettings defaults;
 
@@ -66,7 +66,7 @@ public final class GovernedTableFactory extends FlinkTableFactory {
         if (!(paimon instanceof DataTableSource source)) {
             return paimon;
         }
-        Table table = tableOf(source);
+        Table table = tableOf(SOURCE_TABLE, source);
         if (!(table instanceof FileStoreTable fileStoreTable) || !bounded(context, table)) {
             return paimon;
         }
@@ -79,14 +79,6 @@ public final class GovernedTableFactory extends FlinkTableFactory {
                 || Boolean.parseBoolean(table.options().getOrDefault(FlinkConnectorOptions.SCAN_BOUNDED.key(), "false"));
     }
 
-    private static Table tableOf(DataTableSource source) {
-        try {
-            return (Table) SOURCE_TABLE.get(source);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException("cannot read the table of Paimon's DataTableSource", e);
-        }
-    }
-
     /**
      * @throws IllegalArgumentException naming a bad {@code governance.*} key of the table or the
      *     statement's hint
@@ -97,39 +89,29 @@ public final class GovernedTableFactory extends FlinkTableFactory {
         if (!(paimon instanceof FlinkTableSink)) {
             return paimon;
         }
-        Table table = tableOf((FlinkTableSink) paimon);
+        Table table = tableOf(SINK_TABLE, paimon);
         if (!(table instanceof FileStoreTable fileStoreTable)) {
             return paimon;
         }
         return new GovernedTableSink(context.getObjectIdentifier(), fileStoreTable, context, defaults.forTable(table.options()));
     }
 
-    private static Table tableOf(FlinkTableSink sink) {
+    /** The table Paimon's source or sink built, from its protected field {@code field}. */
+    private static Table tableOf(Field field, Object paimon) {
         try {
-            return (Table) TABLE.get(sink);
+            return (Table) field.get(paimon);
         } catch (IllegalAccessException e) {
-            throw new IllegalStateException("cannot read the table of Paimon's FlinkTableSink", e);
+            throw new IllegalStateException("cannot read the table of Paimon's " + paimon.getClass().getSimpleName(), e);
         }
     }
 
-    private static Field sourceTableField() {
+    private static Field tableField(Class<?> owner) {
         try {
-            Field f = FlinkTableSource.class.getDeclaredField("table");
+            Field f = owner.getDeclaredField("table");
             f.setAccessible(true);
             return f;
         } catch (NoSuchFieldException e) {
-            throw new IllegalStateException("this Paimon's FlinkTableSource keeps its table elsewhere; connector-flink"
-                    + " is built for paimon-flink 1.4.2", e);
-        }
-    }
-
-    private static Field tableField() {
-        try {
-            Field f = FlinkTableSinkBase.class.getDeclaredField("table");
-            f.setAccessible(true);
-            return f;
-        } catch (NoSuchFieldException e) {
-            throw new IllegalStateException("this Paimon's FlinkTableSinkBase keeps its table elsewhere; connector-flink"
+            throw new IllegalStateException("this Paimon's " + owner.getSimpleName() + " keeps its table elsewhere; connector-flink"
                     + " is built for paimon-flink 1.4.2", e);
         }
     }
