@@ -12,7 +12,6 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.util.InstantiationUtil;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.flink.FlinkRowData;
@@ -21,16 +20,18 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.Split;
 
 /**
- * Reads the Paimon splits it receives (each Java-serialized) with a governed read of its slot: a
+ * Reads the Paimon splits it receives, each whole in order of arrival, with a governed read of its slot: a
  * {@link ResourceContext} on the slot's managed memory ({@link SlotMemory}, the operator's declared
  * share, shared fairly with the slot's governed writers), the task's cancel and its metric group,
  * and a {@link GovernedTableRead} of the table on it. Each row is copied before it is emitted, since
- * Paimon's readers reuse theirs. An empty element is the marker of a plan without splits.
+ * Paimon's readers reuse theirs, with the row kind the read gives it (a streaming split's changes).
+ * Holds no state of its own: a split it received before a checkpoint's barrier is read before the
+ * barrier passes it, so the scan position the split monitor checkpoints is exactly what was read.
  *
  * <p>Called by Flink on the task thread: {@code open}, {@code processElement} per split, {@code
  * endInput}, {@code close}. Not thread-safe.
  */
-public final class GovernedReadOperator extends AbstractStreamOperator<RowData> implements OneInputStreamOperator<byte[], RowData>,
+public final class GovernedReadOperator extends AbstractStreamOperator<RowData> implements OneInputStreamOperator<Split, RowData>,
         BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
@@ -65,12 +66,8 @@ public final class GovernedReadOperator extends AbstractStreamOperator<RowData> 
     }
 
     @Override
-    public void processElement(StreamRecord<byte[]> element) throws Exception {
-        byte[] bytes = element.getValue();
-        if (bytes.length == 0) {
-            return;
-        }
-        Split split = InstantiationUtil.deserializeObject(bytes, getUserCodeClassloader());
+    public void processElement(StreamRecord<Split> element) throws Exception {
+        Split split = element.getValue();
         try (GovernedSplitReader reader = read.reader(split)) {
             RecordReader.RecordIterator<InternalRow> batch;
             while ((batch = reader.readBatch()) != null) {

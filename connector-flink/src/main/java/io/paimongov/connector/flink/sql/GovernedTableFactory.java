@@ -17,9 +17,8 @@ import org.apache.paimon.table.Table;
 /**
  * Tables of a {@link GovernedFlinkCatalog}, and tables declared outside a catalog with {@code
  * 'connector' = 'paimon-governed'} and {@code 'path'} (as Paimon's {@code 'connector' = 'paimon'}):
- * the table's definition, lookups and unbounded (streaming) reads are Paimon's own ({@link
- * FlinkTableFactory}); bounded reads of Paimon data tables go through governed reads ({@link
- * GovernedTableSource}), and their writes through governed writes ({@link GovernedTableSink}). Format tables (plain
+ * the table's definition and lookups are Paimon's own ({@link FlinkTableFactory}); reads of Paimon
+ * data tables, bounded or streaming, go through governed reads ({@link GovernedTableSource}), and their writes through governed writes ({@link GovernedTableSink}). Format tables (plain
  * CSV, Parquet, ... directories a Paimon catalog may list) keep Paimon's sink: they have no
  * writer memory to govern.
  *
@@ -53,12 +52,12 @@ public final class GovernedTableFactory extends FlinkTableFactory {
     }
 
     /**
-     * A bounded read of a data table (batch mode, or {@code 'scan.bounded' = 'true'}) is a governed
-     * scan ({@link GovernedTableSource}); an unbounded one, a system table's or a format table's is
-     * Paimon's own source.
+     * A read of a data table is a governed scan ({@link GovernedTableSource}), bounded in batch mode
+     * or with {@code 'scan.bounded' = 'true'}, else unbounded; a system table's or a format table's
+     * is Paimon's own source.
      *
      * @throws IllegalArgumentException naming a bad {@code governance.*} key of the table or the
-     *     statement's hint
+     *     statement's hint, or a streaming option a governed scan refuses
      */
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
@@ -67,10 +66,11 @@ public final class GovernedTableFactory extends FlinkTableFactory {
             return paimon;
         }
         Table table = tableOf(SOURCE_TABLE, source);
-        if (!(table instanceof FileStoreTable fileStoreTable) || !bounded(context, table)) {
+        if (!(table instanceof FileStoreTable fileStoreTable)) {
             return paimon;
         }
-        return new GovernedTableSource(context.getObjectIdentifier(), fileStoreTable, defaults.forTable(table.options()), source);
+        return new GovernedTableSource(context.getObjectIdentifier(), fileStoreTable, defaults.forTable(table.options()),
+                bounded(context, table), source);
     }
 
     /** Whether the read is bounded, as Paimon decides it: batch mode, or the table's {@code scan.bounded}. */

@@ -9,7 +9,7 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /**
- * The MiniCluster of the SQL tests: one task manager with 2 slots and {@code managed} of managed
+ * The MiniCluster of the SQL tests: one task manager with 2 slots (or as many as a test asks) and {@code managed} of managed
  * memory, Flink's metrics in an {@link InMemoryReporter}, three restarts allowed (a job that fails once
  * on purpose recovers).
  */
@@ -18,9 +18,14 @@ final class SqlCluster {
     private SqlCluster() {}
 
     static MiniClusterExtension extension(InMemoryReporter reporter, String managed) {
+        return extension(reporter, managed, 2);
+    }
+
+    /** As {@link #extension(InMemoryReporter, String)}, with {@code slots} slots (a streaming job beside batch jobs). */
+    static MiniClusterExtension extension(InMemoryReporter reporter, String managed, int slots) {
         return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder()
                 .setNumberTaskManagers(1)
-                .setNumberSlotsPerTaskManager(2)
+                .setNumberSlotsPerTaskManager(slots)
                 .setConfiguration(config(reporter, managed))
                 .build());
     }
