@@ -62,6 +62,7 @@ public final class GovernedLookup implements AutoCloseable {
     private final ReaderMemory build;
     private final ReadCosts costs;
     private final Map<BinaryRow, Map<Integer, Set<DataFileMeta>>> files = new HashMap<>();
+    private final Map<BinaryRow, Integer> totalBuckets = new HashMap<>();
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private long buildBytes;
     private volatile long lookups;
@@ -138,6 +139,7 @@ public final class GovernedLookup implements AutoCloseable {
                 query.refreshFiles(ds.partition(), ds.bucket(), gone, came);
             }
             files.get(ds.partition()).put(ds.bucket(), now);
+            totalBuckets.put(ds.partition(), ds.totalBuckets() != null ? ds.totalBuckets() : table.coreOptions().bucket());
             for (DataFileMeta file : ds.dataFiles()) {
                 most = Math.max(most, costs.file(ds.partition(), ds.bucket(), file));
             }
@@ -170,6 +172,15 @@ public final class GovernedLookup implements AutoCloseable {
             peakCacheBytes = held;
         }
         return row;
+    }
+
+    /**
+     * The number of buckets of {@code partition} as the last {@link #refresh()} found it (a
+     * partition's count may differ from the table's after a rescale), or null when it found no data
+     * there.
+     */
+    public Integer buckets(BinaryRow partition) {
+        return totalBuckets.get(partition);
     }
 
     /** A snapshot of what the lookups did so far. */

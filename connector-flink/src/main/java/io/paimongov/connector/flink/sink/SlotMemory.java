@@ -41,7 +41,7 @@ public final class SlotMemory {
      * @throws IllegalStateException when the operator declared no managed memory
      */
     public static ResourceContext open(
-            AbstractStreamOperator<?> operator, String name, Map<String, String> options, FlinkTaskCancellation cancellation) {
+            AbstractStreamOperator<?> operator, String name, Map<String, String> options, CancellationSignal cancellation) {
         Environment task = operator.getContainingTask().getEnvironment();
         MemoryManager manager = task.getMemoryManager();
         double fraction =
@@ -53,27 +53,57 @@ public final class SlotMemory {
                                 task.getUserCodeClassLoader().asClassLoader());
         long share = share(manager, fraction, operator.getOperatorConfig().getOperatorName());
         Map<String, String> values = new HashMap<>(options);
-        values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(share));
         values.putIfAbsent(GovernanceOptions.PAGE_SIZE, Integer.toString(manager.getPageSize()));
+        values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(share));
         GovernanceOptions governance = GovernanceOptions.of(values);
-        EngineEnvironment.Builder engine =
-                EngineEnvironment.builder()
-                        .with(MemoryManager.class, manager)
-                        .with(CancellationSignal.class, cancellation)
-                        .with(MetricGroup.class, operator.getMetricGroup());
-        // io.tmp.dirs themselves, not the IOManager's spilling dirs under them: those are
-        // <io.tmp.dirs>/flink-io-<uuid>, new in every task manager process, so the scope of a killed
-        // task manager would sit where no later write sweeps (SPILL.1, SPILL.7).
-        String[] spillDirs = task.getTaskManagerInfo().getTmpDirectories();
+        EngineEnvironment.Builder engine = engine(task, operator.getMetricGroup(), cancellation);
         if (governance.memorySharing() == MemorySharing.FAIR) {
             // Guaranteed its share, it may borrow up to the slot's memory from the other governed operators.
             checkBudget(governance.budgetBytes(), share);
-            engine.with(FlinkSlot.class, FlinkSlot.of(manager.getMemorySize(), spillDirs))
+            engine.with(FlinkSlot.class, FlinkSlot.of(manager.getMemorySize(), spillDirs(task)))
                     .with(SharedMemory.class, SlotMemories.of(manager));
         } else {
-            engine.with(FlinkSlot.class, FlinkSlot.of(share, spillDirs));
+            engine.with(FlinkSlot.class, FlinkSlot.of(share, spillDirs(task)));
         }
         return ResourceContext.open(name, new FlinkGovernanceProvider(), governance, engine.build());
+    }
+
+    /**
+     * Opens the resource context of a part of a task that declares no managed memory (a lookup
+     * function: Flink gives no way to declare it), named {@code name}: it reserves from the slot's
+     * managed memory what no one else holds, at most its budget, {@code governance.memory.budget} of
+     * {@code options} or else {@code defaultBudget} capped at the slot's managed memory. It has no
+     * share of its own and joins no slot sharing: when the slot is full its reservations are refused.
+     *
+     * @throws IllegalArgumentException when {@code governance.memory.budget} is larger than the slot's
+     *     managed memory, naming it
+     */
+    public static ResourceContext openUndeclared(
+            Environment task, MetricGroup metrics, String name, Map<String, String> options, long defaultBudget, CancellationSignal cancellation) {
+        MemoryManager manager = task.getMemoryManager();
+        Map<String, String> values = new HashMap<>(options);
+        values.putIfAbsent(GovernanceOptions.PAGE_SIZE, Integer.toString(manager.getPageSize()));
+        values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(Math.min(defaultBudget, manager.getMemorySize())));
+        EngineEnvironment engine = engine(task, metrics, cancellation)
+                .with(FlinkSlot.class, FlinkSlot.of(manager.getMemorySize(), spillDirs(task)))
+                .build();
+        return ResourceContext.open(name, new FlinkGovernanceProvider(), GovernanceOptions.of(values), engine);
+    }
+
+    private static EngineEnvironment.Builder engine(Environment task, MetricGroup metrics, CancellationSignal cancellation) {
+        return EngineEnvironment.builder()
+                .with(MemoryManager.class, task.getMemoryManager())
+                .with(CancellationSignal.class, cancellation)
+                .with(MetricGroup.class, metrics);
+    }
+
+    /**
+     * {@code io.tmp.dirs} themselves, not the IOManager's spilling dirs under them: those are
+     * {@code <io.tmp.dirs>/flink-io-<uuid>}, new in every task manager process, so the scope of a
+     * killed task manager would sit where no later write sweeps (SPILL.1, SPILL.7).
+     */
+    private static String[] spillDirs(Environment task) {
+        return task.getTaskManagerInfo().getTmpDirectories();
     }
 
     /**

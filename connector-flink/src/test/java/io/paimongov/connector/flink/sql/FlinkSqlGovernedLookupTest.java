@@ -1,0 +1,100 @@
+package io.paimongov.connector.flink.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.paimongov.connector.flink.JobGauges;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.typeutils.RowTypeInfo;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A lookup join by a governed table's primary key runs governed lookups in its slots: a partitioned
+ * dimension table of {@value #ROUNDS} overlapping rounds of {@value #KEYS} wide rows is looked up
+ * {@value #FACTS} times under a 2 MiB budget. The joined rows are the model's (each fact with its
+ * key's last row; facts without one dropped), every lookup went through a governed lookup, its
+ * cached pages and the slot's reservations stayed within the budget, and nothing is held after.
+ */
+class FlinkSqlGovernedLookupTest {
+
+    private static final int ROUNDS = 3;
+    private static final int KEYS = 12_000;
+    private static final int FACTS = 3_000;
+    private static final long BUDGET = 2L << 20;
+
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = SqlCluster.extension(REPORTER, "64m");
+
+    @TempDir Path dir;
+
+    @Test
+    void aLookupJoinByThePrimaryKeyIsGovernedAndEvictsWithinItsBudget() throws Exception {
+        SqlSession s = SqlSession.batch(dir.resolve("wh"));
+        s.exec("CREATE TABLE dim (k INT, v STRING, d STRING, PRIMARY KEY (d, k) NOT ENFORCED) PARTITIONED BY (d)"
+                + " WITH ('bucket' = '2', 'write-only' = 'true')");
+        List<List<Row>> rounds = new ArrayList<>();
+        for (int i = 0; i < ROUNDS; i++) {
+            List<Row> rows = new ArrayList<>();
+            for (Row r : SqlRows.random(7 + i, KEYS, KEYS, "r" + i)) {
+                rows.add(Row.of(r.getField(0), r.getField(1) + "-" + "y".repeat(200), r.getField(2)));
+            }
+            s.view("dim_round" + i, rows, SqlSession.KVD);
+            s.run("INSERT INTO dim SELECT * FROM dim_round" + i);
+            rounds.add(rows);
+        }
+        Map<String, Row> last = new TreeMap<>();
+        rounds.forEach(round -> round.forEach(r -> last.put(r.getField(2) + "/" + r.getField(0), r)));
+
+        RowTypeInfo factType = new RowTypeInfo(new TypeInformation<?>[] {Types.INT, Types.INT, Types.STRING}, new String[] {"id", "k", "d"});
+        List<Row> facts = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        Random random = new Random(42);
+        for (int id = 0; id < FACTS; id++) {
+            Row fact = Row.of(id, random.nextInt(KEYS + KEYS / 10), String.valueOf((char) ('a' + random.nextInt(3))));
+            facts.add(fact);
+            Row match = last.get(fact.getField(2) + "/" + fact.getField(1));
+            if (match != null) {
+                expected.add(Row.of(id, match.getField(1)).toString());
+            }
+        }
+        s.sql.createTemporaryView("facts", s.sql.fromDataStream(s.env.fromData(facts, factType).setParallelism(1),
+                Schema.newBuilder().columnByExpression("pt", "PROCTIME()").build()));
+
+        TableResult result = s.sql.executeSql("SELECT f.id, x.v FROM facts AS f JOIN dim"
+                + " /*+ OPTIONS('governance.memory.budget' = '" + BUDGET + "') */ FOR SYSTEM_TIME AS OF f.pt AS x"
+                + " ON f.k = x.k AND f.d = x.d");
+        List<String> joined = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            it.forEachRemaining(r -> joined.add(r.toString()));
+        }
+        JobID job = result.getJobClient().orElseThrow().getJobID();
+
+        assertThat(SqlRows.sorted(joined)).isEqualTo(SqlRows.sorted(expected));
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookups").values().stream().mapToLong(Long::longValue).sum())
+                .as("every fact looked up by a governed lookup").isEqualTo(FACTS);
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookupHits").values().stream().mapToLong(Long::longValue).sum())
+                .as("facts with a row").isEqualTo(expected.size());
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakLookupCacheBytes").values()).as("pages cached within the budget")
+                .isNotEmpty().allMatch(peak -> peak > 0 && peak <= BUDGET);
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "budgetBytes").values()).isNotEmpty().containsOnly(BUDGET);
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakReservedBytes").values()).allMatch(peak -> peak > 0 && peak <= BUDGET);
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "reservedBytes").values()).containsOnly(0L);
+    }
+}
