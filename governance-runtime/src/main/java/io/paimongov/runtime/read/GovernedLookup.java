@@ -187,7 +187,7 @@ public final class GovernedLookup implements AutoCloseable {
     public LookupSnapshot metrics() {
         int buckets = files.values().stream().mapToInt(Map::size).sum();
         return new LookupSnapshot(lookups, hits, refreshes, buckets, cache.isClosed() ? 0 : cache.bytes(), peakCacheBytes, buildBytes,
-                cancelled.get());
+                cancelled.get(), 0);
     }
 
     /** Closes Paimon's query (its lookup files and cached pages) and gives the reservations back. Idempotent. */

@@ -12,7 +12,9 @@ package io.paimongov.runtime.read;
  * @param peakCacheBytes the most its cache kept at once, as seen after each lookup
  * @param buildBytes held for building one local lookup file from a data file: the largest reader of its files (kind {@code read})
  * @param cancelled whether a cancel stopped it
+ * @param keyScans lookups answered by reading the table, as a field lookup does for a key it has not
+ *     cached when the table does not fit its cache ({@link GovernedFieldLookup}); 0 for primary-key lookups
  */
 public record LookupSnapshot(
         long lookups, long hits, long refreshes, long buckets, long cacheBytes, long peakCacheBytes, long buildBytes,
-        boolean cancelled) {}
+        boolean cancelled, long keyScans) {}

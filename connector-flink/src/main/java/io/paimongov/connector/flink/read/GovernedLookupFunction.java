@@ -2,6 +2,7 @@ package io.paimongov.connector.flink.read;
 
 import io.paimongov.connector.flink.sink.SlotMemory;
 import io.paimongov.flink.FlinkTaskCancellation;
+import io.paimongov.runtime.read.GovernedFieldLookup;
 import io.paimongov.runtime.read.GovernedLookup;
 import io.paimongov.runtime.read.LookupSnapshot;
 import io.paimongov.runtime.write.ResourceContext;
@@ -22,10 +23,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.LookupFunction;
 import org.apache.paimon.CoreOptions;
-import org.apache.paimon.bucket.BucketFunction;
-import org.apache.paimon.codegen.CodeGenUtils;
-import org.apache.paimon.codegen.Projection;
-import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.flink.FlinkConnectorOptions;
@@ -33,27 +30,29 @@ import org.apache.paimon.flink.FlinkRowData;
 import org.apache.paimon.flink.FlinkRowWrapper;
 import org.apache.paimon.lookup.rocksdb.RocksDBOptions;
 import org.apache.paimon.options.Options;
-import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
-import org.apache.paimon.utils.ProjectedRow;
 
 /**
- * The lookup join of a governed table keyed by its whole primary key: each lookup goes to a {@link
- * GovernedLookup} of the table (Paimon's local lookup files, their page cache charged page by page
- * and evicted when the budget gives no more, the files in the task's spill scope), refreshed from
- * the table's latest snapshot every {@code lookup.continuous.discovery-interval} (else {@code
- * continuous.discovery-interval}), as Paimon's lookup function refreshes. The key of each lookup
- * gives the partition and the bucket, as Paimon's partial-cache lookup computes them.
+ * The lookup join of a governed table through governed lookups ({@link TableLookups}): by the whole
+ * primary key (where Paimon's lookup would use its partial cache) into the table's local lookup
+ * files ({@link GovernedLookup}: their page cache charged page by page and evicted when the budget
+ * gives no more, the files in the task's spill scope); by any other fields (where Paimon would keep a
+ * full cache in RocksDB) through a cache of each key's rows within half the budget ({@link
+ * GovernedFieldLookup}: the whole table when it fits, else the keys looked up most recently, the
+ * others read from the table). Both refresh from the table's latest snapshot every {@code
+ * lookup.continuous.discovery-interval} (else {@code continuous.discovery-interval}), as Paimon's
+ * lookup function does.
  *
  * <p>Memory: Flink lets no lookup function declare managed memory, so this one reserves from its
  * slot's managed memory what nothing else holds ({@link SlotMemory#openUndeclared}): at most {@code
  * governance.memory.budget}, by default the table's {@code lookup.cache-max-memory-size}, capped at
  * the slot's managed memory. Its context's gauges and {@code lookups}, {@code lookupHits}, {@code
- * lookupCacheBytes}, {@code peakLookupCacheBytes} go to the function's metric group under {@code paimonGovernance}.
+ * lookupKeyScans}, {@code lookupCacheBytes}, {@code peakLookupCacheBytes} go to the function's metric
+ * group under {@code paimonGovernance}.
  *
- * <p>Which lookups it serves is {@link #serves}; the others stay Paimon's. Flink calls {@code open},
- * {@code lookup} and {@code close} on the task thread; not thread-safe.
+ * <p>Which tables' lookups it serves is {@link #serves}; the others stay Paimon's. Flink calls
+ * {@code open}, {@code lookup} and {@code close} on the task thread; not thread-safe.
  */
 public final class GovernedLookupFunction extends LookupFunction {
 
@@ -66,13 +65,7 @@ public final class GovernedLookupFunction extends LookupFunction {
 
     private transient AtomicBoolean closing;
     private transient ResourceContext context;
-    private transient GovernedLookup lookup;
-    private transient ProjectedRow keyToPrimaryKey;
-    private transient ProjectedRow keyToTrimmedKey;
-    private transient Projection partitionOfKey;
-    private transient Projection bucketKeyOfKey;
-    private transient BucketFunction bucketFunction;
-    private transient ProjectedRow output;
+    private transient TableLookups lookup;
     private transient InternalRowSerializer copier;
     private transient long refreshMillis;
     private transient long nextRefresh;
@@ -81,7 +74,7 @@ public final class GovernedLookupFunction extends LookupFunction {
      * @param table the table, its time travel options removed (a lookup reads the latest snapshot)
      * @param governance the lookup's {@code governance.*} options, validated
      * @param projection the fields a lookup returns, as indexes into the table's row type
-     * @param joinKeys the fields of a lookup's key row, in its order; {@link #serves} them
+     * @param joinKeys the fields of a lookup's key row, in its order
      */
     public GovernedLookupFunction(FileStoreTable table, Map<String, String> governance, int[] projection, List<String> joinKeys) {
         this.table = table;
@@ -91,22 +84,29 @@ public final class GovernedLookupFunction extends LookupFunction {
     }
 
     /**
-     * Whether lookups of {@code table} by {@code joinKeys} are governed: the keys are the whole
-     * primary key, the buckets fixed, and the table asks for none of what only Paimon's lookup
-     * function does: {@code lookup.cache} other than {@code auto} (a full cache), {@code
-     * scan.partitions} (dynamic partitions), {@code lookup.refresh.time-periods-blacklist}, a merge
-     * engine other than deduplicate without a lookup changelog, or sequence fields with deduplicate
-     * (which Paimon's partial cache refuses too).
+     * Whether lookups of {@code table} are governed: unless the table asks for what only Paimon's
+     * lookup function does, {@code scan.partitions} (dynamic partitions) or {@code
+     * lookup.refresh.time-periods-blacklist}.
      */
-    public static boolean serves(FileStoreTable table, List<String> joinKeys) {
+    public static boolean serves(FileStoreTable table) {
         Options options = Options.fromMap(table.options());
+        return !options.contains(FlinkConnectorOptions.SCAN_PARTITIONS)
+                && !options.contains(FlinkConnectorOptions.LOOKUP_REFRESH_TIME_PERIODS_BLACKLIST);
+    }
+
+    /**
+     * Whether lookups by {@code joinKeys} go to the table's local lookup files ({@link
+     * GovernedLookup}), as Paimon's partial cache decides it: the keys are the whole primary key,
+     * the buckets fixed, {@code lookup.cache} is {@code auto}, and the merge engine is deduplicate
+     * without sequence fields or the table keeps a lookup changelog. Other lookups are by fields
+     * ({@link GovernedFieldLookup}).
+     */
+    static boolean byPrimaryKey(FileStoreTable table, List<String> joinKeys) {
         CoreOptions core = table.coreOptions();
         return !table.primaryKeys().isEmpty()
                 && new HashSet<>(table.primaryKeys()).equals(new HashSet<>(joinKeys))
                 && table.bucketMode() == BucketMode.HASH_FIXED
-                && options.get(FlinkConnectorOptions.LOOKUP_CACHE_MODE) == FlinkConnectorOptions.LookupCacheMode.AUTO
-                && !options.contains(FlinkConnectorOptions.SCAN_PARTITIONS)
-                && !options.contains(FlinkConnectorOptions.LOOKUP_REFRESH_TIME_PERIODS_BLACKLIST)
+                && Options.fromMap(table.options()).get(FlinkConnectorOptions.LOOKUP_CACHE_MODE) == FlinkConnectorOptions.LookupCacheMode.AUTO
                 && (core.needLookup() || core.mergeEngine() == CoreOptions.MergeEngine.DEDUPLICATE)
                 && !(core.mergeEngine() == CoreOptions.MergeEngine.DEDUPLICATE && !core.sequenceField().isEmpty());
     }
@@ -119,17 +119,9 @@ public final class GovernedLookupFunction extends LookupFunction {
         long cacheMax = table.coreOptions().lookupCacheMaxMemory().getBytes();
         context = SlotMemory.openUndeclared(taskEnvironment(functionContext), functionContext.getMetricGroup(), name, governance,
                 cacheMax, new FlinkTaskCancellation(closing::get));
-        lookup = GovernedLookup.open(table, context);
-        TableSchema schema = table.schema();
-        List<String> primaryKeys = schema.primaryKeys();
-        keyToPrimaryKey = ProjectedRow.from(primaryKeys.stream().mapToInt(joinKeys::indexOf).toArray());
-        keyToTrimmedKey = ProjectedRow.from(schema.trimmedPrimaryKeys().stream().mapToInt(joinKeys::indexOf).toArray());
-        partitionOfKey = CodeGenUtils.newProjection(schema.logicalPrimaryKeysType(),
-                schema.partitionKeys().stream().mapToInt(primaryKeys::indexOf).toArray());
-        bucketKeyOfKey = CodeGenUtils.newProjection(schema.logicalPrimaryKeysType(),
-                schema.bucketKeys().stream().mapToInt(primaryKeys::indexOf).toArray());
-        bucketFunction = BucketFunction.create(new CoreOptions(schema.options()), schema.logicalBucketKeyType());
-        output = ProjectedRow.from(projection);
+        lookup = byPrimaryKey(table, joinKeys)
+                ? TableLookups.byPrimaryKey(table, context, projection, joinKeys)
+                : TableLookups.byFields(table, context, projection, joinKeys);
         copier = new InternalRowSerializer(table.rowType().project(projection));
         Options options = Options.fromMap(table.options());
         Duration interval = options.getOptional(RocksDBOptions.LOOKUP_CONTINUOUS_DISCOVERY_INTERVAL)
@@ -143,6 +135,7 @@ public final class GovernedLookupFunction extends LookupFunction {
         MetricGroup group = metrics.addGroup("paimonGovernance");
         group.gauge("lookups", () -> snapshot().lookups());
         group.gauge("lookupHits", () -> snapshot().hits());
+        group.gauge("lookupKeyScans", () -> snapshot().keyScans());
         group.gauge("lookupCacheBytes", () -> snapshot().cacheBytes());
         group.gauge("peakLookupCacheBytes", () -> snapshot().peakCacheBytes());
     }
@@ -169,19 +162,11 @@ public final class GovernedLookupFunction extends LookupFunction {
         if (System.currentTimeMillis() >= nextRefresh) {
             refresh();
         }
-        InternalRow key = new FlinkRowWrapper(keyRow);
-        InternalRow primaryKey = keyToPrimaryKey.replaceRow(key);
-        BinaryRow partition = partitionOfKey.apply(primaryKey);
-        Integer buckets = lookup.buckets(partition);
-        if (buckets == null) {
-            return List.of();
+        List<RowData> rows = new ArrayList<>();
+        for (InternalRow row : lookup.lookup(new FlinkRowWrapper(keyRow))) {
+            rows.add(new FlinkRowData(copier.copy(row)));
         }
-        int bucket = bucketFunction.bucket(bucketKeyOfKey.apply(primaryKey), buckets);
-        InternalRow row = lookup.lookup(partition, bucket, keyToTrimmedKey.replaceRow(key));
-        if (row == null) {
-            return List.of();
-        }
-        return List.of(new FlinkRowData(copier.copy(output.replaceRow(row))));
+        return rows;
     }
 
     /** Closes the lookup (its files and cached pages) and its context, which gives the memory back. */

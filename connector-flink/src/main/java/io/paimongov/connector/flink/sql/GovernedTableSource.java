@@ -52,8 +52,7 @@ import org.apache.paimon.table.source.Split;
  * governance.flink.managed-memory-weight}, as the governed writers do, and shares the slot fairly
  * with them). An unbounded scan produces the changelog Paimon's source produces ({@link
  * #getChangelogMode()}). Top-level projection is pushed into the read; Flink applies filters and
- * limits after it. A lookup join by the table's primary key is governed too ({@link
- * #getLookupRuntimeProvider}).
+ * limits after it. Lookup joins are governed too ({@link #getLookupRuntimeProvider}).
  *
  * <p>Used by the planner on one thread; the runtime parts ({@link MonitorSource}, {@link
  * GovernedReadOperator}) are serialized with the job.
@@ -183,8 +182,9 @@ final class GovernedTableSource implements ScanTableSource, LookupTableSource, S
     }
 
     /**
-     * A lookup join by the table's whole primary key is governed ({@link GovernedLookupFunction},
-     * synchronous, on the latest snapshot); other lookup joins are Paimon's (its full cache).
+     * A lookup join is governed ({@link GovernedLookupFunction}, synchronous, on the latest
+     * snapshot), unless the table asks for dynamic partitions or a refresh blacklist: then it is
+     * Paimon's.
      */
     @Override
     public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
@@ -194,7 +194,7 @@ final class GovernedTableSource implements ScanTableSource, LookupTableSource, S
             joinKeys.add(names.get(projection[key[0]]));
         }
         FileStoreTable latest = latestSnapshotOf(table);
-        if (!GovernedLookupFunction.serves(latest, joinKeys)) {
+        if (!GovernedLookupFunction.serves(latest)) {
             return paimonLookup.getLookupRuntimeProvider(context);
         }
         return LookupFunctionProvider.of(new GovernedLookupFunction(latest, governance, projection, joinKeys));

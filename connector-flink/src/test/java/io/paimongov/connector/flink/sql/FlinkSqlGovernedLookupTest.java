@@ -24,11 +24,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A lookup join by a governed table's primary key runs governed lookups in its slots: a partitioned
+ * Lookup joins of governed tables run governed lookups in their slots. By the primary key: a partitioned
  * dimension table of {@value #ROUNDS} overlapping rounds of {@value #KEYS} wide rows is looked up
  * {@value #FACTS} times under a 2 MiB budget. The joined rows are the model's (each fact with its
  * key's last row; facts without one dropped), every lookup went through a governed lookup, its
- * cached pages and the slot's reservations stayed within the budget, and nothing is held after.
+ * cached pages and the slot's reservations stayed within the budget, and nothing is held after. By a
+ * field that is no key, of an append table larger than its cache: the rows are the model's (every
+ * row of the fact's key), keys were read from the table, and the cache stayed within its half.
  */
 class FlinkSqlGovernedLookupTest {
 
@@ -95,6 +97,53 @@ class FlinkSqlGovernedLookupTest {
                 .isNotEmpty().allMatch(peak -> peak > 0 && peak <= BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "budgetBytes").values()).isNotEmpty().containsOnly(BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakReservedBytes").values()).allMatch(peak -> peak > 0 && peak <= BUDGET);
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "reservedBytes").values()).containsOnly(0L);
+    }
+
+    @Test
+    void aLookupJoinByAFieldThatIsNoKeyReadsTheKeysItCannotCache() throws Exception {
+        SqlSession s = SqlSession.batch(dir.resolve("wh"));
+        s.exec("CREATE TABLE events (k INT, v STRING, d STRING) PARTITIONED BY (d)");
+        List<Row> rows = new ArrayList<>();
+        for (Row r : SqlRows.random(3, 8_000, 800, "e")) {
+            rows.add(Row.of(r.getField(0), r.getField(1) + "-" + "z".repeat(200), r.getField(2)));
+        }
+        s.view("events_rows", rows, SqlSession.KVD);
+        s.run("INSERT INTO events SELECT * FROM events_rows");
+
+        RowTypeInfo factType = new RowTypeInfo(new TypeInformation<?>[] {Types.INT, Types.INT}, new String[] {"id", "k"});
+        List<Row> facts = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        Random random = new Random(43);
+        for (int id = 0; id < 300; id++) {
+            int k = random.nextInt(900);
+            facts.add(Row.of(id, k));
+            for (Row event : rows) {
+                if ((Integer) event.getField(0) == k) {
+                    expected.add(Row.of(id, event.getField(1), event.getField(2)).toString());
+                }
+            }
+        }
+        s.sql.createTemporaryView("facts", s.sql.fromDataStream(s.env.fromData(facts, factType).setParallelism(1),
+                Schema.newBuilder().columnByExpression("pt", "PROCTIME()").build()));
+
+        long budget = 4L << 20;
+        TableResult result = s.sql.executeSql("SELECT f.id, e.v, e.d FROM facts AS f JOIN events"
+                + " /*+ OPTIONS('governance.memory.budget' = '" + budget + "') */ FOR SYSTEM_TIME AS OF f.pt AS e ON f.k = e.k");
+        List<String> joined = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            it.forEachRemaining(r -> joined.add(r.toString()));
+        }
+        JobID job = result.getJobClient().orElseThrow().getJobID();
+
+        assertThat(SqlRows.sorted(joined)).isEqualTo(SqlRows.sorted(expected));
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookups").values().stream().mapToLong(Long::longValue).sum())
+                .as("every fact looked up by a governed lookup").isEqualTo(facts.size());
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookupKeyScans").values()).as("keys read from the table: it does not fit")
+                .anyMatch(n -> n > 0);
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakLookupCacheBytes").values()).as("the cache within half the budget")
+                .isNotEmpty().allMatch(peak -> peak > 0 && peak <= budget / 2);
+        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakReservedBytes").values()).allMatch(peak -> peak > 0 && peak <= budget);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "reservedBytes").values()).containsOnly(0L);
     }
 }
