@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -99,6 +100,30 @@ class HeapGovernedFieldLookupTest {
             assertThat(m.keyScans()).as("keys evicted and read again: 400 keys hold more than the cache's share").isGreaterThan(400);
             assertThat(m.peakCacheBytes()).as("the cache's peak, within half the budget").isPositive().isLessThanOrEqualTo(3L << 19);
             assertThat(h.enginePeak()).as("the allocator's peak").isLessThanOrEqualTo(3L << 20);
+        }
+    }
+
+    @Test
+    void aRestrictedLookupSeesOnlyTheRowsItsFilterKeeps() throws Exception {
+        Map<Integer, List<String>> model = new TreeMap<>();
+        FileStoreTable table = table(model, 3_000, 40);
+        int[] byKAndP = {1, 0};
+        try (ReadHarness h = new ReadHarness(dir, "16m"); GovernedFieldLookup lookup = GovernedFieldLookup.open(table, h.context, PROJECTION, byKAndP)) {
+            lookup.restrict(new PredicateBuilder(table.rowType()).equal(0, 2));
+            lookup.refresh();
+            for (int k = 0; k < KEYS; k++) {
+                for (int p = 0; p < 3; p++) {
+                    List<String> rows = new ArrayList<>();
+                    for (InternalRow row : lookup.lookup(GenericRow.of(k, p))) {
+                        rows.add(row.getString(0) + "@" + row.getInt(1));
+                    }
+                    int partition = p;
+                    List<String> expected = p != 2 ? List.of()
+                            : expected(model, k).stream().filter(v -> v.endsWith("@" + partition)).toList();
+                    assertThat(rows.stream().sorted().toList()).as("k %d in p %d", k, p).isEqualTo(expected);
+                }
+            }
+            assertThat(lookup.metrics().keyScans()).as("partition 2 fits: no key read from the table").isZero();
         }
     }
 

@@ -66,6 +66,7 @@ public final class GovernedFieldLookup implements AutoCloseable {
     private final EngineReservation cache;
     private final LinkedHashMap<BinaryRow, Cached> rows = new LinkedHashMap<>(16, 0.75f, true);
     private final AtomicBoolean cancelled = new AtomicBoolean();
+    private Predicate restriction;
     private Long snapshot;
     private boolean complete;
     private boolean tableFit = true;
@@ -149,9 +150,21 @@ public final class GovernedFieldLookup implements AutoCloseable {
         }
     }
 
+    /**
+     * Looks up only the rows {@code filter} keeps (null: every row), as a lookup join restricted to
+     * some partitions does: the cache is emptied and the next {@link #refresh()} loads again.
+     */
+    public void restrict(Predicate filter) {
+        restriction = filter;
+        clear();
+        snapshot = null;
+        complete = false;
+        tableFit = true;
+    }
+
     /** Reads every row into the cache; false (at the first row that does not fit) when the table does not fit. */
     private boolean loadAll() throws IOException {
-        try (GovernedTableRead read = GovernedTableRead.open(table, context).withProjection(readFields)) {
+        try (GovernedTableRead read = open(null)) {
             for (Split split : read.plan()) {
                 try (RecordReader<InternalRow> reader = read.reader(split)) {
                     RecordReader.RecordIterator<InternalRow> batch;
@@ -272,7 +285,7 @@ public final class GovernedFieldLookup implements AutoCloseable {
             equals.add(builder.equal(keyFields[i], InternalRow.createFieldGetter(keyType.getTypeAt(i), i).getFieldOrNull(key)));
         }
         List<BinaryRow> found = new ArrayList<>();
-        try (GovernedTableRead read = GovernedTableRead.open(table, context).withProjection(readFields).withFilter(PredicateBuilder.and(equals))) {
+        try (GovernedTableRead read = open(PredicateBuilder.and(equals))) {
             for (Split split : read.plan()) {
                 try (RecordReader<InternalRow> reader = read.reader(split)) {
                     reader.forEachRemaining(row -> {
@@ -284,6 +297,19 @@ public final class GovernedFieldLookup implements AutoCloseable {
             }
         }
         return found;
+    }
+
+    /** A governed read of the fields looked up, with {@code key} (may be null) and the restriction as its filter. */
+    private GovernedTableRead open(Predicate key) {
+        GovernedTableRead read = GovernedTableRead.open(table, context).withProjection(readFields);
+        List<Predicate> filters = new ArrayList<>();
+        if (key != null) {
+            filters.add(key);
+        }
+        if (restriction != null) {
+            filters.add(restriction);
+        }
+        return filters.isEmpty() ? read : read.withFilter(PredicateBuilder.and(filters));
     }
 
     private void clear() {

@@ -23,11 +23,15 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.LookupFunction;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.JoinedRow;
 import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.flink.FlinkConnectorOptions;
 import org.apache.paimon.flink.FlinkRowData;
 import org.apache.paimon.flink.FlinkRowWrapper;
+import org.apache.paimon.flink.lookup.PartitionLoader;
+import org.apache.paimon.flink.lookup.RefreshBlacklist;
 import org.apache.paimon.lookup.rocksdb.RocksDBOptions;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.BucketMode;
@@ -51,7 +55,10 @@ import org.apache.paimon.table.FileStoreTable;
  * lookupKeyScans}, {@code lookupCacheBytes}, {@code peakLookupCacheBytes} go to the function's metric
  * group under {@code paimonGovernance}.
  *
- * <p>Which tables' lookups it serves is {@link #serves}; the others stay Paimon's. Flink calls
+ * <p>As Paimon's, with {@code scan.partitions} ({@code max_pt()}, {@code max_two_pt()}, fixed
+ * partitions) it looks each key up in the partitions loaded, which it checks every {@code
+ * lookup.dynamic-partition.refresh-interval}, restricting a lookup by fields to them; and it does
+ * not refresh while {@code lookup.refresh.time-periods-blacklist} holds the moment. Flink calls
  * {@code open}, {@code lookup} and {@code close} on the task thread; not thread-safe.
  */
 public final class GovernedLookupFunction extends LookupFunction {
@@ -62,6 +69,10 @@ public final class GovernedLookupFunction extends LookupFunction {
     private final HashMap<String, String> governance;
     private final int[] projection;
     private final ArrayList<String> joinKeys;
+    /** The join keys and, with {@code scan.partitions}, the partition keys after them: the fields of a key looked up. */
+    private final ArrayList<String> lookupKeys;
+    private final PartitionLoader partitions;
+    private final RefreshBlacklist blacklist;
 
     private transient AtomicBoolean closing;
     private transient ResourceContext context;
@@ -81,17 +92,13 @@ public final class GovernedLookupFunction extends LookupFunction {
         this.governance = new HashMap<>(governance);
         this.projection = projection.clone();
         this.joinKeys = new ArrayList<>(joinKeys);
-    }
-
-    /**
-     * Whether lookups of {@code table} are governed: unless the table asks for what only Paimon's
-     * lookup function does, {@code scan.partitions} (dynamic partitions) or {@code
-     * lookup.refresh.time-periods-blacklist}.
-     */
-    public static boolean serves(FileStoreTable table) {
-        Options options = Options.fromMap(table.options());
-        return !options.contains(FlinkConnectorOptions.SCAN_PARTITIONS)
-                && !options.contains(FlinkConnectorOptions.LOOKUP_REFRESH_TIME_PERIODS_BLACKLIST);
+        this.lookupKeys = new ArrayList<>(joinKeys);
+        this.partitions = PartitionLoader.of(table);
+        if (partitions != null) {
+            // Paimon's rule: the join keys hold no partition key; the loaded partitions' values are appended to each key.
+            partitions.addPartitionKeysTo(lookupKeys, new ArrayList<>());
+        }
+        this.blacklist = RefreshBlacklist.create(table.options().get(FlinkConnectorOptions.LOOKUP_REFRESH_TIME_PERIODS_BLACKLIST.key()));
     }
 
     /**
@@ -119,9 +126,14 @@ public final class GovernedLookupFunction extends LookupFunction {
         long cacheMax = table.coreOptions().lookupCacheMaxMemory().getBytes();
         context = SlotMemory.openUndeclared(taskEnvironment(functionContext), functionContext.getMetricGroup(), name, governance,
                 cacheMax, new FlinkTaskCancellation(closing::get));
-        lookup = byPrimaryKey(table, joinKeys)
-                ? TableLookups.byPrimaryKey(table, context, projection, joinKeys)
-                : TableLookups.byFields(table, context, projection, joinKeys);
+        lookup = byPrimaryKey(table, lookupKeys)
+                ? TableLookups.byPrimaryKey(table, context, projection, lookupKeys)
+                : TableLookups.byFields(table, context, projection, lookupKeys);
+        if (partitions != null) {
+            partitions.open();
+            partitions.checkRefresh();
+            lookup.restrict(partitions.partitions().isEmpty() ? null : partitions.createSpecificPartFilter());
+        }
         copier = new InternalRowSerializer(table.rowType().project(projection));
         Options options = Options.fromMap(table.options());
         Duration interval = options.getOptional(RocksDBOptions.LOOKUP_CONTINUOUS_DISCOVERY_INTERVAL)
@@ -150,8 +162,10 @@ public final class GovernedLookupFunction extends LookupFunction {
     }
 
     /**
-     * The table's row of the key (the join keys' values, in their order), projected, or nothing;
-     * refreshes first when the interval has passed.
+     * The table's rows of the key (the join keys' values, in their order), projected; with {@code
+     * scan.partitions}, those of every partition loaded. Refreshes first when the interval has
+     * passed or the partitions to load changed, unless {@code lookup.refresh.time-periods-blacklist}
+     * holds the moment.
      *
      * @throws IOException when Paimon cannot read the table's files or build a lookup file
      * @throws io.paimongov.spi.ResourceExhaustedException when the slot cannot hold one reader of the
@@ -159,14 +173,30 @@ public final class GovernedLookupFunction extends LookupFunction {
      */
     @Override
     public Collection<RowData> lookup(RowData keyRow) throws IOException {
-        if (System.currentTimeMillis() >= nextRefresh) {
-            refresh();
+        if (blacklist == null || blacklist.canRefresh()) {
+            if (partitions != null && partitions.checkRefresh()) {
+                lookup.restrict(partitions.partitions().isEmpty() ? null : partitions.createSpecificPartFilter());
+                refresh();
+            } else if (System.currentTimeMillis() >= nextRefresh) {
+                refresh();
+            }
         }
+        InternalRow key = new FlinkRowWrapper(keyRow);
         List<RowData> rows = new ArrayList<>();
-        for (InternalRow row : lookup.lookup(new FlinkRowWrapper(keyRow))) {
-            rows.add(new FlinkRowData(copier.copy(row)));
+        if (partitions == null) {
+            add(lookup.lookup(key), rows);
+        } else {
+            for (BinaryRow partition : partitions.partitions()) {
+                add(lookup.lookup(JoinedRow.join(key, partition)), rows);
+            }
         }
         return rows;
+    }
+
+    private void add(List<InternalRow> found, List<RowData> rows) {
+        for (InternalRow row : found) {
+            rows.add(new FlinkRowData(copier.copy(row)));
+        }
     }
 
     /** Closes the lookup (its files and cached pages) and its context, which gives the memory back. */

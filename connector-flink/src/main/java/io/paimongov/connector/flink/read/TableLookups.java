@@ -12,6 +12,7 @@ import org.apache.paimon.codegen.CodeGenUtils;
 import org.apache.paimon.codegen.Projection;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.predicate.Predicate;
 import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.utils.ProjectedRow;
@@ -28,6 +29,13 @@ interface TableLookups extends AutoCloseable {
 
     /** Takes the table's latest snapshot. */
     void refresh() throws IOException;
+
+    /**
+     * Looks up only the rows {@code partitionFilter} keeps (null: all), as a lookup join restricted
+     * to some partitions; the next {@link #refresh()} takes it. Lookups by primary key need nothing:
+     * their keys name their partition.
+     */
+    void restrict(Predicate partitionFilter);
 
     /** The rows of {@code key}. */
     List<InternalRow> lookup(InternalRow key) throws IOException;
@@ -54,6 +62,11 @@ interface TableLookups extends AutoCloseable {
             @Override
             public void refresh() throws IOException {
                 lookup.refresh();
+            }
+
+            @Override
+            public void restrict(Predicate partitionFilter) {
+                // A key names its partition, and lookup files are built only for partitions looked up.
             }
 
             @Override
@@ -89,6 +102,11 @@ interface TableLookups extends AutoCloseable {
             @Override
             public void refresh() throws IOException {
                 lookup.refresh();
+            }
+
+            @Override
+            public void restrict(Predicate partitionFilter) {
+                lookup.restrict(partitionFilter);
             }
 
             @Override

@@ -17,8 +17,9 @@ import org.apache.paimon.table.Table;
 /**
  * Tables of a {@link GovernedFlinkCatalog}, and tables declared outside a catalog with {@code
  * 'connector' = 'paimon-governed'} and {@code 'path'} (as Paimon's {@code 'connector' = 'paimon'}):
- * the table's definition and lookups are Paimon's own ({@link FlinkTableFactory}); reads of Paimon
- * data tables, bounded or streaming, go through governed reads ({@link GovernedTableSource}), and their writes through governed writes ({@link GovernedTableSink}). Format tables (plain
+ * the table's definition is Paimon's own ({@link FlinkTableFactory}); reads of Paimon data tables,
+ * bounded or streaming, and their lookup joins go through governed reads and lookups ({@link
+ * GovernedTableSource}), and their writes through governed writes ({@link GovernedTableSink}). Format tables (plain
  * CSV, Parquet, ... directories a Paimon catalog may list) keep Paimon's sink: they have no
  * writer memory to govern.
  *

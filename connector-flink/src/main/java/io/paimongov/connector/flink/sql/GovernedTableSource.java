@@ -63,28 +63,25 @@ final class GovernedTableSource implements ScanTableSource, LookupTableSource, S
     private final FileStoreTable table;
     private final Map<String, String> governance;
     private final boolean bounded;
-    private final ScanTableSource paimonScan;
-    private final LookupTableSource paimonLookup;
+    private final ScanTableSource paimon;
     private int[] projection;
 
     /**
      * @param bounded whether the scan reads one snapshot (batch mode or {@code scan.bounded})
-     * @param paimon Paimon's own source of the table: its changelog mode for unbounded scans, its
-     *     lookup joins
+     * @param paimon Paimon's own source of the table: its changelog mode for unbounded scans
      * @param governance the read's {@code governance.*} options, validated
      * @throws IllegalArgumentException when the table's options ask for what Paimon's streaming
      *     source refuses (a merge engine without a changelog producer, a consumer id without {@code
      *     consumer.expiration-time}) or what a governed scan does not do ({@code
      *     source.checkpoint-align.enabled}), naming the key
      */
-    <S extends ScanTableSource & LookupTableSource> GovernedTableSource(
-            ObjectIdentifier identifier, FileStoreTable table, Map<String, String> governance, boolean bounded, S paimon) {
+    GovernedTableSource(ObjectIdentifier identifier, FileStoreTable table, Map<String, String> governance, boolean bounded,
+            ScanTableSource paimon) {
         this.identifier = identifier;
         this.table = table;
         this.governance = governance;
         this.bounded = bounded;
-        this.paimonScan = paimon;
-        this.paimonLookup = paimon;
+        this.paimon = paimon;
         this.projection = IntStream.range(0, table.rowType().getFieldCount()).toArray();
         if (!bounded) {
             checkStreaming(table);
@@ -96,8 +93,7 @@ final class GovernedTableSource implements ScanTableSource, LookupTableSource, S
         this.table = from.table;
         this.governance = from.governance;
         this.bounded = from.bounded;
-        this.paimonScan = from.paimonScan;
-        this.paimonLookup = from.paimonLookup;
+        this.paimon = from.paimon;
         this.projection = from.projection.clone();
     }
 
@@ -119,7 +115,7 @@ final class GovernedTableSource implements ScanTableSource, LookupTableSource, S
     /** Insert-only for a bounded scan (merged rows); an unbounded scan's is Paimon's source's. */
     @Override
     public ChangelogMode getChangelogMode() {
-        return bounded ? ChangelogMode.insertOnly() : paimonScan.getChangelogMode();
+        return bounded ? ChangelogMode.insertOnly() : paimon.getChangelogMode();
     }
 
     @Override
@@ -183,8 +179,10 @@ final class GovernedTableSource implements ScanTableSource, LookupTableSource, S
 
     /**
      * A lookup join is governed ({@link GovernedLookupFunction}, synchronous, on the latest
-     * snapshot), unless the table asks for dynamic partitions or a refresh blacklist: then it is
-     * Paimon's.
+     * snapshot).
+     *
+     * @throws IllegalArgumentException when the join keys hold a partition key of a table with
+     *     {@code scan.partitions} (Paimon's lookup refuses it too)
      */
     @Override
     public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
@@ -193,11 +191,7 @@ final class GovernedTableSource implements ScanTableSource, LookupTableSource, S
         for (int[] key : context.getKeys()) {
             joinKeys.add(names.get(projection[key[0]]));
         }
-        FileStoreTable latest = latestSnapshotOf(table);
-        if (!GovernedLookupFunction.serves(latest)) {
-            return paimonLookup.getLookupRuntimeProvider(context);
-        }
-        return LookupFunctionProvider.of(new GovernedLookupFunction(latest, governance, projection, joinKeys));
+        return LookupFunctionProvider.of(new GovernedLookupFunction(latestSnapshotOf(table), governance, projection, joinKeys));
     }
 
     /** The table without its time travel options, as Paimon's lookup reads it: the latest snapshot, always. */

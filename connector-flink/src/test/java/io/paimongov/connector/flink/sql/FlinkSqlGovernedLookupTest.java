@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * key's last row; facts without one dropped), every lookup went through a governed lookup, its
  * cached pages and the slot's reservations stayed within the budget, and nothing is held after. By a
  * field that is no key, of an append table larger than its cache: the rows are the model's (every
- * row of the fact's key), keys were read from the table, and the cache stayed within its half.
+ * row of the fact's key), keys were read from the table, and the cache stayed within its half. With
+ * {@code scan.partitions} = {@code max_pt()}, both look in the latest partition only.
  */
 class FlinkSqlGovernedLookupTest {
 
@@ -145,5 +146,58 @@ class FlinkSqlGovernedLookupTest {
                 .isNotEmpty().allMatch(peak -> peak > 0 && peak <= budget / 2);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakReservedBytes").values()).allMatch(peak -> peak > 0 && peak <= budget);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "reservedBytes").values()).containsOnly(0L);
+    }
+
+    @Test
+    void aLookupJoinOfTheLatestPartitionLooksOnlyThere() throws Exception {
+        SqlSession s = SqlSession.batch(dir.resolve("wh"));
+        s.exec("CREATE TABLE dims (k INT, v STRING, d STRING, PRIMARY KEY (d, k) NOT ENFORCED) PARTITIONED BY (d) WITH ('bucket' = '2')");
+        s.exec("CREATE TABLE evs (k INT, v STRING, d STRING) PARTITIONED BY (d)");
+        List<Row> rows = new ArrayList<>();
+        for (int k = 0; k < 50; k++) {
+            rows.add(Row.of(k, "old-" + k, "a"));
+            rows.add(Row.of(k, "new-" + k, "b"));
+            rows.add(Row.of(k, "new2-" + k, "b"));
+        }
+        s.view("part_rows", rows, SqlSession.KVD);
+        s.run("INSERT INTO dims SELECT * FROM part_rows");
+        s.run("INSERT INTO evs SELECT * FROM part_rows");
+
+        RowTypeInfo factType = new RowTypeInfo(new TypeInformation<?>[] {Types.INT, Types.INT}, new String[] {"id", "k"});
+        List<Row> facts = new ArrayList<>();
+        for (int id = 0; id < 60; id++) {
+            facts.add(Row.of(id, id));
+        }
+        s.sql.createTemporaryView("facts", s.sql.fromDataStream(s.env.fromData(facts, factType).setParallelism(1),
+                Schema.newBuilder().columnByExpression("pt", "PROCTIME()").build()));
+        List<String> byKey = new ArrayList<>();
+        List<String> byField = new ArrayList<>();
+        for (int id = 0; id < 50; id++) {
+            byKey.add(Row.of(id, "new2-" + id).toString());
+            byField.add(Row.of(id, "new-" + id).toString());
+            byField.add(Row.of(id, "new2-" + id).toString());
+        }
+
+        String hint = " /*+ OPTIONS('scan.partitions' = 'max_pt()', 'governance.memory.budget' = '4m') */";
+        JobID[] jobs = new JobID[2];
+        List<String> dims = collect(s, "SELECT f.id, x.v FROM facts AS f JOIN dims" + hint + " FOR SYSTEM_TIME AS OF f.pt AS x ON f.k = x.k", jobs, 0);
+        List<String> evs = collect(s, "SELECT f.id, x.v FROM facts AS f JOIN evs" + hint + " FOR SYSTEM_TIME AS OF f.pt AS x ON f.k = x.k", jobs, 1);
+
+        assertThat(SqlRows.sorted(dims)).as("by primary key, in partition b only").isEqualTo(SqlRows.sorted(byKey));
+        assertThat(SqlRows.sorted(evs)).as("by a field, every row of partition b").isEqualTo(SqlRows.sorted(byField));
+        for (JobID job : jobs) {
+            assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookups").values().stream().mapToLong(Long::longValue).sum())
+                    .as("governed lookups, one per fact and partition").isEqualTo(facts.size());
+        }
+    }
+
+    private static List<String> collect(SqlSession s, String query, JobID[] jobs, int i) throws Exception {
+        TableResult result = s.sql.executeSql(query);
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            it.forEachRemaining(r -> rows.add(r.toString()));
+        }
+        jobs[i] = result.getJobClient().orElseThrow().getJobID();
+        return rows;
     }
 }
