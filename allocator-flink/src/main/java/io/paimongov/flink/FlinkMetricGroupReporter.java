@@ -54,6 +54,15 @@ public final class FlinkMetricGroupReporter implements MetricsReporter {
         this.group = engineGroup.addGroup(GROUP);
     }
 
+    /**
+     * A reporter of a governed context on {@code operatorGroup} that another provider serves (a
+     * lookup function's heap budget): the same {@value #GROUP} gauges the {@code flink} provider
+     * registers for its writes.
+     */
+    public static MetricsReporter of(MetricGroup operatorGroup) {
+        return new FlinkMetricGroupReporter(operatorGroup);
+    }
+
     @Override
     public void writeOpened(String writeName, Supplier<MetricsSnapshot> live) {
         mine = live;

@@ -256,9 +256,13 @@ class LayersTest {
     void connectorsUseTheirOwnAllocatorOnly() {
         check(noClasses().that().resideInAPackage(FLINK_CONNECTOR)
                 .should().dependOnClassesThat().resideInAnyPackage(
-                        TCK, CLI, BENCHMARKS, SPARK_CONNECTOR, "io.paimongov.heap..", "io.paimongov.offheap..",
+                        TCK, CLI, BENCHMARKS, SPARK_CONNECTOR, "io.paimongov.offheap..",
                         "io.paimongov.spark..", "io.paimongov.nativehost..")
                 .because("connector-flink runs governed writes in Flink on the flink allocator"));
+        check(noClasses().that().resideInAPackage(FLINK_CONNECTOR)
+                .and().doNotHaveFullyQualifiedName("io.paimongov.connector.flink.read.LookupMemory")
+                .should().dependOnClassesThat().resideInAPackage("io.paimongov.heap..")
+                .because("only a lookup function, which Flink gives no managed memory, takes a heap budget (LookupMemory)"));
         check(noClasses().that().resideInAPackage(SPARK_CONNECTOR)
                 .should().dependOnClassesThat().resideInAnyPackage(
                         TCK, CLI, BENCHMARKS, FLINK_CONNECTOR, "io.paimongov.heap..", "io.paimongov.offheap..",

@@ -1,13 +1,11 @@
 package io.paimongov.connector.flink.read;
 
-import io.paimongov.connector.flink.sink.SlotMemory;
 import io.paimongov.flink.FlinkTaskCancellation;
 import io.paimongov.runtime.read.GovernedFieldLookup;
 import io.paimongov.runtime.read.GovernedLookup;
 import io.paimongov.runtime.read.LookupSnapshot;
 import io.paimongov.runtime.write.ResourceContext;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -17,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.streaming.api.operators.StreamingRuntimeContext;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.LookupFunction;
@@ -48,10 +44,9 @@ import org.apache.paimon.table.FileStoreTable;
  * lookup.continuous.discovery-interval} (else {@code continuous.discovery-interval}), as Paimon's
  * lookup function does.
  *
- * <p>Memory: Flink lets no lookup function declare managed memory, so this one reserves from its
- * slot's managed memory what nothing else holds ({@link SlotMemory#openUndeclared}): at most {@code
- * governance.memory.budget}, by default the table's {@code lookup.cache-max-memory-size}, capped at
- * the slot's managed memory. Its context's gauges and {@code lookups}, {@code lookupHits}, {@code
+ * <p>Memory: Flink lets no lookup function declare managed memory, so its budget is on the JVM
+ * heap ({@link LookupMemory}): {@code governance.memory.budget}, by default the table's {@code
+ * lookup.cache-max-memory-size} (what Paimon's lookup caches on the heap). Its context's gauges and {@code lookups}, {@code lookupHits}, {@code
  * lookupKeyScans}, {@code lookupCacheBytes}, {@code peakLookupCacheBytes} go to the function's metric
  * group under {@code paimonGovernance}.
  *
@@ -124,8 +119,7 @@ public final class GovernedLookupFunction extends LookupFunction {
         closing = new AtomicBoolean();
         String name = "flink-lookup-" + table.name() + "-" + functionContext.getTaskInfo().getIndexOfThisSubtask();
         long cacheMax = table.coreOptions().lookupCacheMaxMemory().getBytes();
-        context = SlotMemory.openUndeclared(taskEnvironment(functionContext), functionContext.getMetricGroup(), name, governance,
-                cacheMax, new FlinkTaskCancellation(closing::get));
+        context = LookupMemory.open(functionContext, name, governance, cacheMax, new FlinkTaskCancellation(closing::get));
         lookup = byPrimaryKey(table, lookupKeys)
                 ? TableLookups.byPrimaryKey(table, context, projection, lookupKeys)
                 : TableLookups.byFields(table, context, projection, lookupKeys);
@@ -218,31 +212,5 @@ public final class GovernedLookupFunction extends LookupFunction {
                 super.close();
             }
         }
-    }
-
-    /**
-     * The task's environment, which Flink keeps from functions: {@link FunctionContext}'s runtime
-     * context and the {@link StreamingRuntimeContext}'s environment are private fields.
-     *
-     * @throws IllegalStateException when this Flink keeps them elsewhere or the function runs outside a streaming task
-     */
-    private static Environment taskEnvironment(FunctionContext functionContext) {
-        try {
-            Object runtime = field(FunctionContext.class, "context").get(functionContext);
-            if (!(runtime instanceof StreamingRuntimeContext)) {
-                throw new IllegalStateException("a governed lookup runs in a Flink streaming task; its runtime context is "
-                        + (runtime == null ? "missing" : runtime.getClass().getName()));
-            }
-            return (Environment) field(StreamingRuntimeContext.class, "taskEnvironment").get(runtime);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot find the task of a lookup function in this Flink: connector-flink is built"
-                    + " for Flink 2.2", e);
-        }
-    }
-
-    private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
-        Field f = owner.getDeclaredField(name);
-        f.setAccessible(true);
-        return f;
     }
 }

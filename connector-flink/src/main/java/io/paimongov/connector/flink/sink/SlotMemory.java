@@ -68,28 +68,6 @@ public final class SlotMemory {
         return ResourceContext.open(name, new FlinkGovernanceProvider(), governance, engine.build());
     }
 
-    /**
-     * Opens the resource context of a part of a task that declares no managed memory (a lookup
-     * function: Flink gives no way to declare it), named {@code name}: it reserves from the slot's
-     * managed memory what no one else holds, at most its budget, {@code governance.memory.budget} of
-     * {@code options} or else {@code defaultBudget} capped at the slot's managed memory. It has no
-     * share of its own and joins no slot sharing: when the slot is full its reservations are refused.
-     *
-     * @throws IllegalArgumentException when {@code governance.memory.budget} is larger than the slot's
-     *     managed memory, naming it
-     */
-    public static ResourceContext openUndeclared(
-            Environment task, MetricGroup metrics, String name, Map<String, String> options, long defaultBudget, CancellationSignal cancellation) {
-        MemoryManager manager = task.getMemoryManager();
-        Map<String, String> values = new HashMap<>(options);
-        values.putIfAbsent(GovernanceOptions.PAGE_SIZE, Integer.toString(manager.getPageSize()));
-        values.putIfAbsent(GovernanceOptions.MEMORY_BUDGET, Long.toString(Math.min(defaultBudget, manager.getMemorySize())));
-        EngineEnvironment engine = engine(task, metrics, cancellation)
-                .with(FlinkSlot.class, FlinkSlot.of(manager.getMemorySize(), spillDirs(task)))
-                .build();
-        return ResourceContext.open(name, new FlinkGovernanceProvider(), GovernanceOptions.of(values), engine);
-    }
-
     private static EngineEnvironment.Builder engine(Environment task, MetricGroup metrics, CancellationSignal cancellation) {
         return EngineEnvironment.builder()
                 .with(MemoryManager.class, task.getMemoryManager())

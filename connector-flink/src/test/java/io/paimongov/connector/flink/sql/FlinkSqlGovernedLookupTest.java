@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * dimension table of {@value #ROUNDS} overlapping rounds of {@value #KEYS} wide rows is looked up
  * {@value #FACTS} times under a 2 MiB budget. The joined rows are the model's (each fact with its
  * key's last row; facts without one dropped), every lookup went through a governed lookup, its
- * cached pages and the slot's reservations stayed within the budget, and nothing is held after. By a
+ * cached pages and the lookup's reservations stayed within the budget, and nothing is held after;
+ * with a hash aggregate after the join (which takes its slot's managed memory) too. By a
  * field that is no key, of an append table larger than its cache: the rows are the model's (every
  * row of the fact's key), keys were read from the table, and the cache stayed within its half. With
  * {@code scan.partitions} = {@code max_pt()}, both look in the latest partition only.
@@ -99,6 +100,19 @@ class FlinkSqlGovernedLookupTest {
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "budgetBytes").values()).isNotEmpty().containsOnly(BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakReservedBytes").values()).allMatch(peak -> peak > 0 && peak <= BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "reservedBytes").values()).containsOnly(0L);
+
+        // A hash aggregate after the join takes its slot's managed memory whole; the lookup's budget is on the heap.
+        Map<String, Long> perPartition = new TreeMap<>();
+        for (Row fact : facts) {
+            if (last.containsKey(fact.getField(2) + "/" + fact.getField(1))) {
+                perPartition.merge((String) fact.getField(2), 1L, Long::sum);
+            }
+        }
+        List<String> counts = s.query("SELECT x.d, COUNT(*) FROM facts AS f JOIN dim"
+                + " /*+ OPTIONS('governance.memory.budget' = '" + BUDGET + "') */ FOR SYSTEM_TIME AS OF f.pt AS x"
+                + " ON f.k = x.k AND f.d = x.d GROUP BY x.d");
+        assertThat(SqlRows.sorted(counts)).isEqualTo(SqlRows.sorted(
+                perPartition.entrySet().stream().map(e -> Row.of(e.getKey(), e.getValue())).toList()));
     }
 
     @Test
