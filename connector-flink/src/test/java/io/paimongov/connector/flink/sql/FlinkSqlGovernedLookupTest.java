@@ -43,8 +43,10 @@ class FlinkSqlGovernedLookupTest {
 
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
+    private static final Path FLINK_TMP = SqlCluster.tmpDir();
+
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = SqlCluster.extension(REPORTER, "64m");
+    static final MiniClusterExtension CLUSTER = SqlCluster.extension(REPORTER, "64m", 2, FLINK_TMP);
 
     @TempDir Path dir;
 
@@ -100,6 +102,7 @@ class FlinkSqlGovernedLookupTest {
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "budgetBytes").values()).isNotEmpty().containsOnly(BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakReservedBytes").values()).allMatch(peak -> peak > 0 && peak <= BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "reservedBytes").values()).containsOnly(0L);
+        assertThat(JobGauges.scopesLeft(FLINK_TMP)).as("lookup files left after the job").isEmpty();
 
         // A hash aggregate after the join takes its slot's managed memory whole; the lookup's budget is on the heap.
         Map<String, Long> perPartition = new TreeMap<>();

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A streaming {@code SELECT} of a governed table runs governed reads in its slots: first the table's
  * snapshot (many overlapping sorted runs, merged in passes under a 2 MiB budget), then each later
- * snapshot's changes, as the changelog Paimon's source gives. And a streaming job that reads one
+ * snapshot's changes, as the changelog Paimon's source gives; cancelled, it leaves no spill file. And a streaming job that reads one
  * governed table into another and fails once mid-stream reads every row exactly once: the scan
  * position is checkpointed with the splits read. Expected contents come from the input rows alone
  * ({@link SqlRows}).
@@ -41,8 +41,10 @@ class FlinkSqlGovernedStreamingReadTest {
 
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
+    private static final Path FLINK_TMP = SqlCluster.tmpDir();
+
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = SqlCluster.extension(REPORTER, "64m", 4);
+    static final MiniClusterExtension CLUSTER = SqlCluster.extension(REPORTER, "64m", 4, FLINK_TMP);
 
     @TempDir Path dir;
 
@@ -84,6 +86,7 @@ class FlinkSqlGovernedStreamingReadTest {
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "spillBytes").values()).as("the snapshot merged in passes").anyMatch(n -> n > 0);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakReservedBytes").values()).allMatch(peak -> peak > 0 && peak <= BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "reservedBytes").values()).containsOnly(0L);
+        assertThat(JobGauges.scopesLeft(FLINK_TMP)).as("spill scopes left after the cancel").isEmpty();
     }
 
     /** Fails the task once, at the first row of round {@code ROUNDS + 1}'s. */

@@ -1,6 +1,11 @@
 package io.paimongov.connector.flink.sql;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -18,16 +23,36 @@ final class SqlCluster {
     private SqlCluster() {}
 
     static MiniClusterExtension extension(InMemoryReporter reporter, String managed) {
-        return extension(reporter, managed, 2);
+        return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(2)
+                .setConfiguration(config(reporter, managed))
+                .build());
     }
 
-    /** As {@link #extension(InMemoryReporter, String)}, with {@code slots} slots (a streaming job beside batch jobs). */
-    static MiniClusterExtension extension(InMemoryReporter reporter, String managed, int slots) {
+    /**
+     * As {@link #extension(InMemoryReporter, String)}, with {@code slots} slots (a streaming job
+     * beside batch jobs) and {@code tmp} as {@code io.tmp.dirs}, where the governed contexts spill.
+     */
+    static MiniClusterExtension extension(InMemoryReporter reporter, String managed, int slots, Path tmp) {
+        Configuration config = config(reporter, managed);
+        config.set(CoreOptions.TMP_DIRS, tmp.toString());
         return new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder()
                 .setNumberTaskManagers(1)
                 .setNumberSlotsPerTaskManager(slots)
-                .setConfiguration(config(reporter, managed))
+                .setConfiguration(config)
                 .build());
+    }
+
+    /** A new directory for a cluster's {@code io.tmp.dirs}, removed when the JVM exits. */
+    static Path tmpDir() {
+        try {
+            Path dir = Files.createTempDirectory("sql-cluster-tmp");
+            dir.toFile().deleteOnExit();
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Configuration config(InMemoryReporter reporter, String managed) {
