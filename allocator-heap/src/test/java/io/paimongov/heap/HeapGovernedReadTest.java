@@ -75,6 +75,21 @@ class HeapGovernedReadTest {
         }
     }
 
+    @Test
+    void wideRowsUnderABudgetBelowOneReaderAtTheTablesBatchAreReadInSmallerBatches() throws Exception {
+        // 2 KiB values: a reader at read.batch-size (1,024 rows) alone is charged about 2 MB.
+        Written t = SortedRunTable.write(dir.resolve("wh"), "wide", Map.of("file.format", "parquet"), 12, 300, 2_000, 2_048, 20, 7);
+        try (ReadHarness h = new ReadHarness(dir.resolve("tight"), "1m"); GovernedTableRead read = h.open(t.table())) {
+            assertThat(ReadHarness.readAll(read)).isEqualTo(t.model());
+            assertThat(read.metrics().smallerBatchSplits()).as("splits read in smaller batches").isPositive();
+            assertThat(h.enginePeak()).as("the allocator's peak").isPositive().isLessThanOrEqualTo(1 << 20);
+        }
+        try (ReadHarness h = new ReadHarness(dir.resolve("ample"), "64m"); GovernedTableRead read = h.open(t.table())) {
+            assertThat(ReadHarness.readAll(read)).isEqualTo(t.model());
+            assertThat(read.metrics().smallerBatchSplits()).as("a budget that holds the table's batches").isZero();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"partial-update", "aggregation", "descending-sequence-field"})
     void mergeEnginesGiveWhatPaimonsOwnReadGivesWhenMergedInPasses(String engine) throws Exception {

@@ -320,7 +320,7 @@ public final class GovernedFieldLookup implements AutoCloseable {
     /** A snapshot of what the lookups did so far; {@code buckets} and {@code buildBytes} are 0 (primary-key lookups only). */
     public LookupSnapshot metrics() {
         return new LookupSnapshot(lookups, hits, refreshes, 0, cache.isClosed() ? 0 : cache.bytes(), peakCacheBytes, 0,
-                cancelled.get(), keyScans);
+                cancelled.get(), keyScans, 0);
     }
 
     /** Drops the cache and gives its reservation back. Idempotent. */

@@ -4,6 +4,7 @@ import io.paimongov.runtime.write.EngineReservation;
 import io.paimongov.runtime.write.LookupPageCaches;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.SegmentAllocator.ConsumerKind;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -40,7 +41,9 @@ import org.apache.paimon.types.RowType;
  *   <li>its lookup files in the context's spill scope (gone when the context closes), at most the
  *       smaller of the table's {@code lookup.cache-max-disk-size} and {@code governance.spill.max-bytes};
  *   <li>one reader of its files charged while it is open (kind {@code read}), for the lookup file a
- *       lookup builds from a data file: the largest reader among the files it has ({@link ReadCosts});
+ *       lookup builds from a data file: the largest reader among the files it has ({@link ReadCosts}),
+ *       in batches smaller than the table's {@code read.batch-size} when the budget's free memory
+ *       cannot hold it at that size (decided at the first refresh);
  *   <li>the context's cancel, looked for before each lookup and refresh ({@link ReadCancelledException}).
  * </ul>
  *
@@ -57,10 +60,12 @@ public final class GovernedLookup implements AutoCloseable {
 
     private final FileStoreTable table;
     private final ResourceContext context;
-    private final LocalTableQuery query;
     private final EngineReservation cache;
     private final ReaderMemory build;
-    private final ReadCosts costs;
+    /** Paimon's query and the costs of its build reader: made again, with smaller batches, by the first refresh when the budget needs it. */
+    private LocalTableQuery query;
+    private ReadCosts costs;
+    private int smallerBatchRows;
     private final Map<BinaryRow, Map<Integer, Set<DataFileMeta>>> files = new HashMap<>();
     private final Map<BinaryRow, Integer> totalBuckets = new HashMap<>();
     private final AtomicBoolean cancelled = new AtomicBoolean();
@@ -76,10 +81,18 @@ public final class GovernedLookup implements AutoCloseable {
         this.context = context;
         this.cache = context.newReservation(ConsumerKind.LOOKUP, "lookup cache of " + table.name());
         this.build = new ReaderMemory(context.newReservation(ConsumerKind.READ, "lookup file build of " + table.name()), new ReadMetrics());
-        this.costs = new ReadCosts(table.fileIO(), table.store().pathFactory(),
-                table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE));
+        this.costs = new ReadCosts(table.fileIO(), table.store().pathFactory(), batchRows(table));
+        this.query = newQuery(table);
+    }
+
+    private static int batchRows(FileStoreTable table) {
+        return table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE);
+    }
+
+    /** Paimon's query of {@code table} with the charged page cache in place of its own, its files in the spill scope. */
+    private LocalTableQuery newQuery(FileStoreTable table) {
         CoreOptions options = table.coreOptions();
-        this.query = new LocalTableQuery(table);
+        LocalTableQuery query = new LocalTableQuery(table);
         RowType keyType = ((KeyValueFileStore) table.store()).newReaderFactoryBuilder().keyType();
         try {
             STORE_FACTORY.set(query, LookupStoreFactory.create(options,
@@ -89,6 +102,7 @@ public final class GovernedLookup implements AutoCloseable {
             throw new UnsupportedOperationException("cannot put the governed lookup cache in place of Paimon's", e);
         }
         query.withIOManager(context.spillIOManager());
+        return query;
     }
 
     /**
@@ -122,8 +136,12 @@ public final class GovernedLookup implements AutoCloseable {
      */
     public void refresh() throws IOException {
         check();
+        List<Split> splits = table.newReadBuilder().newScan().plan().splits();
+        if (refreshes == 0) {
+            fitBatches(splits);
+        }
         long most = 0;
-        for (Split split : table.newReadBuilder().newScan().plan().splits()) {
+        for (Split split : splits) {
             if (!(split instanceof DataSplit ds)) {
                 continue;
             }
@@ -152,6 +170,41 @@ public final class GovernedLookup implements AutoCloseable {
         buildBytes = most;
         refreshes++;
         check();
+    }
+
+    /**
+     * Before the first lookup file is built: when the build reader of the most costly file does not
+     * fit in what the budget has free at the table's {@code read.batch-size}, the query is made again
+     * with a quarter of it, and so on down to one row, until it fits (as {@link GovernedTableRead}
+     * reads a split).
+     */
+    private void fitBatches(List<Split> splits) throws IOException {
+        MetricsSnapshot now = context.snapshot();
+        long free = Math.max(0, now.budgetBytes() - now.reservedBytes());
+        int rows = batchRows(table);
+        ReadCosts at = costs;
+        while (rows > 1 && mostCostly(splits, at) > free) {
+            rows = Math.max(1, rows / 4);
+            at = new ReadCosts(table.fileIO(), table.store().pathFactory(), rows);
+        }
+        if (at != costs) {
+            query.close();
+            query = newQuery(table.copy(Map.of(CoreOptions.READ_BATCH_SIZE.key(), Integer.toString(rows))));
+            costs = at;
+            smallerBatchRows = rows;
+        }
+    }
+
+    private static long mostCostly(List<Split> splits, ReadCosts costs) {
+        long most = 0;
+        for (Split split : splits) {
+            if (split instanceof DataSplit ds) {
+                for (DataFileMeta file : ds.dataFiles()) {
+                    most = Math.max(most, costs.file(ds.partition(), ds.bucket(), file));
+                }
+            }
+        }
+        return most;
     }
 
     /**
@@ -187,7 +240,7 @@ public final class GovernedLookup implements AutoCloseable {
     public LookupSnapshot metrics() {
         int buckets = files.values().stream().mapToInt(Map::size).sum();
         return new LookupSnapshot(lookups, hits, refreshes, buckets, cache.isClosed() ? 0 : cache.bytes(), peakCacheBytes, buildBytes,
-                cancelled.get(), 0);
+                cancelled.get(), 0, smallerBatchRows);
     }
 
     /** Closes Paimon's query (its lookup files and cached pages) and gives the reservations back. Idempotent. */

@@ -6,6 +6,7 @@ import io.paimongov.runtime.write.WriteFootprint;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.WriteCancelledException;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -161,7 +162,7 @@ public final class GovernedTableRead implements AutoCloseable {
             planBytes = bytes;
         }
         metrics.planBytes.add(bytes);
-        List<Split> splits = builder().newScan().plan().splits();
+        List<Split> splits = builder(table).newScan().plan().splits();
         check();
         return splits;
     }
@@ -207,7 +208,9 @@ public final class GovernedTableRead implements AutoCloseable {
         ReaderMemory memory = new ReaderMemory(context.newReservation(ConsumerKind.READ, consumer), metrics);
         RecordReader<InternalRow> rows;
         try {
-            rows = merges(split) ? mergeReader((DataSplit) split, memory) : plainReader(split, memory);
+            boolean merge = merges(split);
+            Batch batch = batchFor(split, merge);
+            rows = merge ? mergeReader((DataSplit) split, memory, batch) : plainReader(split, memory, batch);
         } catch (WriteCancelledException | WriteCancelledIOException e) {
             // The context's spill files stop at a cancel with the write's exception; a read reports its own.
             memory.close();
@@ -261,12 +264,52 @@ public final class GovernedTableRead implements AutoCloseable {
         return false;
     }
 
-    private RecordReader<InternalRow> mergeReader(DataSplit split, ReaderMemory memory) throws IOException {
+    /** The table and reader costs a split is read with: the table's {@code read.batch-size}, or a smaller one. */
+    private record Batch(FileStoreTable table, ReadCosts costs) {}
+
+    /**
+     * The batch size a split is read with: the table's {@code read.batch-size} when the least the
+     * split's read holds at it (its most costly file's reader, beside a spill channel for a merge)
+     * fits in what the budget has free now; else a quarter of it, and so on down to one row, until it
+     * fits. Decoded rows of a batch are most of a wide row's reader, so a budget too small for the
+     * table's batches reads in smaller ones instead of failing.
+     */
+    private Batch batchFor(Split split, boolean merge) {
+        Batch full = new Batch(table, costs);
+        if (!(split instanceof DataSplit ds) || ds.dataFiles().isEmpty()) {
+            return full;
+        }
+        MetricsSnapshot now = context.snapshot();
+        long free = Math.max(0, now.budgetBytes() - now.reservedBytes());
+        int rows = table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE);
+        ReadCosts at = costs;
+        while (rows > 1 && least(ds, at, merge) > free) {
+            rows = Math.max(1, rows / 4);
+            at = new ReadCosts(table.fileIO(), table.store().pathFactory(), rows);
+        }
+        if (at == costs) {
+            return full;
+        }
+        metrics.smallerBatchSplits.increment();
+        return new Batch(table.copy(Map.of(CoreOptions.READ_BATCH_SIZE.key(), Integer.toString(rows))), at);
+    }
+
+    /** The least a read of {@code split} holds: its most costly file's reader, beside one spill channel for a merge. */
+    private static long least(DataSplit split, ReadCosts costs, boolean merge) {
+        long most = 0;
+        for (DataFileMeta file : split.dataFiles()) {
+            most = Math.max(most, costs.file(split.partition(), split.bucket(), file));
+        }
+        return merge ? most + costs.channel() : most;
+    }
+
+    private RecordReader<InternalRow> mergeReader(DataSplit split, ReaderMemory memory, Batch batch) throws IOException {
+        FileStoreTable table = batch.table();
         KeyValueFileStore store = (KeyValueFileStore) table.store();
         MergeFileSplitRead read = store.newRead();
         KeyValueFileReaderFactory.Builder types = store.newReaderFactoryBuilder();
         GovernedMergeSorter sorter = new GovernedMergeSorter(table.coreOptions(), spillCodec(), types.keyType(), types.readValueType(),
-                split.partition(), split.bucket(), costs, memory, this::check, metrics);
+                split.partition(), split.bucket(), batch.costs(), memory, this::check, metrics);
         try {
             MERGE_SORTER.set(read, sorter);
         } catch (IllegalAccessException e) {
@@ -283,17 +326,17 @@ public final class GovernedTableRead implements AutoCloseable {
     }
 
     /** Paimon's read, one file at a time: charged its most costly file's reader. */
-    private RecordReader<InternalRow> plainReader(Split split, ReaderMemory memory) throws IOException {
+    private RecordReader<InternalRow> plainReader(Split split, ReaderMemory memory, Batch batch) throws IOException {
         if (split instanceof DataSplit ds) {
             long most = 0;
             for (DataFileMeta file : ds.dataFiles()) {
-                most = Math.max(most, costs.file(ds.partition(), ds.bucket(), file));
+                most = Math.max(most, batch.costs().file(ds.partition(), ds.bucket(), file));
                 metrics.filesOpened.increment();
                 metrics.bytesOpened.add(file.fileSize());
             }
             memory.hold(most);
         }
-        return builder().newRead().withIOManager(context.spillIOManager()).createReader(split);
+        return builder(batch.table()).newRead().withIOManager(context.spillIOManager()).createReader(split);
     }
 
     /** The table's {@code spill-compression} when it sets one, else the write's run codec at the table's level. */
@@ -304,7 +347,7 @@ public final class GovernedTableRead implements AutoCloseable {
                 : new CompressOptions(WriteFootprint.SPILL_RUN_CODEC, table.zstdLevel());
     }
 
-    private ReadBuilder builder() {
+    private ReadBuilder builder(FileStoreTable table) {
         ReadBuilder builder = table.newReadBuilder();
         if (readType != null) {
             builder.withReadType(readType);

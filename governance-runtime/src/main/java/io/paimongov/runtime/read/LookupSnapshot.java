@@ -14,7 +14,9 @@ package io.paimongov.runtime.read;
  * @param cancelled whether a cancel stopped it
  * @param keyScans lookups answered by reading the table, as a field lookup does for a key it has not
  *     cached when the table does not fit its cache ({@link GovernedFieldLookup}); 0 for primary-key lookups
+ * @param buildBatchRows rows per batch of the build reader when the budget made it read in batches
+ *     smaller than the table's {@code read.batch-size}; 0 when it reads the table's (and for field lookups)
  */
 public record LookupSnapshot(
         long lookups, long hits, long refreshes, long buckets, long cacheBytes, long peakCacheBytes, long buildBytes,
-        boolean cancelled, long keyScans) {}
+        boolean cancelled, long keyScans, long buildBatchRows) {}

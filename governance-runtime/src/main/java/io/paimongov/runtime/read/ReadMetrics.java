@@ -21,6 +21,7 @@ final class ReadMetrics {
     final LongAdder spillBytes = new LongAdder();
     final LongAdder outputBatches = new LongAdder();
     final LongAdder outputBatchesReleased = new LongAdder();
+    final LongAdder smallerBatchSplits = new LongAdder();
     final AtomicBoolean cancelled = new AtomicBoolean();
     private final Level reserved = new Level();
     private final Level output = new Level();
@@ -45,7 +46,7 @@ final class ReadMetrics {
         return new ReadSnapshot(planBytes.sum(), splitsRead.sum(), filesOpened.sum(), bytesOpened.sum(), rowsRead.sum(), sectionsMerged.sum(),
                 runsMerged.sum(), mostRuns.get(), sectionsInPasses.sum(), mergePasses.sum(), spilledRuns.sum(), spillBytes.sum(),
                 reserved.now.get(), reserved.peak.get(), output.now.get(), output.peak.get(), outputBatches.sum(),
-                outputBatchesReleased.sum(), cancelled.get());
+                outputBatchesReleased.sum(), cancelled.get(), smallerBatchSplits.sum());
     }
 
     /** A level and its peak. */

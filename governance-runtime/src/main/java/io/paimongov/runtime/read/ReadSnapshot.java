@@ -25,6 +25,8 @@ package io.paimongov.runtime.read;
  * @param outputBatches output batches handed out
  * @param outputBatchesReleased of those, the ones let go of (each counted once)
  * @param cancelled whether the read was stopped by a cancel
+ * @param smallerBatchSplits splits read in batches smaller than the table's {@code read.batch-size},
+ *     because the budget's free memory could not hold their readers at that size
  */
 public record ReadSnapshot(
         long planBytes,
@@ -45,4 +47,5 @@ public record ReadSnapshot(
         long peakOutputBytes,
         long outputBatches,
         long outputBatchesReleased,
-        boolean cancelled) {}
+        boolean cancelled,
+        long smallerBatchSplits) {}
