@@ -1,5 +1,6 @@
 package io.paimongov.runtime.read;
 
+import io.paimongov.runtime.internal.formats.ParquetZstd;
 import io.paimongov.runtime.write.EngineReservation;
 import io.paimongov.runtime.write.LookupPageCaches;
 import io.paimongov.runtime.write.ResourceContext;
@@ -81,7 +82,9 @@ public final class GovernedLookup implements AutoCloseable {
         this.context = context;
         this.cache = context.newReservation(ConsumerKind.LOOKUP, "lookup cache of " + table.name());
         this.build = new ReaderMemory(context.newReservation(ConsumerKind.READ, "lookup file build of " + table.name()), new ReadMetrics());
-        this.costs = new ReadCosts(table.fileIO(), table.store().pathFactory(), batchRows(table));
+        this.costs = ReadCosts.of(table, batchRows(table));
+        // Parquet's zstd streams keep each page's column chunk on the heap until a finalizer runs (as for the write).
+        ParquetZstd.install(table.options());
         this.query = newQuery(table);
     }
 
@@ -185,7 +188,7 @@ public final class GovernedLookup implements AutoCloseable {
         ReadCosts at = costs;
         while (rows > 1 && mostCostly(splits, at) > free) {
             rows = Math.max(1, rows / 4);
-            at = new ReadCosts(table.fileIO(), table.store().pathFactory(), rows);
+            at = costs.withBatchRows(rows);
         }
         if (at != costs) {
             query.close();

@@ -1,6 +1,7 @@
 package io.paimongov.runtime.read;
 
 import io.paimongov.runtime.internal.cancel.WriteCancelledIOException;
+import io.paimongov.runtime.internal.formats.ParquetZstd;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.runtime.write.WriteFootprint;
 import io.paimongov.spi.GovernanceClosedException;
@@ -92,9 +93,11 @@ public final class GovernedTableRead implements AutoCloseable {
 
     private GovernedTableRead(FileStoreTable table, ResourceContext context) {
         this.table = table.copy(Map.of(CoreOptions.FILE_READER_ASYNC_THRESHOLD.key(), NO_ASYNC_READER));
+        // Parquet's zstd streams keep each page's column chunk on the heap until a finalizer runs (as for the write).
+        ParquetZstd.install(this.table.options());
         this.context = context;
         this.name = "read " + READS.incrementAndGet() + " of " + table.name();
-        this.costs = new ReadCosts(table.fileIO(), table.store().pathFactory(), this.table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE));
+        this.costs = ReadCosts.of(this.table, this.table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE));
         this.plans = new ReaderMemory(context.newReservation(ConsumerKind.READ, name + " plan"), metrics);
     }
 
@@ -285,7 +288,7 @@ public final class GovernedTableRead implements AutoCloseable {
         ReadCosts at = costs;
         while (rows > 1 && least(ds, at, merge) > free) {
             rows = Math.max(1, rows / 4);
-            at = new ReadCosts(table.fileIO(), table.store().pathFactory(), rows);
+            at = costs.withBatchRows(rows);
         }
         if (at == costs) {
             return full;

@@ -8,6 +8,7 @@ import java.util.Locale;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.utils.FileStorePathFactory;
 
 /**
@@ -29,9 +30,8 @@ import org.apache.paimon.utils.FileStorePathFactory;
  *       being decompressed into them.
  * </ul>
  *
- * A spilled run being written or read holds one spill channel: the measured {@code spill-channel}
- * stage of Paimon's sort channels ({@link SpillChannels#sortChannelBytes}), two 64 KiB compression
- * blocks and the codec's state.
+ * Parquet's zstd streams with finalizers would keep finished row groups live beyond this; the read
+ * puts Parquet's zstd codec without them in place first ({@code ParquetZstd}), as the write does.
  *
  * <p>Thread-safe; may read footers (one small read per file, kept per path).
  */
@@ -52,10 +52,20 @@ final class ReadCosts {
     private final FileStorePathFactory paths;
     private final int batchRows;
 
-    ReadCosts(FileIO fileIO, FileStorePathFactory paths, int batchRows) {
+    private ReadCosts(FileIO fileIO, FileStorePathFactory paths, int batchRows) {
         this.fileIO = fileIO;
         this.paths = paths;
         this.batchRows = Math.max(1, batchRows);
+    }
+
+    /** The costs of readers of {@code table}'s files reading {@code batchRows} rows at a time. */
+    static ReadCosts of(FileStoreTable table, int batchRows) {
+        return new ReadCosts(table.fileIO(), table.store().pathFactory(), batchRows);
+    }
+
+    /** The same costs at another batch size. */
+    ReadCosts withBatchRows(int rows) {
+        return new ReadCosts(fileIO, paths, rows);
     }
 
     /** One open reader of {@code file} in bucket {@code bucket} of {@code partition}. */
