@@ -40,7 +40,9 @@ import org.apache.paimon.types.RowType;
  *       the budget gives; when it gives no more, the cache evicts its least recently used pages,
  *       and a page that does not fit at all is read for the one lookup without being kept;
  *   <li>its lookup files in the context's spill scope (gone when the context closes), at most the
- *       smaller of the table's {@code lookup.cache-max-disk-size} and {@code governance.spill.max-bytes};
+ *       smaller of the table's {@code lookup.cache-max-disk-size} and {@code governance.spill.max-bytes},
+ *       their blocks in lz4 unless the table sets {@code lookup.cache-spill-compression} (Paimon's
+ *       zstd block streams keep each block on the heap until their finalizers run);
  *   <li>one reader of its files charged while it is open (kind {@code read}), for the lookup file a
  *       lookup builds from a data file: the largest reader among the files it has ({@link ReadCosts}),
  *       in batches smaller than the table's {@code read.batch-size} when the budget's free memory
@@ -125,7 +127,14 @@ public final class GovernedLookup implements AutoCloseable {
         }
         long diskMax = Math.min(table.coreOptions().toConfiguration().get(CoreOptions.LOOKUP_CACHE_MAX_DISK_SIZE).getBytes(),
                 context.options().spillMaxBytes());
-        FileStoreTable bounded = table.copy(Map.of(CoreOptions.LOOKUP_CACHE_MAX_DISK_SIZE.key(), diskMax + " b"));
+        Map<String, String> options = new HashMap<>();
+        options.put(CoreOptions.LOOKUP_CACHE_MAX_DISK_SIZE.key(), diskMax + " b");
+        if (!table.options().containsKey(CoreOptions.LOOKUP_CACHE_SPILL_COMPRESSION.key())) {
+            // As the governed write's lookups: Paimon's zstd block codec reads each lookup block through
+            // zstd-jni's finalizing stream, which keeps the block's bytes on the heap until the finalizer runs.
+            options.put(CoreOptions.LOOKUP_CACHE_SPILL_COMPRESSION.key(), "lz4");
+        }
+        FileStoreTable bounded = table.copy(options);
         return new GovernedLookup(bounded, context);
     }
 
