@@ -27,7 +27,7 @@ import org.apache.paimon.utils.ProjectedRow;
 /**
  * Lookups of a Paimon table's rows by any of its fields (a lookup join by fields other than the
  * primary key, or of an append table), governed by a resource context: the rows of each key are
- * cached within the budget (kind {@code lookup}, a measured estimate per row, {@link #rowBytes}),
+ * cached within the budget (kind {@code lookup}, a measured estimate per row, {@link #ROW_OVERHEAD}),
  * at most half of it, the other half left to the reads that fill the cache.
  *
  * <ul>

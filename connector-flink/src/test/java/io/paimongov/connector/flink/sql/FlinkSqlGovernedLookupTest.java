@@ -83,20 +83,14 @@ class FlinkSqlGovernedLookupTest {
         s.sql.createTemporaryView("facts", s.sql.fromDataStream(s.env.fromData(facts, factType).setParallelism(1),
                 Schema.newBuilder().columnByExpression("pt", "PROCTIME()").build()));
 
-        TableResult result = s.sql.executeSql("SELECT f.id, x.v FROM facts AS f JOIN dim"
+        Ran joined = run(s, "SELECT f.id, x.v FROM facts AS f JOIN dim"
                 + " /*+ OPTIONS('governance.memory.budget' = '" + BUDGET + "') */ FOR SYSTEM_TIME AS OF f.pt AS x"
                 + " ON f.k = x.k AND f.d = x.d");
-        List<String> joined = new ArrayList<>();
-        try (CloseableIterator<Row> it = result.collect()) {
-            it.forEachRemaining(r -> joined.add(r.toString()));
-        }
-        JobID job = result.getJobClient().orElseThrow().getJobID();
+        JobID job = joined.job();
 
-        assertThat(SqlRows.sorted(joined)).isEqualTo(SqlRows.sorted(expected));
-        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookups").values().stream().mapToLong(Long::longValue).sum())
-                .as("every fact looked up by a governed lookup").isEqualTo(FACTS);
-        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookupHits").values().stream().mapToLong(Long::longValue).sum())
-                .as("facts with a row").isEqualTo(expected.size());
+        assertThat(SqlRows.sorted(joined.rows())).isEqualTo(SqlRows.sorted(expected));
+        assertThat(sum(job, "lookups")).as("every fact looked up by a governed lookup").isEqualTo(FACTS);
+        assertThat(sum(job, "lookupHits")).as("facts with a row").isEqualTo(expected.size());
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakLookupCacheBytes").values()).as("pages cached within the budget")
                 .isNotEmpty().allMatch(peak -> peak > 0 && peak <= BUDGET);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "budgetBytes").values()).isNotEmpty().containsOnly(BUDGET);
@@ -146,17 +140,12 @@ class FlinkSqlGovernedLookupTest {
                 Schema.newBuilder().columnByExpression("pt", "PROCTIME()").build()));
 
         long budget = 4L << 20;
-        TableResult result = s.sql.executeSql("SELECT f.id, e.v, e.d FROM facts AS f JOIN events"
+        Ran joined = run(s, "SELECT f.id, e.v, e.d FROM facts AS f JOIN events"
                 + " /*+ OPTIONS('governance.memory.budget' = '" + budget + "') */ FOR SYSTEM_TIME AS OF f.pt AS e ON f.k = e.k");
-        List<String> joined = new ArrayList<>();
-        try (CloseableIterator<Row> it = result.collect()) {
-            it.forEachRemaining(r -> joined.add(r.toString()));
-        }
-        JobID job = result.getJobClient().orElseThrow().getJobID();
+        JobID job = joined.job();
 
-        assertThat(SqlRows.sorted(joined)).isEqualTo(SqlRows.sorted(expected));
-        assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookups").values().stream().mapToLong(Long::longValue).sum())
-                .as("every fact looked up by a governed lookup").isEqualTo(facts.size());
+        assertThat(SqlRows.sorted(joined.rows())).isEqualTo(SqlRows.sorted(expected));
+        assertThat(sum(job, "lookups")).as("every fact looked up by a governed lookup").isEqualTo(facts.size());
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookupKeyScans").values()).as("keys read from the table: it does not fit")
                 .anyMatch(n -> n > 0);
         assertThat(JobGauges.ofAnyOperator(REPORTER, job, "peakLookupCacheBytes").values()).as("the cache within half the budget")
@@ -196,25 +185,30 @@ class FlinkSqlGovernedLookupTest {
         }
 
         String hint = " /*+ OPTIONS('scan.partitions' = 'max_pt()', 'governance.memory.budget' = '4m') */";
-        JobID[] jobs = new JobID[2];
-        List<String> dims = collect(s, "SELECT f.id, x.v FROM facts AS f JOIN dims" + hint + " FOR SYSTEM_TIME AS OF f.pt AS x ON f.k = x.k", jobs, 0);
-        List<String> evs = collect(s, "SELECT f.id, x.v FROM facts AS f JOIN evs" + hint + " FOR SYSTEM_TIME AS OF f.pt AS x ON f.k = x.k", jobs, 1);
+        Ran dims = run(s, "SELECT f.id, x.v FROM facts AS f JOIN dims" + hint + " FOR SYSTEM_TIME AS OF f.pt AS x ON f.k = x.k");
+        Ran evs = run(s, "SELECT f.id, x.v FROM facts AS f JOIN evs" + hint + " FOR SYSTEM_TIME AS OF f.pt AS x ON f.k = x.k");
 
-        assertThat(SqlRows.sorted(dims)).as("by primary key, in partition b only").isEqualTo(SqlRows.sorted(byKey));
-        assertThat(SqlRows.sorted(evs)).as("by a field, every row of partition b").isEqualTo(SqlRows.sorted(byField));
-        for (JobID job : jobs) {
-            assertThat(JobGauges.ofAnyOperator(REPORTER, job, "lookups").values().stream().mapToLong(Long::longValue).sum())
-                    .as("governed lookups, one per fact and partition").isEqualTo(facts.size());
+        assertThat(SqlRows.sorted(dims.rows())).as("by primary key, in partition b only").isEqualTo(SqlRows.sorted(byKey));
+        assertThat(SqlRows.sorted(evs.rows())).as("by a field, every row of partition b").isEqualTo(SqlRows.sorted(byField));
+        for (Ran ran : List.of(dims, evs)) {
+            assertThat(sum(ran.job(), "lookups")).as("governed lookups, one per fact and partition").isEqualTo(facts.size());
         }
     }
 
-    private static List<String> collect(SqlSession s, String query, JobID[] jobs, int i) throws Exception {
+    /** A query's rows, as {@code Row.toString()}, and its job. */
+    private record Ran(List<String> rows, JobID job) {}
+
+    private static Ran run(SqlSession s, String query) throws Exception {
         TableResult result = s.sql.executeSql(query);
         List<String> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = result.collect()) {
             it.forEachRemaining(r -> rows.add(r.toString()));
         }
-        jobs[i] = result.getJobClient().orElseThrow().getJobID();
-        return rows;
+        return new Ran(rows, result.getJobClient().orElseThrow().getJobID());
+    }
+
+    /** The gauge {@code name} summed over the job's governed lookups. */
+    private static long sum(JobID job, String name) {
+        return JobGauges.ofAnyOperator(REPORTER, job, name).values().stream().mapToLong(Long::longValue).sum();
     }
 }
