@@ -77,12 +77,12 @@ class HeapGovernedReadTest {
 
     @Test
     void wideRowsUnderABudgetBelowOneReaderAtTheTablesBatchAreReadInSmallerBatches() throws Exception {
-        // 2 KiB values: a reader at read.batch-size (1,024 rows) alone is charged about 2 MB.
+        // 2 KiB values in files of 300 rows: a reader at read.batch-size is charged about 1.8 MB, beside a spill channel.
         Written t = SortedRunTable.write(dir.resolve("wh"), "wide", Map.of("file.format", "parquet"), 12, 300, 2_000, 2_048, 20, 7);
-        try (ReadHarness h = new ReadHarness(dir.resolve("tight"), "1m"); GovernedTableRead read = h.open(t.table())) {
+        try (ReadHarness h = new ReadHarness(dir.resolve("tight"), "1800k"); GovernedTableRead read = h.open(t.table())) {
             assertThat(ReadHarness.readAll(read)).isEqualTo(t.model());
             assertThat(read.metrics().smallerBatchSplits()).as("splits read in smaller batches").isPositive();
-            assertThat(h.enginePeak()).as("the allocator's peak").isPositive().isLessThanOrEqualTo(1 << 20);
+            assertThat(h.enginePeak()).as("the allocator's peak").isPositive().isLessThanOrEqualTo(1800L << 10);
         }
         try (ReadHarness h = new ReadHarness(dir.resolve("ample"), "64m"); GovernedTableRead read = h.open(t.table())) {
             assertThat(ReadHarness.readAll(read)).isEqualTo(t.model());
