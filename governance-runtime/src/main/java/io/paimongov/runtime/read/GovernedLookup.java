@@ -7,7 +7,6 @@ import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -59,7 +58,7 @@ import org.apache.paimon.types.RowType;
  */
 public final class GovernedLookup implements AutoCloseable {
 
-    private static final Field STORE_FACTORY = field(LocalTableQuery.class, "lookupStoreFactory");
+    private static final PaimonField STORE_FACTORY = PaimonField.of(LocalTableQuery.class, "lookupStoreFactory");
 
     private final FileStoreTable table;
     private final ResourceContext context;
@@ -99,13 +98,9 @@ public final class GovernedLookup implements AutoCloseable {
         CoreOptions options = table.coreOptions();
         LocalTableQuery query = new LocalTableQuery(table);
         RowType keyType = ((KeyValueFileStore) table.store()).newReaderFactoryBuilder().keyType();
-        try {
-            STORE_FACTORY.set(query, LookupStoreFactory.create(options,
-                    LookupPageCaches.charged(options.lookupCacheMaxMemory(), options.lookupCacheHighPrioPoolRatio(), cache),
-                    new RowCompactedSerializer(keyType).createSliceComparator()));
-        } catch (IllegalAccessException e) {
-            throw new UnsupportedOperationException("cannot put the governed lookup cache in place of Paimon's", e);
-        }
+        STORE_FACTORY.set(query, LookupStoreFactory.create(options,
+                LookupPageCaches.charged(options.lookupCacheMaxMemory(), options.lookupCacheHighPrioPoolRatio(), cache),
+                new RowCompactedSerializer(keyType).createSliceComparator()));
         query.withIOManager(context.spillIOManager());
         return query;
     }
@@ -121,10 +116,7 @@ public final class GovernedLookup implements AutoCloseable {
         if (table.primaryKeys().isEmpty()) {
             throw new IllegalArgumentException("table " + table.fullName() + " has no primary key: lookups need one");
         }
-        if (STORE_FACTORY == null) {
-            throw new UnsupportedOperationException(
-                    "this Paimon's LocalTableQuery has no 'lookupStoreFactory' field: governed lookups need Paimon 1.4");
-        }
+        STORE_FACTORY.require("governed lookups");
         long diskMax = Math.min(table.coreOptions().toConfiguration().get(CoreOptions.LOOKUP_CACHE_MAX_DISK_SIZE).getBytes(),
                 context.options().spillMaxBytes());
         Map<String, String> options = new HashMap<>();
@@ -277,16 +269,6 @@ public final class GovernedLookup implements AutoCloseable {
         if (context.isCancelled()) {
             cancelled.set(true);
             throw new ReadCancelledException(context.cancelReason().orElse("cancelled"));
-        }
-    }
-
-    private static Field field(Class<?> owner, String name) {
-        try {
-            Field f = owner.getDeclaredField(name);
-            f.setAccessible(true);
-            return f;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
         }
     }
 }

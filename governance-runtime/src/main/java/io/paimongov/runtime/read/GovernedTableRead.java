@@ -9,7 +9,6 @@ import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.WriteCancelledException;
 import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +74,7 @@ public final class GovernedTableRead implements AutoCloseable {
     /** Turns off Paimon's asynchronous file reader. */
     static final String NO_ASYNC_READER = Long.MAX_VALUE + " b";
 
-    private static final Field MERGE_SORTER = mergeSorterField();
+    private static final PaimonField MERGE_SORTER = PaimonField.of(MergeFileSplitRead.class, "mergeSorter");
     private static final AtomicLong READS = new AtomicLong();
 
     private final FileStoreTable table;
@@ -109,10 +108,7 @@ public final class GovernedTableRead implements AutoCloseable {
      * @throws GovernanceClosedException when the context is closed
      */
     public static GovernedTableRead open(FileStoreTable table, ResourceContext context) {
-        if (MERGE_SORTER == null) {
-            throw new UnsupportedOperationException(
-                    "this Paimon's MergeFileSplitRead has no 'mergeSorter' field: governed reads need Paimon 1.4");
-        }
+        MERGE_SORTER.require("governed reads");
         if (context.isClosed()) {
             throw new GovernanceClosedException("the resource context '" + context.name() + "' is closed");
         }
@@ -313,11 +309,7 @@ public final class GovernedTableRead implements AutoCloseable {
         KeyValueFileReaderFactory.Builder types = store.newReaderFactoryBuilder();
         GovernedMergeSorter sorter = new GovernedMergeSorter(table.coreOptions(), spillCodec(), types.keyType(), types.readValueType(),
                 split.partition(), split.bucket(), batch.costs(), memory, this::check, metrics);
-        try {
-            MERGE_SORTER.set(read, sorter);
-        } catch (IllegalAccessException e) {
-            throw new UnsupportedOperationException("cannot put the governed merge in place of Paimon's", e);
-        }
+        MERGE_SORTER.set(read, sorter);
         read.withIOManager(context.spillIOManager());
         if (readType != null) {
             read.withReadType(readType);
@@ -370,15 +362,5 @@ public final class GovernedTableRead implements AutoCloseable {
 
     private static String describe(Split split) {
         return split instanceof DataSplit ds ? "(bucket " + ds.bucket() + ", " + ds.dataFiles().size() + " files)" : "(split)";
-    }
-
-    private static Field mergeSorterField() {
-        try {
-            Field f = MergeFileSplitRead.class.getDeclaredField("mergeSorter");
-            f.setAccessible(true);
-            return f;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
     }
 }
