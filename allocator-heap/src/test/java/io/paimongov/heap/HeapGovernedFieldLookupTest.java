@@ -7,7 +7,12 @@ import io.paimongov.fixtures.TestTables;
 import io.paimongov.runtime.read.GovernedFieldLookup;
 import io.paimongov.runtime.read.LookupSnapshot;
 import io.paimongov.runtime.read.ReadCancelledException;
+import io.paimongov.runtime.read.GovernedTableRead;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +26,8 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.source.DataSplit;
+import org.apache.paimon.table.source.Split;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -124,6 +131,32 @@ class HeapGovernedFieldLookupTest {
                 }
             }
             assertThat(lookup.metrics().keyScans()).as("partition 2 fits: no key read from the table").isZero();
+        }
+    }
+
+    @Test
+    void aLoadThatFailsKeepsNoKeyAndTheNextRefreshLoadsAgain() throws Exception {
+        Map<Integer, List<String>> model = new TreeMap<>();
+        FileStoreTable table = table(model, 2_000, 40);
+        write(table, model, 2_000, 40, 6);
+        try (ReadHarness h = new ReadHarness(dir.resolve("h"), "64m"); GovernedFieldLookup lookup = GovernedFieldLookup.open(table, h.context, PROJECTION, BY_K)) {
+            // A file of the partition the load reads last goes missing: the partitions before it are loaded first.
+            List<Split> splits;
+            try (GovernedTableRead read = h.open(table)) {
+                splits = read.plan();
+            }
+            assertThat(splits).as("one split per partition").hasSize(3);
+            String last = "p=" + ((DataSplit) splits.get(2)).partition().getInt(0) + "/";
+            Path newest = TestTables.dataFiles(table).stream().filter(f -> f.toString().contains(last))
+                    .max(Comparator.comparingLong(f -> f.toFile().lastModified())).orElseThrow();
+            Path aside = dir.resolve("aside");
+            Files.move(newest, aside);
+            assertThatThrownBy(lookup::refresh).as("a data file is missing").isInstanceOfAny(IOException.class, UncheckedIOException.class);
+            assertThat(lookup.metrics().cacheBytes()).as("keys kept from the files read before the failure").isZero();
+            Files.move(aside, newest);
+            lookup.refresh();
+            assertLookups(lookup, model);
+            assertThat(lookup.metrics().keyScans()).isZero();
         }
     }
 

@@ -121,7 +121,8 @@ public final class GovernedFieldLookup implements AutoCloseable {
 
     /**
      * Takes the table's latest snapshot when it is newer than the one cached: reads the whole table
-     * into the cache if it fit the last time, else empties the cache of recent keys.
+     * into the cache if it fit the last time, else empties the cache of recent keys. A load that
+     * fails keeps nothing, and the next refresh loads again.
      *
      * @throws ReadCancelledException when the context was cancelled
      * @throws io.paimongov.spi.ResourceExhaustedException when the budget cannot hold the reader of one split
@@ -134,7 +135,7 @@ public final class GovernedFieldLookup implements AutoCloseable {
             return;
         }
         clear();
-        snapshot = latest;
+        snapshot = null;
         complete = false;
         if (tableFit) {
             try {
@@ -142,12 +143,17 @@ public final class GovernedFieldLookup implements AutoCloseable {
             } catch (ResourceExhaustedException e) {
                 // What the cache took left too little for the next split's reader: the table does not fit.
                 tableFit = false;
+            } catch (IOException | RuntimeException e) {
+                // A load cut short keeps no key: some of a key's rows may be in the files not read yet.
+                clear();
+                throw e;
             }
             complete = tableFit;
             if (!tableFit) {
                 clear();
             }
         }
+        snapshot = latest;
     }
 
     /**
