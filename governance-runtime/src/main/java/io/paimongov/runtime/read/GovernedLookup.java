@@ -5,7 +5,6 @@ import io.paimongov.runtime.write.EngineReservation;
 import io.paimongov.runtime.write.LookupPageCaches;
 import io.paimongov.runtime.write.ResourceContext;
 import io.paimongov.spi.SegmentAllocator.ConsumerKind;
-import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +20,6 @@ import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.serializer.RowCompactedSerializer;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.lookup.LookupStoreFactory;
-import org.apache.paimon.options.MemorySize;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.query.LocalTableQuery;
 import org.apache.paimon.table.source.DataSplit;
@@ -83,14 +81,10 @@ public final class GovernedLookup implements AutoCloseable {
         this.context = context;
         this.cache = context.newReservation(ConsumerKind.LOOKUP, "lookup cache of " + table.name());
         this.build = new ReaderMemory(context.newReservation(ConsumerKind.READ, "lookup file build of " + table.name()), new ReadMetrics());
-        this.costs = ReadCosts.of(table, batchRows(table));
+        this.costs = ReadCosts.of(table);
         // Parquet's zstd streams keep each page's column chunk on the heap until a finalizer runs (as for the write).
         ParquetZstd.install(table.options());
         this.query = newQuery(table);
-    }
-
-    private static int batchRows(FileStoreTable table) {
-        return table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE);
     }
 
     /** Paimon's query of {@code table} with the charged page cache in place of its own, its files in the spill scope. */
@@ -162,9 +156,7 @@ public final class GovernedLookup implements AutoCloseable {
             }
             files.get(ds.partition()).put(ds.bucket(), now);
             totalBuckets.put(ds.partition(), ds.totalBuckets() != null ? ds.totalBuckets() : table.coreOptions().bucket());
-            for (DataFileMeta file : ds.dataFiles()) {
-                most = Math.max(most, costs.file(ds.partition(), ds.bucket(), file));
-            }
+            most = Math.max(most, costs.mostCostly(ds));
         }
         if (most > buildBytes) {
             build.hold(most - buildBytes);
@@ -183,19 +175,12 @@ public final class GovernedLookup implements AutoCloseable {
      * reads a split).
      */
     private void fitBatches(List<Split> splits) throws IOException {
-        MetricsSnapshot now = context.snapshot();
-        long free = Math.max(0, now.budgetBytes() - now.reservedBytes());
-        int rows = batchRows(table);
-        ReadCosts at = costs;
-        while (rows > 1 && mostCostly(splits, at) > free) {
-            rows = Math.max(1, rows / 4);
-            at = costs.withBatchRows(rows);
-        }
+        ReadCosts at = costs.fitting(c -> mostCostly(splits, c), ReadCosts.freeBytes(context));
         if (at != costs) {
             query.close();
-            query = newQuery(table.copy(Map.of(CoreOptions.READ_BATCH_SIZE.key(), Integer.toString(rows))));
+            query = newQuery(table.copy(Map.of(CoreOptions.READ_BATCH_SIZE.key(), Integer.toString(at.batchRows()))));
             costs = at;
-            smallerBatchRows = rows;
+            smallerBatchRows = at.batchRows();
         }
     }
 
@@ -203,9 +188,7 @@ public final class GovernedLookup implements AutoCloseable {
         long most = 0;
         for (Split split : splits) {
             if (split instanceof DataSplit ds) {
-                for (DataFileMeta file : ds.dataFiles()) {
-                    most = Math.max(most, costs.file(ds.partition(), ds.bucket(), file));
-                }
+                most = Math.max(most, costs.mostCostly(ds));
             }
         }
         return most;

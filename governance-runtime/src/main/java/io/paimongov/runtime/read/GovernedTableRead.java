@@ -7,7 +7,6 @@ import io.paimongov.runtime.write.WriteFootprint;
 import io.paimongov.spi.GovernanceClosedException;
 import io.paimongov.spi.SegmentAllocator.ConsumerKind;
 import io.paimongov.spi.WriteCancelledException;
-import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +95,7 @@ public final class GovernedTableRead implements AutoCloseable {
         ParquetZstd.install(this.table.options());
         this.context = context;
         this.name = "read " + READS.incrementAndGet() + " of " + table.name();
-        this.costs = ReadCosts.of(this.table, this.table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE));
+        this.costs = ReadCosts.of(this.table);
         this.plans = new ReaderMemory(context.newReservation(ConsumerKind.READ, name + " plan"), metrics);
     }
 
@@ -274,32 +273,15 @@ public final class GovernedTableRead implements AutoCloseable {
      * table's batches reads in smaller ones instead of failing.
      */
     private Batch batchFor(Split split, boolean merge) {
-        Batch full = new Batch(table, costs);
         if (!(split instanceof DataSplit ds) || ds.dataFiles().isEmpty()) {
-            return full;
+            return new Batch(table, costs);
         }
-        MetricsSnapshot now = context.snapshot();
-        long free = Math.max(0, now.budgetBytes() - now.reservedBytes());
-        int rows = table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE);
-        ReadCosts at = costs;
-        while (rows > 1 && least(ds, at, merge) > free) {
-            rows = Math.max(1, rows / 4);
-            at = costs.withBatchRows(rows);
-        }
+        ReadCosts at = costs.fitting(c -> c.mostCostly(ds) + (merge ? c.channel() : 0), ReadCosts.freeBytes(context));
         if (at == costs) {
-            return full;
+            return new Batch(table, costs);
         }
         metrics.smallerBatchSplits.increment();
-        return new Batch(table.copy(Map.of(CoreOptions.READ_BATCH_SIZE.key(), Integer.toString(rows))), at);
-    }
-
-    /** The least a read of {@code split} holds: its most costly file's reader, beside one spill channel for a merge. */
-    private static long least(DataSplit split, ReadCosts costs, boolean merge) {
-        long most = 0;
-        for (DataFileMeta file : split.dataFiles()) {
-            most = Math.max(most, costs.file(split.partition(), split.bucket(), file));
-        }
-        return merge ? most + costs.channel() : most;
+        return new Batch(table.copy(Map.of(CoreOptions.READ_BATCH_SIZE.key(), Integer.toString(at.batchRows()))), at);
     }
 
     private RecordReader<InternalRow> mergeReader(DataSplit split, ReaderMemory memory, Batch batch) throws IOException {
@@ -323,13 +305,11 @@ public final class GovernedTableRead implements AutoCloseable {
     /** Paimon's read, one file at a time: charged its most costly file's reader. */
     private RecordReader<InternalRow> plainReader(Split split, ReaderMemory memory, Batch batch) throws IOException {
         if (split instanceof DataSplit ds) {
-            long most = 0;
             for (DataFileMeta file : ds.dataFiles()) {
-                most = Math.max(most, batch.costs().file(ds.partition(), ds.bucket(), file));
                 metrics.filesOpened.increment();
                 metrics.bytesOpened.add(file.fileSize());
             }
-            memory.hold(most);
+            memory.hold(batch.costs().mostCostly(ds));
         }
         return builder(batch.table()).newRead().withIOManager(context.spillIOManager()).createReader(split);
     }

@@ -4,11 +4,16 @@ import io.paimongov.runtime.internal.formats.InputRowGroups;
 import io.paimongov.runtime.internal.formats.InputRowGroups.FileUnits;
 import io.paimongov.runtime.write.MeasuredFootprints;
 import io.paimongov.runtime.write.SpillChannels;
+import io.paimongov.runtime.write.ResourceContext;
+import io.paimongov.spi.metrics.MetricsSnapshot;
 import java.util.Locale;
+import java.util.function.ToLongFunction;
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.utils.FileStorePathFactory;
 
 /**
@@ -63,8 +68,9 @@ final class ReadCosts {
         this.fullBatchRows = Math.max(1, fullBatchRows);
     }
 
-    /** The costs of readers of {@code table}'s files reading {@code batchRows} rows at a time. */
-    static ReadCosts of(FileStoreTable table, int batchRows) {
+    /** The costs of readers of {@code table}'s files reading its {@code read.batch-size} rows at a time. */
+    static ReadCosts of(FileStoreTable table) {
+        int batchRows = table.coreOptions().toConfiguration().get(CoreOptions.READ_BATCH_SIZE);
         return new ReadCosts(table.fileIO(), table.store().pathFactory(), batchRows, batchRows);
     }
 
@@ -83,6 +89,39 @@ final class ReadCosts {
         // batch; the rest are the pages decompressed for it, which do not.
         double batches = Math.min(batchRows, fileRows) + (BATCH_COST - 1) * Math.min(fullBatchRows, fileRows);
         return readerBytes(format) + READ_PATH_EXTRA + units.largestUnitBytes() + (long) Math.ceil(batches * units.rowBytes());
+    }
+
+    /** The rows of a batch these costs are for. */
+    int batchRows() {
+        return batchRows;
+    }
+
+    /** The most costly reader among the data files of {@code split}. */
+    long mostCostly(DataSplit split) {
+        long most = 0;
+        for (DataFileMeta file : split.dataFiles()) {
+            most = Math.max(most, file(split.partition(), split.bucket(), file));
+        }
+        return most;
+    }
+
+    /**
+     * These costs when {@code least} of them fits in {@code freeBytes}; else the costs at a quarter
+     * of the batch, and a quarter again, down to one row, the first whose {@code least} fits (or one
+     * row). Only the vectors of a batch shrink ({@link #withBatchRows}).
+     */
+    ReadCosts fitting(ToLongFunction<ReadCosts> least, long freeBytes) {
+        ReadCosts at = this;
+        while (at.batchRows > 1 && least.applyAsLong(at) > freeBytes) {
+            at = withBatchRows(Math.max(1, at.batchRows / 4));
+        }
+        return at;
+    }
+
+    /** What the budget of {@code context} has free now: its budget less what the context holds. */
+    static long freeBytes(ResourceContext context) {
+        MetricsSnapshot now = context.snapshot();
+        return Math.max(0, now.budgetBytes() - now.reservedBytes());
     }
 
     /** One open spill channel of a spilled run, written or read. */

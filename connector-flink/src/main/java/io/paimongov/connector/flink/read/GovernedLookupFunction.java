@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.FunctionContext;
@@ -69,7 +68,7 @@ public final class GovernedLookupFunction extends LookupFunction {
     private final PartitionLoader partitions;
     private final RefreshBlacklist blacklist;
 
-    private transient AtomicBoolean closing;
+    private transient FlinkTaskCancellation cancellation;
     private transient ResourceContext context;
     private transient TableLookups lookup;
     private transient InternalRowSerializer copier;
@@ -116,10 +115,10 @@ public final class GovernedLookupFunction extends LookupFunction {
     @Override
     public void open(FunctionContext functionContext) throws Exception {
         super.open(functionContext);
-        closing = new AtomicBoolean();
+        cancellation = new FlinkTaskCancellation(() -> false);
         String name = "flink-lookup-" + table.name() + "-" + functionContext.getTaskInfo().getIndexOfThisSubtask();
         long cacheMax = table.coreOptions().lookupCacheMaxMemory().getBytes();
-        context = LookupMemory.open(functionContext, name, governance, cacheMax, new FlinkTaskCancellation(closing::get));
+        context = LookupMemory.open(functionContext, name, governance, cacheMax, cancellation);
         lookup = byPrimaryKey(table, lookupKeys)
                 ? TableLookups.byPrimaryKey(table, context, projection, lookupKeys)
                 : TableLookups.byFields(table, context, projection, lookupKeys);
@@ -196,8 +195,9 @@ public final class GovernedLookupFunction extends LookupFunction {
     /** Closes the lookup (its files and cached pages) and its context, which gives the memory back. */
     @Override
     public void close() throws Exception {
-        if (closing != null) {
-            closing.set(true);
+        if (cancellation != null) {
+            // A lookup function learns of its task's end only here: what is still running stops.
+            cancellation.cancel("the lookup function closed");
         }
         try {
             if (lookup != null) {

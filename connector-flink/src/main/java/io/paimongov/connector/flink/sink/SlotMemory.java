@@ -2,7 +2,6 @@ package io.paimongov.connector.flink.sink;
 
 import io.paimongov.flink.FlinkGovernanceProvider;
 import io.paimongov.flink.FlinkSlot;
-import io.paimongov.flink.FlinkTaskCancellation;
 import io.paimongov.runtime.config.GovernanceOptions;
 import io.paimongov.runtime.config.MemorySharing;
 import io.paimongov.runtime.memory.SharedMemory;
