@@ -1,6 +1,7 @@
 package io.paimongov.connector.flink.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paimongov.connector.flink.JobGauges;
 import java.nio.file.Path;
@@ -132,6 +133,16 @@ class FlinkSqlGovernedStreamingReadTest {
         assertThat(FAILED).as("the job failed once and recovered").isTrue();
         assertThat(SqlRows.sorted(batch.query("SELECT * FROM dst"))).as("every row of src once").isEqualTo(SqlRows.all(rounds));
         assertThat(JobGauges.ofAnyOperator(REPORTER, client.getJobID(), "reservedBytes").values()).isNotEmpty().containsOnly(0L);
+    }
+
+    @Test
+    void aStreamingScanRefusesCheckpointAlignmentNamingTheKey() {
+        SqlSession batch = SqlSession.batch(dir.resolve("wh"));
+        batch.exec("CREATE TABLE aligned (k INT, v STRING, d STRING)");
+        SqlSession stream = SqlSession.streaming(dir.resolve("wh"), 200);
+        assertThatThrownBy(() -> stream.sql.executeSql("SELECT * FROM aligned /*+ OPTIONS('source.checkpoint-align.enabled' = 'true') */"))
+                .hasStackTraceContaining("'source.checkpoint-align.enabled' = 'true'")
+                .hasStackTraceContaining("aligned");
     }
 
     private static List<Row> insert(SqlSession batch, String table, int i) {
