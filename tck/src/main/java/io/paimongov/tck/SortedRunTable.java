@@ -62,7 +62,8 @@ public final class SortedRunTable {
     /**
      * Writes {@code runs} more runs into a table {@link #write} made, as runs {@code firstRun},
      * {@code firstRun + 1}, ... (their commit identifiers and the {@code n} of their rows), and
-     * applies them to {@code model}.
+     * applies them to {@code model}. A table with deletion vectors waits for the compaction each run
+     * starts.
      *
      * @return the rows written, deletes included
      * @throws Exception what Paimon's writer throws
@@ -72,6 +73,10 @@ public final class SortedRunTable {
         requireShape(rowsPerRun, keys);
         Random random = new Random(seed);
         StreamWriteBuilder builder = table.newStreamWriteBuilder();
+        // Plain Paimon's deletion vectors are written by prepareCommit while its compaction thread may
+        // still change them (a bitmap changed while it is serialized fails the write now and then):
+        // with deletion vectors each run waits for the compaction it started.
+        boolean waitCompaction = table.coreOptions().deletionVectorsEnabled();
         long rows = 0;
         Path tmp = Files.createTempDirectory("paimon-gov-runs-");
         // Lookups of deletion vectors and lookup changelogs need a disk.
@@ -98,7 +103,7 @@ public final class SortedRunTable {
                     write.write(row);
                     rows++;
                 }
-                commit.commit(run, write.prepareCommit(false, run));
+                commit.commit(run, write.prepareCommit(waitCompaction, run));
             }
         } finally {
             deleteQuietly(tmp);
